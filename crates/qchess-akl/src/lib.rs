@@ -1,0 +1,2 @@
+//! qchess-akl (under construction).
+#![forbid(unsafe_code)]

@@ -1,0 +1,2 @@
+//! qchess-board (under construction).
+#![forbid(unsafe_code)]

@@ -1,0 +1,2 @@
+//! qchess-cantwell (under construction).
+#![forbid(unsafe_code)]

@@ -1,0 +1,24 @@
+//! `qchess bench`: benchmarks that print JSON for scripts.
+
+mod game;
+mod sim;
+
+use crate::error::CliError;
+use clap::Subcommand;
+
+/// The benchmark to run.
+#[derive(Subcommand, Debug)]
+pub enum BenchCommand {
+    /// One simulator operation on a random sparse state of a given size.
+    Sim(sim::SimArgs),
+    /// Random legal Cantwell games with a fixed seed: moves/s and the largest state reached.
+    Game(game::GameArgs),
+}
+
+/// Runs `qchess bench ...`.
+pub fn run(cmd: &BenchCommand) -> Result<(), CliError> {
+    match cmd {
+        BenchCommand::Sim(args) => sim::run(args),
+        BenchCommand::Game(args) => game::run(args),
+    }
+}

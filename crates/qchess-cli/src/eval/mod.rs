@@ -1,0 +1,124 @@
+//! `qchess eval`: JSON lines in, JSON lines out.
+//!
+//! Each input line is one JSON object with a `"variant"` field (`"cantwell"`, `"niels"` or
+//! `"akl"`; default `"cantwell"`). Each produces exactly one output line: the variant's
+//! answer with `"ok": true`, or `{"ok": false, "error": {"kind", "message", "at"}}`. A bad line
+//! never stops the run: the next line is still read. Blank lines are skipped.
+
+mod akl;
+mod cantwell;
+mod niels;
+
+use crate::error::CliError;
+use clap::Args;
+use serde_json::{Map, Value, json};
+use std::io::{BufRead, Write};
+
+/// Arguments of `qchess eval`.
+#[derive(Args, Debug)]
+pub struct EvalArgs {}
+
+/// A failed evaluation of one input line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvalError {
+    /// Machine-readable class: `"json"`, `"request"`, `"fen"`, `"move"`, `"illegal_move"`, ...
+    pub kind: String,
+    /// What is wrong, for a person.
+    pub message: String,
+    /// Where: a JSON path, a move index, a character position; `null` when not applicable.
+    pub at: Value,
+}
+
+impl EvalError {
+    /// An error of `kind` with `message` and no location.
+    pub fn new(kind: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { kind: kind.into(), message: message.into(), at: Value::Null }
+    }
+
+    /// The same error, located at `at`.
+    pub fn at(mut self, at: impl Into<Value>) -> Self {
+        self.at = at.into();
+        self
+    }
+
+    fn to_json(&self) -> Value {
+        json!({"ok": false, "error": {"kind": self.kind, "message": self.message, "at": self.at}})
+    }
+}
+
+/// Runs `qchess eval` over standard input.
+pub fn run(_args: &EvalArgs) -> Result<(), CliError> {
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    eval_stream(stdin.lock(), &mut stdout.lock())
+}
+
+/// Evaluates every line of `input`, writing one JSON line per non-blank input line.
+pub fn eval_stream(input: impl BufRead, output: &mut impl Write) -> Result<(), CliError> {
+    for line in input.lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let answer = match eval_line(&line) {
+            Ok(mut fields) => {
+                fields.insert("ok".into(), Value::Bool(true));
+                Value::Object(fields)
+            }
+            Err(err) => err.to_json(),
+        };
+        writeln!(output, "{answer}")?;
+        output.flush()?;
+    }
+    Ok(())
+}
+
+fn eval_line(line: &str) -> Result<Map<String, Value>, EvalError> {
+    let value: Value = serde_json::from_str(line).map_err(|e| {
+        EvalError::new("json", format!("invalid JSON: {e}")).at(json!({"column": e.column()}))
+    })?;
+    let Value::Object(request) = value else {
+        return Err(EvalError::new("request", "each line must be a JSON object"));
+    };
+    match request.get("variant") {
+        None => cantwell::eval(&request),
+        Some(Value::String(v)) => match v.as_str() {
+            "cantwell" => cantwell::eval(&request),
+            "niels" => niels::eval(&request),
+            "akl" => akl::eval(&request),
+            other => Err(EvalError::new(
+                "request",
+                format!("unknown variant {other:?}: expected \"cantwell\", \"niels\" or \"akl\""),
+            )
+            .at("variant")),
+        },
+        Some(_) => Err(EvalError::new("request", "\"variant\" must be a string").at("variant")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_lines(input: &str) -> Vec<Value> {
+        let mut out = Vec::new();
+        eval_stream(input.as_bytes(), &mut out).unwrap();
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn bad_lines_give_errors_and_the_next_line_is_read() {
+        let out = run_lines("{not json\n\n[1,2]\n{\"variant\": \"chess960\"}\n{\"variant\": 3}\n");
+        assert_eq!(out.len(), 4);
+        assert_eq!(out[0]["ok"], false);
+        assert_eq!(out[0]["error"]["kind"], "json");
+        assert_eq!(out[1]["error"]["kind"], "request");
+        assert_eq!(out[2]["error"]["at"], "variant");
+        assert!(out[2]["error"]["message"].as_str().unwrap().contains("chess960"));
+        assert_eq!(out[3]["error"]["kind"], "request");
+    }
+}

@@ -1,0 +1,9 @@
+//! `qchess eval` for `"variant": "niels"`. Owned by the qchess-niels work.
+
+use super::EvalError;
+use serde_json::{Map, Value};
+
+/// Evaluates one request object of this variant; the dispatcher adds `"ok": true`.
+pub fn eval(_request: &Map<String, Value>) -> Result<Map<String, Value>, EvalError> {
+    Err(EvalError::new("unsupported", "the niels variant is not implemented yet").at("variant"))
+}

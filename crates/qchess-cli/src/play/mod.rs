@@ -1,0 +1,69 @@
+//! `qchess play`: a terminal game of any rule system, between two people or against a
+//! built-in random mover.
+
+mod akl;
+mod cantwell;
+mod niels;
+
+use crate::error::CliError;
+use clap::{Args, ValueEnum};
+
+/// Which rule system to play.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// Cantwell quantum chess.
+    Cantwell,
+    /// Niel's Chess (independent implementation of the published rules).
+    Niels,
+    /// Akl-style quantum chess.
+    Akl,
+}
+
+/// Who plays the other side.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Opponent {
+    /// Two people at one terminal.
+    #[default]
+    Human,
+    /// The built-in random mover.
+    Random,
+}
+
+/// Arguments of `qchess play`.
+#[derive(Args, Debug, Clone)]
+pub struct PlayArgs {
+    /// Rule system.
+    #[arg(long, value_enum)]
+    pub variant: Variant,
+    /// Comma-separated rule options of the variant (Niel's Chess: simplified, hadamard, ...).
+    #[arg(long, value_delimiter = ',')]
+    pub rules: Vec<String>,
+    /// Board size as WxH where the variant allows other sizes (Niel's Chess: 4x4 ... 8x8).
+    #[arg(long, value_name = "WxH")]
+    pub board: Option<String>,
+    /// Opponent: another person at the same terminal, or the random mover.
+    #[arg(long, value_enum, default_value_t = Opponent::Human)]
+    pub opponent: Opponent,
+    /// The colour the person plays against the random mover: w or b.
+    #[arg(long, default_value = "w")]
+    pub color: String,
+    /// Seed of every random choice (dice, measurements, collapses, the random mover).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Load a saved game record before playing on.
+    #[arg(long)]
+    pub load: Option<std::path::PathBuf>,
+}
+
+/// Runs `qchess play` on the terminal.
+pub fn run(args: &PlayArgs) -> Result<(), CliError> {
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    let mut input = stdin.lock();
+    let mut output = stdout.lock();
+    match args.variant {
+        Variant::Cantwell => cantwell::play(args, &mut input, &mut output),
+        Variant::Niels => niels::play(args, &mut input, &mut output),
+        Variant::Akl => akl::play(args, &mut input, &mut output),
+    }
+}

@@ -1,0 +1,2 @@
+//! qchess-niels (under construction).
+#![forbid(unsafe_code)]

@@ -1,0 +1,2 @@
+//! qchess-sim (under construction).
+#![forbid(unsafe_code)]
