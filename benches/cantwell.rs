@@ -1,0 +1,2 @@
+//! Placeholder until the cantwell benchmark lands.
+fn main() {}

@@ -1,0 +1,2 @@
+//! Placeholder until the perft benchmark lands.
+fn main() {}

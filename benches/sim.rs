@@ -1,0 +1,2 @@
+//! Placeholder until the sim benchmark lands.
+fn main() {}
