@@ -1,0 +1,1 @@
+//! Researcher read-outs: Bell measures, log negativity, superposition bound (under construction).
