@@ -1,0 +1,294 @@
+//! The position's text form, a FEN with type pairs ("AKL-FEN").
+//!
+//! `<ranks> <side> <castling> <quiet plies> <move number>`, ranks from 8 to 1 separated by `/`,
+//! digits for runs of empty squares. A king is `K` / `k`. Any other piece is its two types in
+//! brackets, primary first, upper case for White: `(PN)` in superposition, `[PN]` classical.
+//! In a classical piece the current type carries a `*` (`[P*N]` is a pawn now). A type not yet
+//! revealed to the players carries a `?` (`(PN?)`: the knight is still secret). Castling is
+//! `KQkq` or `-` as in FEN: a right means the king and that corner's rook were never touched.
+
+use crate::error::AklError;
+use crate::piece::{AklPiece, PieceState, TypePair, TypeSet};
+use crate::position::AklPosition;
+use qchess_board::{Color, PieceKind, Square};
+use std::fmt;
+use std::str::FromStr;
+
+fn letter(kind: PieceKind, color: Color) -> char {
+    let c = kind.to_char();
+    if color == Color::White {
+        c.to_ascii_uppercase()
+    } else {
+        c
+    }
+}
+
+fn piece_token(p: &AklPiece) -> String {
+    if p.is_king() {
+        return letter(PieceKind::King, p.color).to_string();
+    }
+    let quantum = p.is_quantum();
+    let mut s = String::from(if quantum { '(' } else { '[' });
+    let mut current_marked = false;
+    for kind in p.pair.types() {
+        s.push(letter(kind, p.color));
+        if !p.known.contains(kind) {
+            s.push('?');
+        }
+        if !current_marked && p.current() == Some(kind) {
+            s.push('*');
+            current_marked = true;
+        }
+    }
+    s.push(if quantum { ')' } else { ']' });
+    s
+}
+
+impl AklPosition {
+    /// The castling rights as in FEN (`KQkq`, `-` when none).
+    pub fn castling_text(&self) -> String {
+        use crate::moves::CastleSide;
+        let mut s = String::new();
+        for color in Color::ALL {
+            for side in [CastleSide::King, CastleSide::Queen] {
+                if self.castling_right(color, side) {
+                    let c = if side == CastleSide::King { 'k' } else { 'q' };
+                    s.push(if color == Color::White {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c
+                    });
+                }
+            }
+        }
+        if s.is_empty() { "-".into() } else { s }
+    }
+
+    /// Whether `color`'s king and the rook of `side` were never touched or moved.
+    pub fn castling_right(&self, color: Color, side: crate::moves::CastleSide) -> bool {
+        self.castling[color.index()][side as usize]
+    }
+
+    /// Parses the AKL-FEN text form (see the module docs of `fen`).
+    ///
+    /// ```
+    /// use qchess_akl::AklPosition;
+    /// let text = "4k3/8/8/8/8/8/4[P*N]3/4K2(RB?) w K 0 1";
+    /// let pos = AklPosition::parse(text).unwrap();
+    /// assert_eq!(pos.to_string(), text);
+    /// assert!(pos.piece("h1".parse().unwrap()).unwrap().is_quantum());
+    /// ```
+    pub fn parse(text: &str) -> Result<AklPosition, AklError> {
+        let bad = |message: String| AklError::Position { message };
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        if fields.len() != 5 {
+            return Err(bad(format!(
+                "expected 5 fields (board, side, castling, quiet plies, move number), found {}",
+                fields.len()
+            )));
+        }
+        let mut pos = AklPosition::empty();
+        let ranks: Vec<&str> = fields[0].split('/').collect();
+        if ranks.len() != 8 {
+            return Err(bad(format!(
+                "expected 8 ranks separated by '/', found {}",
+                ranks.len()
+            )));
+        }
+        for (i, rank_text) in ranks.iter().enumerate() {
+            let rank = 7 - i as u8;
+            let mut file = 0u8;
+            let mut chars = rank_text.chars().peekable();
+            while let Some(c) = chars.next() {
+                if file >= 8 {
+                    return Err(bad(format!("rank {} has more than 8 squares", rank + 1)));
+                }
+                let sq = Square::new(file, rank);
+                if let Some(d) = c.to_digit(10) {
+                    if !(1..=8).contains(&d) || file as u32 + d > 8 {
+                        return Err(bad(format!(
+                            "rank {}: bad run of empty squares {c}",
+                            rank + 1
+                        )));
+                    }
+                    file += d as u8;
+                    continue;
+                }
+                let piece = match c {
+                    'K' => AklPiece::king(Color::White),
+                    'k' => AklPiece::king(Color::Black),
+                    '(' | '[' => {
+                        let close = if c == '(' { ')' } else { ']' };
+                        let mut body = String::new();
+                        loop {
+                            match chars.next() {
+                                Some(ch) if ch == close => break,
+                                Some(ch) => body.push(ch),
+                                None => return Err(bad(format!("{sq}: missing {close:?}"))),
+                            }
+                        }
+                        parse_pair_token(&body, c == '(').map_err(|m| bad(format!("{sq}: {m}")))?
+                    }
+                    other => {
+                        return Err(bad(format!(
+                            "{sq}: unexpected {other:?}; pieces are K, k, (XY) or [XY]"
+                        )));
+                    }
+                };
+                pos.set(sq, Some(piece));
+                file += 1;
+            }
+            if file != 8 {
+                return Err(bad(format!("rank {} has {file} squares, not 8", rank + 1)));
+            }
+        }
+        for color in Color::ALL {
+            let kings = pos
+                .pieces()
+                .filter(|(_, p)| p.color == color && p.is_king())
+                .count();
+            if kings != 1 {
+                return Err(bad(format!(
+                    "{} must have exactly one king, found {kings}",
+                    crate::position::color_name(color)
+                )));
+            }
+        }
+        pos.side_to_move = match fields[1] {
+            "w" => Color::White,
+            "b" => Color::Black,
+            other => return Err(bad(format!("side to move must be w or b, not {other:?}"))),
+        };
+        if fields[2] != "-" {
+            for c in fields[2].chars() {
+                let (color, side) = match c {
+                    'K' => (Color::White, crate::moves::CastleSide::King),
+                    'Q' => (Color::White, crate::moves::CastleSide::Queen),
+                    'k' => (Color::Black, crate::moves::CastleSide::King),
+                    'q' => (Color::Black, crate::moves::CastleSide::Queen),
+                    other => return Err(bad(format!("bad castling letter {other:?}"))),
+                };
+                let home = Square::new(4, crate::position::home_rank(color));
+                let rook_sq = side.rook_from(color);
+                let ok_king = pos
+                    .piece(home)
+                    .is_some_and(|p| p.color == color && p.is_king());
+                let ok_rook = pos
+                    .piece(rook_sq)
+                    .is_some_and(|p| p.color == color && p.pair.primary == PieceKind::Rook);
+                if !ok_king || !ok_rook {
+                    return Err(bad(format!(
+                        "castling right {c} needs the king on {home} and a piece of primary type \
+                         rook on {rook_sq}"
+                    )));
+                }
+                pos.castling[color.index()][side as usize] = true;
+            }
+        }
+        pos.quiet_plies = fields[3]
+            .parse()
+            .map_err(|_| bad(format!("quiet plies must be a number, not {:?}", fields[3])))?;
+        pos.fullmove = fields[4].parse().ok().filter(|n| *n >= 1).ok_or_else(|| {
+            bad(format!(
+                "move number must be a number >= 1, not {:?}",
+                fields[4]
+            ))
+        })?;
+        Ok(pos)
+    }
+}
+
+/// Parses the inside of `(..)` / `[..]`: two letters, each followed by optional `?` and `*`.
+fn parse_pair_token(body: &str, quantum: bool) -> Result<AklPiece, String> {
+    let mut types = Vec::new();
+    let mut chars = body.chars().peekable();
+    let mut color = None;
+    let mut known = TypeSet::EMPTY;
+    let mut current = None;
+    while let Some(c) = chars.next() {
+        let kind = PieceKind::from_char(c.to_ascii_lowercase())
+            .filter(|k| *k != PieceKind::King)
+            .ok_or_else(|| format!("{c:?} is not a non-king piece letter"))?;
+        let this_color = if c.is_ascii_uppercase() {
+            Color::White
+        } else {
+            Color::Black
+        };
+        if color.is_some_and(|col| col != this_color) {
+            return Err("both types must have the same case (colour)".into());
+        }
+        color = Some(this_color);
+        let hidden = chars.next_if_eq(&'?').is_some();
+        let starred = chars.next_if_eq(&'*').is_some();
+        if !hidden {
+            known = known.with(kind);
+        }
+        if starred {
+            if quantum || current.is_some() {
+                return Err("'*' marks the one current type of a classical piece [..]".into());
+            }
+            if hidden {
+                return Err("a classical piece's current type is public: no '?' on it".into());
+            }
+            current = Some(kind);
+        }
+        types.push(kind);
+    }
+    if types.len() != 2 {
+        return Err(format!("a piece has two types, found {}", types.len()));
+    }
+    let state = if quantum {
+        PieceState::Quantum
+    } else {
+        PieceState::Classical(current.ok_or("a classical piece [..] needs '*' after its type")?)
+    };
+    let pair = TypePair::new(types[0], types[1]).ok_or("kings are written K / k")?;
+    Ok(AklPiece {
+        color: color.expect("two letters"),
+        pair,
+        state,
+        known,
+    })
+}
+
+impl fmt::Display for AklPosition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for rank in (0..8).rev() {
+            let mut empty = 0;
+            for file in 0..8 {
+                match self.piece(Square::new(file, rank)) {
+                    None => empty += 1,
+                    Some(p) => {
+                        if empty > 0 {
+                            write!(f, "{empty}")?;
+                            empty = 0;
+                        }
+                        f.write_str(&piece_token(p))?;
+                    }
+                }
+            }
+            if empty > 0 {
+                write!(f, "{empty}")?;
+            }
+            if rank > 0 {
+                f.write_str("/")?;
+            }
+        }
+        write!(
+            f,
+            " {} {} {} {}",
+            self.side_to_move.fen_char(),
+            self.castling_text(),
+            self.quiet_plies,
+            self.fullmove
+        )
+    }
+}
+
+impl FromStr for AklPosition {
+    type Err = AklError;
+
+    fn from_str(s: &str) -> Result<AklPosition, AklError> {
+        AklPosition::parse(s)
+    }
+}

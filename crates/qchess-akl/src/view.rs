@@ -1,0 +1,89 @@
+//! What one player knows: the board as seen, without any type that was never revealed to them.
+
+use crate::game::{Game, GameStatus, Visibility};
+use crate::moves::AklMove;
+use crate::piece::{PieceState, TypeSet};
+use crate::record::TurnEntry;
+use qchess_board::{Color, PieceKind, Square};
+
+/// A piece as one player sees it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ViewPiece {
+    /// Its square.
+    pub square: Square,
+    /// Its side.
+    pub color: Color,
+    /// Superposed, or collapsed to a (public) type.
+    pub state: PieceState,
+    /// The types of its pair this player knows.
+    pub known: TypeSet,
+}
+
+/// Everything one player may know about the game; bots and interfaces read only this.
+///
+/// ```
+/// use qchess_akl::Game;
+/// use qchess_board::{Color, PieceKind, Square};
+/// let game = Game::from_seed(5);
+/// let view = game.view(Color::Black);
+/// let d1 = view.piece(Square::D1).unwrap();
+/// // Only the standard (primary) type of a fresh piece is known.
+/// assert_eq!(d1.known.iter().collect::<Vec<_>>(), vec![PieceKind::Queen]);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerView {
+    /// Whose view this is.
+    pub viewer: Color,
+    /// The side whose turn it is.
+    pub side_to_move: Color,
+    /// Every piece on the board, a1 first.
+    pub pieces: Vec<ViewPiece>,
+    /// The touched piece waiting to move, its type, and its moves (all public).
+    pub pending: Option<(Square, PieceKind, Vec<AklMove>)>,
+    /// The game's status.
+    pub status: GameStatus,
+    /// Consecutive plies without a capture or pawn move.
+    pub quiet_plies: u32,
+    /// Captured pieces and the types they collapsed to.
+    pub captured: Vec<(Color, PieceKind)>,
+    /// The turns played (every outcome in them was revealed to both players).
+    pub history: Vec<TurnEntry>,
+}
+
+impl PlayerView {
+    /// The view of `viewer` in `game`.
+    pub fn of(game: &Game, viewer: Color) -> PlayerView {
+        let own_pairs = game.rules().visibility == Visibility::OwnPairs;
+        let pieces = game
+            .position()
+            .pieces()
+            .map(|(square, p)| {
+                let mut known = p.known;
+                if own_pairs && p.color == viewer {
+                    known = known.with(p.pair.primary).with(p.pair.secondary);
+                }
+                ViewPiece {
+                    square,
+                    color: p.color,
+                    state: p.state,
+                    known,
+                }
+            })
+            .collect();
+        PlayerView {
+            viewer,
+            side_to_move: game.side_to_move(),
+            pieces,
+            pending: game.pending_touch().map(|(s, k, m)| (s, k, m.to_vec())),
+            status: game.status(),
+            quiet_plies: game.position().quiet_plies,
+            captured: game.captured().to_vec(),
+            history: game.history().to_vec(),
+        }
+    }
+
+    /// The piece on `sq`, as seen.
+    pub fn piece(&self, sq: Square) -> Option<&ViewPiece> {
+        self.pieces.iter().find(|p| p.square == sq)
+    }
+}
