@@ -1,0 +1,682 @@
+//! Layer 3: the game. A [`Game`] holds the occupancy superposition (layer 1's
+//! [`qchess_sim::State`]) and the classical layer, applies move strings through the
+//! possibility equations and the circuits, enforces Definition 2 and the no-double-occupancy
+//! bookkeeping, and keeps a history that undoes and replays exactly.
+
+use crate::circuit::{self, MoveType, Variant};
+use crate::classical::{ClassicalLayer, PieceVector, STARTPOS_FEN};
+use crate::error::GameError;
+use crate::notation::{MoveShape, QcanMove};
+use crate::possibility::{Classified, classify};
+use crate::status::{EndReason, GameStatus, RuleOptions};
+use qchess_board::{Color, Piece, PieceKind, Square};
+use qchess_sim::{Predicate, State};
+use rand::Rng;
+
+/// A square counts as occupied (keeps its letter) while its probability exceeds this. Far
+/// below any genuine branch a game reaches (2^-60 ~ 1e-18) and far above the rounding noise
+/// of a cancelled amplitude (~1e-32).
+pub const OCCUPIED_EPS: f64 = 1e-24;
+
+/// Two states are the same for Definition 2 when their fidelity is within this of 1.
+pub const UNCHANGED_TOLERANCE: f64 = 1e-12;
+
+/// Default memory for undo snapshots; beyond it undo replays from an earlier snapshot.
+pub const DEFAULT_SNAPSHOT_BUDGET_BYTES: usize = 512 << 20;
+
+/// One entry of the game record.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveRecord {
+    /// The move as it replays: canonical QCAN with `.m0`/`.m1` when the move measured, or
+    /// `measure:<squares>` for the measurement of every square that ends a game (D14 options).
+    pub notation: String,
+    /// The move type (none for a final measurement).
+    pub move_type: Option<MoveType>,
+    /// The variant (none for a final measurement).
+    pub variant: Option<Variant>,
+    /// The measurement outcome, when the move measured (`true` = the move proceeded).
+    pub measured: Option<bool>,
+    /// The probability the outcome had.
+    pub probability: Option<f64>,
+}
+
+/// The game-level data a snapshot restores.
+#[derive(Clone, Debug)]
+struct Snapshot {
+    state: State,
+    layer: ClassicalLayer,
+    status: GameStatus,
+    fifty_reference: f64,
+}
+
+impl Snapshot {
+    fn bytes(&self) -> usize {
+        self.state.bytes() + std::mem::size_of::<Self>()
+    }
+}
+
+/// A game of Cantwell quantum chess.
+///
+/// ```
+/// use qchess_cantwell::Game;
+/// use qchess_board::Square;
+/// use rand::SeedableRng;
+/// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+/// let mut game = Game::new();
+/// game.apply("g1^f3h3", &mut rng).unwrap();
+/// assert!((game.probability(Square::F3) - 0.5).abs() < 1e-12);
+/// assert!((game.probability(Square::H3) - 0.5).abs() < 1e-12);
+/// assert_eq!(game.state_size(), 2);
+/// game.undo().unwrap();
+/// assert_eq!(game.state_size(), 1);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Game {
+    state: State,
+    layer: ClassicalLayer,
+    status: GameStatus,
+    options: RuleOptions,
+    fifty_reference: f64,
+    start: Snapshot,
+    history: Vec<MoveRecord>,
+    /// `undo[i]` is the snapshot before history entry `i`, when it fit the budget.
+    undo: Vec<Option<Snapshot>>,
+    snapshot_bytes: usize,
+    snapshot_budget: usize,
+    /// Fingerprints of the positions after each ply (index 0: the start), for repetition.
+    fingerprints: Vec<u64>,
+}
+
+impl Default for Game {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Game {
+    /// The standard starting position.
+    pub fn new() -> Self {
+        Self::from_fen(STARTPOS_FEN).expect("the start FEN is valid")
+    }
+
+    /// A classical position given as FEN (`startpos` accepted).
+    pub fn from_fen(fen: &str) -> Result<Self, GameError> {
+        let layer = ClassicalLayer::from_fen(fen)?;
+        let state = State::classical(layer.pieces.occupied_mask());
+        Ok(Self::from_parts(state, layer, None))
+    }
+
+    /// A game from a classical layer and an occupancy state the caller has checked.
+    pub(crate) fn from_parts(
+        state: State,
+        layer: ClassicalLayer,
+        fifty_reference: Option<f64>,
+    ) -> Self {
+        let fifty_reference = fifty_reference.unwrap_or_else(|| summed_probability(&state));
+        let status = king_status(&layer.pieces);
+        let start = Snapshot {
+            state: state.clone(),
+            layer,
+            status,
+            fifty_reference,
+        };
+        let mut game = Self {
+            state,
+            layer,
+            status,
+            options: RuleOptions::default(),
+            fifty_reference,
+            start,
+            history: Vec::new(),
+            undo: Vec::new(),
+            snapshot_bytes: 0,
+            snapshot_budget: DEFAULT_SNAPSHOT_BUDGET_BYTES,
+            fingerprints: Vec::new(),
+        };
+        game.fingerprints.push(game.fingerprint());
+        game
+    }
+
+    /// The same game with the optional end rules set.
+    pub fn with_options(mut self, options: RuleOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Sets the optional end rules.
+    pub fn set_options(&mut self, options: RuleOptions) {
+        self.options = options;
+    }
+
+    /// The optional end rules in force.
+    pub fn options(&self) -> RuleOptions {
+        self.options
+    }
+
+    /// Sets the memory undo snapshots may take (older ones are then rebuilt by replay).
+    pub fn set_snapshot_budget(&mut self, bytes: usize) {
+        self.snapshot_budget = bytes;
+    }
+
+    /// Caps the number of basis states the simulator may reach; a move that would exceed it
+    /// is refused with [`GameError::Simulation`] and changes nothing.
+    pub fn set_state_cap(&mut self, cap: usize) {
+        self.state.set_cap(cap);
+    }
+
+    // ----- read-outs -------------------------------------------------------------------
+
+    /// The occupancy superposition.
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// The classical layer (letters, flags, counters).
+    pub fn classical(&self) -> &ClassicalLayer {
+        &self.layer
+    }
+
+    /// The piece letters.
+    pub fn pieces(&self) -> &PieceVector {
+        &self.layer.pieces
+    }
+
+    /// The letter on `sq`.
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        self.layer.pieces.get(sq)
+    }
+
+    /// The side to move.
+    pub fn side_to_move(&self) -> Color {
+        self.layer.flags.side_to_move
+    }
+
+    /// Where the game stands.
+    pub fn status(&self) -> GameStatus {
+        self.status
+    }
+
+    /// Probability that each square is occupied, indexed by square (a1 = 0).
+    pub fn probabilities(&self) -> [f64; 64] {
+        self.state.qubit_probabilities()
+    }
+
+    /// Probability that `sq` is occupied.
+    pub fn probability(&self, sq: Square) -> f64 {
+        self.state.probability(Predicate::One(sq.index()))
+    }
+
+    /// Number of basis states in the superposition.
+    pub fn state_size(&self) -> usize {
+        self.state.len()
+    }
+
+    /// The boards of the superposition with their probabilities (ancillas summed over),
+    /// most probable first, at most `limit` of them.
+    pub fn distribution(&self, limit: Option<usize>) -> Vec<(u64, f64)> {
+        self.state.board_distribution(limit)
+    }
+
+    /// A classical board drawn from the superposition (the state is not changed): the letters
+    /// of the occupied squares of one sampled basis state.
+    pub fn sample_board<R: Rng + ?Sized>(&self, rng: &mut R) -> PieceVector {
+        let key = self.state.sample(rng);
+        let mut v = PieceVector::EMPTY;
+        for sq in Square::ALL {
+            if key.board & (1u64 << sq.index()) != 0 {
+                v.set(sq, self.layer.pieces.get(sq));
+            }
+        }
+        v
+    }
+
+    /// The FEN of the classical layer (letters of every partly occupied square).
+    pub fn fen(&self) -> String {
+        self.layer.to_fen()
+    }
+
+    /// The game record.
+    pub fn history(&self) -> &[MoveRecord] {
+        &self.history
+    }
+
+    /// The game record as notation strings that [`Game::replay`] plays back bit for bit.
+    pub fn history_notation(&self) -> Vec<String> {
+        self.history.iter().map(|r| r.notation.clone()).collect()
+    }
+
+    /// The position the game started from.
+    pub fn start_position(&self) -> crate::position::Position {
+        crate::position::Position::capture(
+            &self.start.state,
+            &self.start.layer,
+            self.start.fifty_reference,
+        )
+    }
+
+    /// The current position, serialisable (see [`crate::position::Position`]).
+    pub fn position(&self) -> crate::position::Position {
+        crate::position::Position::capture(&self.state, &self.layer, self.fifty_reference)
+    }
+
+    // ----- moves -------------------------------------------------------------------------
+
+    /// Parses and classifies `mv` without playing it: the move type and variant it has here.
+    pub fn classify(&self, mv: &str) -> Result<Classified, GameError> {
+        let parsed: QcanMove = mv.parse()?;
+        classify(&self.layer, &parsed).map_err(|reason| GameError::Illegal {
+            mv: mv.trim().to_string(),
+            reason,
+        })
+    }
+
+    /// Plays `mv` (QCAN, optionally with `.m0`/`.m1` to force the measurement outcome);
+    /// measurements otherwise draw from `rng`. On any error the game is exactly as before.
+    pub fn apply<R: Rng + ?Sized>(
+        &mut self,
+        mv: &str,
+        rng: &mut R,
+    ) -> Result<MoveRecord, GameError> {
+        let record = self.apply_move(mv, rng)?;
+        if self.options.fifty_move_measurement
+            && self.status.is_ongoing()
+            && self.layer.flags.halfmove_clock >= 100
+        {
+            self.measure_all(None, rng, EndReason::FiftyMoveMeasurement)?;
+        }
+        Ok(record)
+    }
+
+    fn apply_move<R: Rng + ?Sized>(
+        &mut self,
+        mv: &str,
+        rng: &mut R,
+    ) -> Result<MoveRecord, GameError> {
+        if !self.status.is_ongoing() {
+            return Err(GameError::GameOver(self.status));
+        }
+        let given = mv.trim().to_string();
+        let parsed: QcanMove = mv.parse()?;
+        let c = classify(&self.layer, &parsed).map_err(|reason| GameError::Illegal {
+            mv: given.clone(),
+            reason,
+        })?;
+        let measures = c.move_type.measures(c.variant);
+        if parsed.outcome == Some(false) && !measures {
+            return Err(GameError::ImpossibleOutcome {
+                mv: given,
+                reason: format!(
+                    "{}:{} measures nothing, so only .m1 (or no outcome) is allowed (rules-notes D7)",
+                    c.move_type.name(),
+                    c.variant.name()
+                ),
+            });
+        }
+        let mut om = c.occupancy_move();
+        om.forced = if measures { parsed.outcome } else { None };
+
+        let before = self.state.clone();
+        let applied = match circuit::apply(&mut self.state, &om, rng) {
+            Ok(a) => a,
+            Err(e) => {
+                self.state = before;
+                let reason = e.to_string();
+                return Err(match e {
+                    circuit::CircuitError::ImpossibleOutcome { .. }
+                    | circuit::CircuitError::NoMeasurement => {
+                        GameError::ImpossibleOutcome { mv: given, reason }
+                    }
+                    _ => GameError::Simulation(reason),
+                });
+            }
+        };
+        if same_state(&before, &self.state) {
+            self.state = before;
+            return Err(GameError::NoEffect { mv: given });
+        }
+
+        let snapshot = Snapshot {
+            state: before,
+            layer: self.layer,
+            status: self.status,
+            fifty_reference: self.fifty_reference,
+        };
+        let proceeded = applied.measured != Some(false);
+        self.update_layer(&c, proceeded);
+        self.push_snapshot(snapshot);
+
+        let mut canonical = QcanMove::plain(c.shape);
+        canonical.promotion = c.promotion;
+        canonical.outcome = if measures { applied.measured } else { None };
+        let record = MoveRecord {
+            notation: canonical.to_string(),
+            move_type: Some(c.move_type),
+            variant: Some(c.variant),
+            measured: if measures { applied.measured } else { None },
+            probability: if measures { applied.probability } else { None },
+        };
+        self.history.push(record.clone());
+        self.status = king_status(&self.layer.pieces);
+        self.fingerprints.push(self.fingerprint());
+        Ok(record)
+    }
+
+    /// Letters, flags and counters after a move that changed the state (Algorithm 1/2's
+    /// "update v" and "update F").
+    fn update_layer(&mut self, c: &Classified, proceeded: bool) {
+        let probs = self.state.qubit_probabilities();
+        let old = self.layer.pieces;
+        let mut new = PieceVector::EMPTY;
+        for sq in Square::ALL {
+            if probs[sq.index() as usize] > OCCUPIED_EPS {
+                new.set(sq, old.get(sq));
+            }
+        }
+        if proceeded {
+            for (sq, piece) in c.landings() {
+                if probs[sq.index() as usize] > OCCUPIED_EPS {
+                    new.set(sq, Some(piece));
+                }
+            }
+        }
+        let flags = &mut self.layer.flags;
+        flags.castling.drop_involved(c.involved_mask());
+        flags.en_passant_file = None;
+        if proceeded && c.is_two_step() {
+            if let MoveShape::Standard { from, .. } = c.shape {
+                flags.en_passant_file = Some(from.file());
+            }
+        }
+        // 50-move counter (D14): reset when the summed square probabilities moved by 1.
+        let sum: f64 = probs.iter().sum();
+        if (sum - self.fifty_reference).abs() >= 1.0 - 1e-9 {
+            flags.halfmove_clock = 0;
+            self.fifty_reference = sum;
+        } else {
+            flags.halfmove_clock += 1;
+        }
+        if flags.side_to_move == Color::Black {
+            flags.fullmove_number += 1;
+        }
+        flags.side_to_move = flags.side_to_move.opposite();
+        self.layer.pieces = new;
+    }
+
+    fn push_snapshot(&mut self, snapshot: Snapshot) {
+        let bytes = snapshot.bytes();
+        if self.snapshot_bytes + bytes <= self.snapshot_budget {
+            self.snapshot_bytes += bytes;
+            self.undo.push(Some(snapshot));
+        } else {
+            self.undo.push(None);
+        }
+    }
+
+    /// Measures every square (D14 options): samples a board from `rng` unless `board` forces
+    /// one, projects onto it, clears the letters of empty squares and ends the game.
+    fn measure_all<R: Rng + ?Sized>(
+        &mut self,
+        board: Option<u64>,
+        rng: &mut R,
+        reason: EndReason,
+    ) -> Result<(), GameError> {
+        let board = board.unwrap_or_else(|| self.state.sample(rng).board);
+        let before = self.state.clone();
+        let p = self
+            .state
+            .force(
+                Predicate::Equals {
+                    mask: u64::MAX,
+                    value: board,
+                },
+                true,
+            )
+            .map_err(|e| GameError::ImpossibleOutcome {
+                mv: measure_notation(board),
+                reason: e.to_string(),
+            })?;
+        let snapshot = Snapshot {
+            state: before,
+            layer: self.layer,
+            status: self.status,
+            fifty_reference: self.fifty_reference,
+        };
+        self.push_snapshot(snapshot);
+        for sq in Square::ALL {
+            if board & (1u64 << sq.index()) == 0 {
+                self.layer.pieces.set(sq, None);
+            }
+        }
+        self.fifty_reference = summed_probability(&self.state);
+        let (w, b) = kings_present(&self.layer.pieces);
+        self.status = GameStatus::from_kings(w, b, Some(reason));
+        self.history.push(MoveRecord {
+            notation: measure_notation(board),
+            move_type: None,
+            variant: None,
+            measured: Some(true),
+            probability: Some(p),
+        });
+        self.fingerprints.push(self.fingerprint());
+        Ok(())
+    }
+
+    /// Claims a threefold repetition (D14 option): when the current position (letters,
+    /// flags, amplitudes) has occurred three times, every square is measured and the game
+    /// ends. Otherwise an error, and nothing changes.
+    pub fn claim_repetition<R: Rng + ?Sized>(
+        &mut self,
+        rng: &mut R,
+    ) -> Result<GameStatus, GameError> {
+        if !self.options.repetition_claim_measurement {
+            return Err(GameError::OptionOff("repetition_claim_measurement"));
+        }
+        if !self.status.is_ongoing() {
+            return Err(GameError::GameOver(self.status));
+        }
+        let now = *self
+            .fingerprints
+            .last()
+            .expect("the start is always fingerprinted");
+        let occurrences = self.fingerprints.iter().filter(|&&f| f == now).count();
+        if occurrences < 3 {
+            return Err(GameError::NoRepetition { occurrences });
+        }
+        self.measure_all(None, rng, EndReason::RepetitionMeasurement)?;
+        Ok(self.status)
+    }
+
+    /// Takes back the last history entry exactly (snapshots; replay beyond the budget).
+    pub fn undo(&mut self) -> Result<MoveRecord, GameError> {
+        let Some(last) = self.history.last().cloned() else {
+            return Err(GameError::NothingToUndo);
+        };
+        let n = self.history.len();
+        match self.undo.pop().flatten() {
+            Some(s) => {
+                self.snapshot_bytes -= s.bytes();
+                self.restore(s);
+                self.history.pop();
+                self.fingerprints.pop();
+            }
+            None => {
+                // Rebuild from the latest earlier snapshot (or the start) by replay.
+                let from = (0..n - 1).rev().find(|&i| self.undo[i].is_some());
+                let records: Vec<MoveRecord> = self.history[from.unwrap_or(0)..n - 1].to_vec();
+                let base = match from {
+                    Some(i) => self.undo[i].clone().expect("found above"),
+                    None => self.start.clone(),
+                };
+                let keep = from.unwrap_or(0);
+                for s in self.undo.drain(keep..).flatten() {
+                    self.snapshot_bytes -= s.bytes();
+                }
+                self.history.truncate(keep);
+                self.fingerprints.truncate(keep + 1);
+                self.restore(base);
+                for r in records {
+                    self.apply_record(&r.notation)?;
+                }
+            }
+        }
+        Ok(last)
+    }
+
+    fn restore(&mut self, s: Snapshot) {
+        self.state = s.state;
+        self.layer = s.layer;
+        self.status = s.status;
+        self.fifty_reference = s.fifty_reference;
+    }
+
+    /// Plays one recorded entry exactly (outcomes forced, no automatic final measurement).
+    fn apply_record(&mut self, notation: &str) -> Result<(), GameError> {
+        let mut no_rng = NoRandomness;
+        if let Some(squares) = notation.strip_prefix("measure:") {
+            let board = parse_square_list(squares).ok_or_else(|| GameError::Illegal {
+                mv: notation.to_string(),
+                reason: "measure: must be followed by a comma-separated list of squares".into(),
+            })?;
+            let reason =
+                if self.layer.flags.halfmove_clock >= 100 && self.options.fifty_move_measurement {
+                    EndReason::FiftyMoveMeasurement
+                } else {
+                    EndReason::RepetitionMeasurement
+                };
+            return self.measure_all(Some(board), &mut no_rng, reason);
+        }
+        self.apply_move(notation, &mut no_rng).map(|_| ())
+    }
+
+    /// Replays a recorded game from `start`: every entry of [`Game::history_notation`]
+    /// (measured moves carry their outcome), giving the same state bit for bit.
+    pub fn replay<S: AsRef<str>>(
+        start: &crate::position::Position,
+        options: RuleOptions,
+        record: &[S],
+    ) -> Result<Game, GameError> {
+        let mut game = Game::from_position(start)?.with_options(options);
+        for (i, entry) in record.iter().enumerate() {
+            game.apply_record(entry.as_ref()).map_err(|e| match e {
+                GameError::Illegal { mv, reason } => GameError::Illegal {
+                    mv,
+                    reason: format!("entry {i}: {reason}"),
+                },
+                other => other,
+            })?;
+        }
+        Ok(game)
+    }
+
+    /// A game from a serialised position (see [`crate::position::Position`]).
+    pub fn from_position(position: &crate::position::Position) -> Result<Game, GameError> {
+        let (state, layer, reference) = position.restore()?;
+        Ok(Game::from_parts(state, layer, reference))
+    }
+
+    /// A fingerprint of letters, flags (without counters) and amplitudes rounded to 1e-9.
+    fn fingerprint(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.layer.pieces.hash(&mut h);
+        self.layer.flags.side_to_move.hash(&mut h);
+        self.layer.flags.castling.hash(&mut h);
+        self.layer.flags.en_passant_file.hash(&mut h);
+        if self.options.repetition_claim_measurement {
+            let mut entries: Vec<(u64, u128, i64, i64)> = self
+                .state
+                .entries()
+                .map(|(k, a)| {
+                    (
+                        k.board,
+                        k.ancillas,
+                        (a.re * 1e9).round() as i64,
+                        (a.im * 1e9).round() as i64,
+                    )
+                })
+                .collect();
+            entries.sort_unstable();
+            entries.hash(&mut h);
+        }
+        h.finish()
+    }
+
+    /// How many times the current position has occurred (with the repetition option on:
+    /// letters, flags and amplitudes; otherwise letters and flags only).
+    pub fn repetitions(&self) -> usize {
+        let now = *self.fingerprints.last().expect("start fingerprinted");
+        self.fingerprints.iter().filter(|&&f| f == now).count()
+    }
+
+    /// Whether the side to move has a letter of kind `kind` anywhere (helper for UIs).
+    pub fn has_piece(&self, color: Color, kind: PieceKind) -> bool {
+        self.layer.pieces.mask_of(Piece::new(color, kind)) != 0
+    }
+}
+
+/// An RNG for replays: every measurement outcome is forced, so it is never asked.
+pub(crate) struct NoRandomness;
+
+impl rand::RngCore for NoRandomness {
+    fn next_u32(&mut self) -> u32 {
+        0
+    }
+    fn next_u64(&mut self) -> u64 {
+        0
+    }
+    fn fill_bytes(&mut self, dst: &mut [u8]) {
+        dst.fill(0);
+    }
+}
+
+fn measure_notation(board: u64) -> String {
+    let squares: Vec<String> = Square::ALL
+        .iter()
+        .filter(|s| board & (1u64 << s.index()) != 0)
+        .map(|s| s.to_string())
+        .collect();
+    format!("measure:{}", squares.join(","))
+}
+
+fn parse_square_list(s: &str) -> Option<u64> {
+    let mut board = 0u64;
+    if s.is_empty() {
+        return Some(0);
+    }
+    for part in s.split(',') {
+        let sq: Square = part.trim().parse().ok()?;
+        board |= 1u64 << sq.index();
+    }
+    Some(board)
+}
+
+/// Whether two normalised states are equal for Definition 2: the same entries within
+/// [`UNCHANGED_TOLERANCE`], else fidelity within it of 1.
+pub fn same_state(a: &State, b: &State) -> bool {
+    if a.len() == b.len() {
+        let close = a
+            .entries()
+            .zip(b.entries())
+            .all(|((ka, va), (kb, vb))| ka == kb && (va - vb).norm() <= UNCHANGED_TOLERANCE);
+        if close {
+            return true;
+        }
+    }
+    1.0 - a.inner(b).norm() < UNCHANGED_TOLERANCE
+}
+
+fn summed_probability(state: &State) -> f64 {
+    state.qubit_probabilities().iter().sum()
+}
+
+fn kings_present(v: &PieceVector) -> (bool, bool) {
+    (
+        v.mask_of(Piece::new(Color::White, PieceKind::King)) != 0,
+        v.mask_of(Piece::new(Color::Black, PieceKind::King)) != 0,
+    )
+}
+
+fn king_status(v: &PieceVector) -> GameStatus {
+    let (w, b) = kings_present(v);
+    GameStatus::from_kings(w, b, None)
+}

@@ -1,0 +1,165 @@
+//! Legal move listing: every move of the side to move that passes its possibility equation
+//! (section 8) and changes the state for at least one outcome of positive probability
+//! (Definition 2), splits and merges included.
+
+use crate::circuit;
+use crate::game::{Game, NoRandomness, same_state};
+use crate::notation::{MoveShape, QcanMove};
+use crate::possibility::{Classified, classify, valid_pattern};
+use qchess_board::{Color, PieceKind, Square};
+use rand::Rng;
+use rand::seq::SliceRandom;
+
+const PROMOTIONS: [PieceKind; 4] = [
+    PieceKind::Queen,
+    PieceKind::Rook,
+    PieceKind::Bishop,
+    PieceKind::Knight,
+];
+
+impl Game {
+    /// Every move that passes its possibility equation, whether or not it changes the state.
+    pub fn possible_moves(&self) -> Vec<Classified> {
+        let layer = self.classical();
+        let side = layer.flags.side_to_move;
+        let v = &layer.pieces;
+        let mut out = Vec::new();
+        let mut try_move = |mv: QcanMove| {
+            if let Ok(c) = classify(layer, &mv) {
+                out.push(c);
+            }
+        };
+        let own: Vec<Square> = Square::ALL
+            .iter()
+            .copied()
+            .filter(|&s| v.get(s).is_some_and(|p| p.color == side))
+            .collect();
+        for &s in &own {
+            let piece = v.get(s).expect("own square");
+            if piece.kind == PieceKind::Pawn {
+                let fwd: i8 = if side == Color::White { 1 } else { -1 };
+                for (df, dr) in [(0, fwd), (0, 2 * fwd), (-1, fwd), (1, fwd)] {
+                    let Some(t) = s.offset(df, dr) else { continue };
+                    let last = if side == Color::White { 7 } else { 0 };
+                    if t.rank() == last {
+                        for k in PROMOTIONS {
+                            let mut mv = QcanMove::plain(MoveShape::Standard { from: s, to: t });
+                            mv.promotion = Some(k);
+                            try_move(mv);
+                        }
+                    } else {
+                        try_move(QcanMove::plain(MoveShape::Standard { from: s, to: t }));
+                    }
+                }
+                continue;
+            }
+            let targets: Vec<Square> = Square::ALL
+                .iter()
+                .copied()
+                .filter(|&t| valid_pattern(piece.kind, s, t))
+                .collect();
+            for &t in &targets {
+                try_move(QcanMove::plain(MoveShape::Standard { from: s, to: t }));
+            }
+            if piece.kind == PieceKind::King {
+                for f in [2u8, 6] {
+                    if s.file() == 4 {
+                        try_move(QcanMove::plain(MoveShape::Standard {
+                            from: s,
+                            to: Square::new(f, s.rank()),
+                        }));
+                    }
+                }
+            }
+            // Splits: both orders are distinct moves (the arms get different gates).
+            let free: Vec<Square> = targets
+                .iter()
+                .copied()
+                .filter(|&t| v.get(t).is_none() || v.get(t) == Some(piece))
+                .collect();
+            for &t1 in &free {
+                for &t2 in &free {
+                    if t1 != t2 {
+                        try_move(QcanMove::plain(MoveShape::Split {
+                            from: s,
+                            to1: t1,
+                            to2: t2,
+                        }));
+                    }
+                }
+            }
+            // Merges with every other square of the same letter.
+            for &s2 in &own {
+                if s2 == s || v.get(s2) != Some(piece) {
+                    continue;
+                }
+                for &t in &free {
+                    if t != s2 && valid_pattern(piece.kind, s2, t) {
+                        try_move(QcanMove::plain(MoveShape::Merge {
+                            from1: s,
+                            from2: s2,
+                            to: t,
+                        }));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether `c` changes the state for some outcome of positive probability (Definition 2).
+    /// Simulates on a copy; the game is not changed.
+    pub fn changes_state(&self, c: &Classified) -> bool {
+        let measures = c.move_type.measures(c.variant);
+        let outcomes: &[Option<bool>] = if measures {
+            &[Some(true), Some(false)]
+        } else {
+            &[None]
+        };
+        for &forced in outcomes {
+            let mut copy = self.state().clone();
+            let mut om = c.occupancy_move();
+            om.forced = forced;
+            let mut rng = NoRandomness;
+            if circuit::apply(&mut copy, &om, &mut rng).is_ok() && !same_state(self.state(), &copy)
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Every legal move of the side to move as QCAN strings (no outcome marks); empty when
+    /// the game is over.
+    pub fn legal_moves(&self) -> Vec<String> {
+        if !self.status().is_ongoing() {
+            return Vec::new();
+        }
+        self.possible_moves()
+            .into_iter()
+            .filter(|c| self.changes_state(c))
+            .map(|c| notation_of(&c))
+            .collect()
+    }
+
+    /// A uniformly chosen legal move, found by testing possible moves in random order (much
+    /// cheaper than listing them all); `None` when there is none.
+    pub fn random_legal_move<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<String> {
+        if !self.status().is_ongoing() {
+            return None;
+        }
+        let mut moves = self.possible_moves();
+        moves.shuffle(rng);
+        moves
+            .into_iter()
+            .find(|c| self.changes_state(c))
+            .map(|c| notation_of(&c))
+    }
+}
+
+/// The canonical QCAN string of a classified move (no piece letter, mark or outcome).
+pub fn notation_of(c: &Classified) -> String {
+    let mut mv = QcanMove::plain(c.shape);
+    mv.promotion = c.promotion;
+    mv.to_string()
+}

@@ -1,0 +1,159 @@
+//! The serialised quantum position: the classical layer (as FEN) plus the amplitude list.
+//! It round-trips exactly: amplitudes are written as JSON numbers with the shortest digits
+//! that read back to the same `f64` (serde_json with `float_roundtrip`).
+//!
+//! ```json
+//! {"fen": "4k3/8/8/8/8/8/8/1N2K3 w - - 0 1",
+//!  "amplitudes": [{"board": "a3 e1 e8", "ancillas": "0", "re": 0.0, "im": 0.7071067811865476},
+//!                 {"board": "c3 e1 e8", "ancillas": "0", "re": 0.0, "im": 0.7071067811865476}]}
+//! ```
+
+use crate::classical::ClassicalLayer;
+use crate::error::GameError;
+use crate::game::OCCUPIED_EPS;
+use num_complex::Complex;
+use qchess_board::Square;
+use qchess_sim::{Key, Normalization, State};
+use serde::{Deserialize, Serialize};
+
+/// One basis state and its amplitude.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AmplitudeEntry {
+    /// The occupied squares, space-separated, ascending (`"a3 e1 e8"`; `""` for none).
+    pub board: String,
+    /// The capture-ancilla bits as a hexadecimal number (`"0"`, `"5"`).
+    pub ancillas: String,
+    /// Real part.
+    pub re: f64,
+    /// Imaginary part.
+    pub im: f64,
+}
+
+/// A quantum position: classical layer plus amplitudes.
+///
+/// ```
+/// use qchess_cantwell::{Game, Position};
+/// use rand::SeedableRng;
+/// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+/// let mut game = Game::new();
+/// game.apply("b1^a3c3", &mut rng).unwrap();
+/// let json = game.position().to_json();
+/// let back = Game::from_position(&Position::from_json(&json).unwrap()).unwrap();
+/// assert_eq!(back.position().to_json(), json);
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Position {
+    /// The classical layer: letters of every square with positive probability, flags, counters.
+    pub fen: String,
+    /// The amplitudes (entries absent are zero), in the simulator's canonical order.
+    pub amplitudes: Vec<AmplitudeEntry>,
+    /// The summed square probabilities at the last reset of the 50-move counter (D14);
+    /// absent: the current sum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fifty_move_reference: Option<f64>,
+}
+
+/// The squares of `board`, space-separated, ascending.
+pub fn board_squares(board: u64) -> String {
+    let names: Vec<String> = Square::ALL
+        .iter()
+        .filter(|s| board & (1u64 << s.index()) != 0)
+        .map(|s| s.to_string())
+        .collect();
+    names.join(" ")
+}
+
+fn parse_board_squares(s: &str) -> Result<u64, String> {
+    let mut board = 0u64;
+    for name in s.split_whitespace() {
+        let sq: Square = name
+            .parse()
+            .map_err(|_| format!("{name:?} is not a square"))?;
+        if board & (1u64 << sq.index()) != 0 {
+            return Err(format!("square {name} listed twice"));
+        }
+        board |= 1u64 << sq.index();
+    }
+    Ok(board)
+}
+
+impl Position {
+    /// The position of a state and classical layer.
+    pub fn capture(state: &State, layer: &ClassicalLayer, fifty_reference: f64) -> Self {
+        let amplitudes = state
+            .entries()
+            .map(|(k, a)| AmplitudeEntry {
+                board: board_squares(k.board),
+                ancillas: format!("{:x}", k.ancillas),
+                re: a.re,
+                im: a.im,
+            })
+            .collect();
+        Position {
+            fen: layer.to_fen(),
+            amplitudes,
+            fifty_move_reference: Some(fifty_reference),
+        }
+    }
+
+    /// JSON text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a position always serialises")
+    }
+
+    /// Reads JSON text.
+    pub fn from_json(text: &str) -> Result<Self, GameError> {
+        serde_json::from_str(text).map_err(|e| GameError::Position(format!("invalid JSON: {e}")))
+    }
+
+    /// Checks the position and builds its state and classical layer. Rejects: a bad FEN, a
+    /// bad square list or ancilla number, a repeated basis state, a norm other than 1, a
+    /// basis state occupying a square without a letter (no double occupancy needs a letter
+    /// per occupied square) and a letter on a square of probability 0.
+    pub(crate) fn restore(&self) -> Result<(State, ClassicalLayer, Option<f64>), GameError> {
+        let layer = ClassicalLayer::from_fen(&self.fen)?;
+        if self.amplitudes.is_empty() {
+            return Err(GameError::Position("the amplitude list is empty".into()));
+        }
+        let lettered = layer.pieces.occupied_mask();
+        let mut entries = Vec::with_capacity(self.amplitudes.len());
+        let mut seen = std::collections::HashSet::with_capacity(self.amplitudes.len());
+        for (i, e) in self.amplitudes.iter().enumerate() {
+            let board = parse_board_squares(&e.board)
+                .map_err(|r| GameError::Position(format!("amplitude {i}: {r}")))?;
+            let ancillas =
+                u128::from_str_radix(e.ancillas.trim_start_matches("0x"), 16).map_err(|_| {
+                    GameError::Position(format!(
+                        "amplitude {i}: ancillas {:?} is not a hexadecimal number",
+                        e.ancillas
+                    ))
+                })?;
+            if board & !lettered != 0 {
+                return Err(GameError::Position(format!(
+                    "amplitude {i}: squares {} are occupied but have no piece letter",
+                    board_squares(board & !lettered)
+                )));
+            }
+            if !e.re.is_finite() || !e.im.is_finite() {
+                return Err(GameError::Position(format!("amplitude {i} is not finite")));
+            }
+            if !seen.insert((board, ancillas)) {
+                return Err(GameError::Position(format!(
+                    "amplitude {i}: basis state listed twice"
+                )));
+            }
+            entries.push((Key { board, ancillas }, Complex::new(e.re, e.im)));
+        }
+        let state = State::from_amplitudes(entries, Normalization::RequireUnit)
+            .map_err(|e| GameError::Position(e.to_string()))?;
+        let probs = state.qubit_probabilities();
+        for sq in Square::ALL {
+            if lettered & (1u64 << sq.index()) != 0 && probs[sq.index() as usize] <= OCCUPIED_EPS {
+                return Err(GameError::Position(format!(
+                    "{sq} has a piece letter but probability 0: a letter needs a positive probability"
+                )));
+            }
+        }
+        Ok((state, layer, self.fifty_move_reference))
+    }
+}
