@@ -1,0 +1,140 @@
+//! The error every fallible simulator operation returns.
+
+use std::fmt;
+
+/// Why a simulator operation was refused. The state is always left exactly as it was.
+///
+/// ```
+/// use qchess_sim::{SimError, State, Controls};
+/// let mut s = State::<f64>::classical(1);
+/// assert_eq!(s.iswap(0, 64, Controls::NONE), Err(SimError::QubitOutOfRange { qubit: 64 }));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum SimError {
+    /// The operation would need more basis states than the configured cap allows.
+    CapExceeded {
+        /// Basis states the result would hold (before any cancellation).
+        needed: usize,
+        /// The configured cap ([`State::cap`](crate::State::cap)).
+        cap: usize,
+    },
+    /// A capture needs a fresh ancilla but every ancilla slot is used.
+    TooManyAncillas {
+        /// The number of ancillas supported.
+        max: u32,
+    },
+    /// A forced outcome has (numerically) zero probability.
+    ZeroProbabilityOutcome {
+        /// The outcome that was asked for.
+        outcome: bool,
+        /// Its probability.
+        probability: f64,
+    },
+    /// A board qubit index is not in `0..64`.
+    QubitOutOfRange {
+        /// The offending index.
+        qubit: u8,
+    },
+    /// The same qubit was given twice to a gate that needs distinct qubits.
+    RepeatedQubit {
+        /// The repeated index.
+        qubit: u8,
+    },
+    /// A control or path mask reads a qubit the gate acts on.
+    ControlOnTarget {
+        /// The bits that overlap.
+        overlap: u64,
+    },
+    /// An amplitude (or a phase) is NaN or infinite.
+    NonFinite {
+        /// Where it was found.
+        context: &'static str,
+    },
+    /// The amplitudes given have zero norm.
+    ZeroNorm,
+    /// `Normalization::RequireUnit` was asked for and the norm is not 1.
+    NotNormalized {
+        /// The squared norm found.
+        norm_sqr: f64,
+    },
+    /// A phase factor does not have modulus 1.
+    NotUnitPhase {
+        /// Its modulus squared.
+        modulus_sqr: f64,
+    },
+    /// A predicate's `value` has bits outside its `mask`.
+    InvalidPredicate {
+        /// The mask.
+        mask: u64,
+        /// The value.
+        value: u64,
+    },
+    /// The memory for the result could not be reserved (the cap is set above what the
+    /// machine can hold).
+    OutOfMemory {
+        /// Basis states that were being reserved.
+        states: usize,
+    },
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::CapExceeded { needed, cap } => write!(
+                f,
+                "state size cap exceeded: the operation needs {needed} basis states, the cap is {cap}"
+            ),
+            Self::TooManyAncillas { max } => {
+                write!(
+                    f,
+                    "too many captures: at most {max} capture ancillas are supported"
+                )
+            }
+            Self::ZeroProbabilityOutcome {
+                outcome,
+                probability,
+            } => write!(
+                f,
+                "cannot force outcome {} : its probability is {probability:e}",
+                u8::from(*outcome)
+            ),
+            Self::QubitOutOfRange { qubit } => {
+                write!(
+                    f,
+                    "qubit index {qubit} is out of range (board qubits are 0..64)"
+                )
+            }
+            Self::RepeatedQubit { qubit } => {
+                write!(
+                    f,
+                    "qubit {qubit} is given twice to a gate that needs distinct qubits"
+                )
+            }
+            Self::ControlOnTarget { overlap } => write!(
+                f,
+                "controls or path read qubits the gate acts on (mask {overlap:#018x})"
+            ),
+            Self::NonFinite { context } => write!(f, "non-finite number in {context}"),
+            Self::ZeroNorm => f.write_str("the amplitudes have zero norm"),
+            Self::NotNormalized { norm_sqr } => {
+                write!(f, "the state is not normalised: squared norm {norm_sqr}")
+            }
+            Self::NotUnitPhase { modulus_sqr } => {
+                write!(
+                    f,
+                    "phase factor does not have modulus 1 (|phase|^2 = {modulus_sqr})"
+                )
+            }
+            Self::InvalidPredicate { mask, value } => write!(
+                f,
+                "predicate value {value:#018x} has bits outside its mask {mask:#018x}"
+            ),
+            Self::OutOfMemory { states } => {
+                write!(f, "could not reserve memory for {states} basis states")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SimError {}

@@ -1,0 +1,576 @@
+//! The unitary gates: iSwap, sqrt-iSwap, their inverses, split, merge, slides, capture, X.
+
+use crate::amplitude::Amplitude;
+use crate::error::SimError;
+use crate::kernels::pair::{self, PairGate};
+use crate::kernels::scan::{self, Selector};
+use crate::key::{Cond, Controls, Predicate};
+use crate::memory::Buffer;
+use crate::state::{MAX_ANCILLAS, Sector, State};
+use num_complex::Complex;
+
+fn check_qubit(q: u8) -> Result<u64, SimError> {
+    if q < 64 {
+        Ok(1u64 << q)
+    } else {
+        Err(SimError::QubitOutOfRange { qubit: q })
+    }
+}
+
+/// Checks that the qubits are in range and distinct; returns their mask.
+fn check_distinct(qs: &[u8]) -> Result<u64, SimError> {
+    let mut mask = 0;
+    for &q in qs {
+        let bit = check_qubit(q)?;
+        if mask & bit != 0 {
+            return Err(SimError::RepeatedQubit { qubit: q });
+        }
+        mask |= bit;
+    }
+    Ok(mask)
+}
+
+fn check_disjoint(reads: u64, acted: u64) -> Result<(), SimError> {
+    if reads & acted != 0 {
+        return Err(SimError::ControlOnTarget {
+            overlap: reads & acted,
+        });
+    }
+    Ok(())
+}
+
+fn c<T: Amplitude>(re: f64, im: f64) -> Complex<T> {
+    Complex::new(T::of_f64(re), T::of_f64(im))
+}
+
+/// `+i` for the forward gates, `-i` for the inverses.
+fn i_pow<T: Amplitude>(inverse: bool) -> Complex<T> {
+    c(0.0, if inverse { -1.0 } else { 1.0 })
+}
+
+fn identity<T>(_: u64, a: Complex<T>) -> Complex<T> {
+    a
+}
+
+impl<T: Amplitude> State<T> {
+    fn cond_of(&self, controls: Controls) -> Cond {
+        let zeros = self.perm.to_phys(controls.zeros);
+        let ones = self.perm.to_phys(controls.ones);
+        Cond {
+            mask: zeros | ones,
+            value: ones,
+            any: 0,
+        }
+    }
+
+    /// Physical condition "`zeros` all empty and some square of `any` occupied".
+    fn path_cond(&self, zeros: u64, any: u64) -> Cond {
+        Cond {
+            mask: self.perm.to_phys(zeros),
+            value: 0,
+            any: self.perm.to_phys(any),
+        }
+    }
+
+    /// Multiplies by `factor` every entry whose physical bits `p`, `q` differ.
+    fn phase_differ(&mut self, p: u32, q: u32, factor: Complex<T>) {
+        for s in &mut self.sectors {
+            scan::phase(&s.keys, &mut s.amps, Selector::Differ { p, q }, factor);
+        }
+    }
+
+    /// iSwap^(+-1) of logical `a`, `b` under a physical condition.
+    fn iswap_cond(&mut self, a: u8, b: u8, cond: Cond, inverse: bool) -> Result<(), SimError> {
+        let (pa, pb) = (self.perm.phys(a), self.perm.phys(b));
+        if cond.is_always() {
+            // Relabel the two qubits and apply the phase where they differ: no data moves.
+            self.phase_differ(pa, pb, i_pow(inverse));
+            self.perm.swap(a, b);
+            Ok(())
+        } else {
+            let zero = c(0.0, 0.0);
+            self.apply_pair(
+                PairGate::new(pa, pb, cond, zero, i_pow(inverse)),
+                identity,
+                identity,
+            )
+        }
+    }
+
+    /// sqrt-iSwap^(+-1) of logical `a`, `b` under a physical condition.
+    fn sqrt_cond(&mut self, a: u8, b: u8, cond: Cond, inverse: bool) -> Result<(), SimError> {
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        let gate = PairGate::new(
+            self.perm.phys(a),
+            self.perm.phys(b),
+            cond,
+            c(h, 0.0),
+            c(0.0, if inverse { -h } else { h }),
+        );
+        self.apply_pair(gate, identity, identity)
+    }
+
+    fn pair_checks(&self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+        let acted = check_distinct(&[a, b])?;
+        check_disjoint(controls.mask(), acted)
+    }
+
+    /// iSwap (eq. 4a) on qubits `a`, `b`: `|01> -> i|10>`, `|10> -> i|01>`, where the
+    /// controls hold. Uncontrolled it costs one in-place phase pass (the qubits are relabelled).
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Key, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.iswap(0, 1, Controls::NONE)?;
+    /// assert_eq!(s.amplitude(Key::board(0b10)).im, 1.0);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+        self.pair_checks(a, b, controls)?;
+        let cond = self.cond_of(controls);
+        self.iswap_cond(a, b, cond, false)
+    }
+
+    /// Inverse iSwap: `|01> -> -i|10>`, `|10> -> -i|01>`.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Key, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.iswap(0, 1, Controls::NONE)?;
+    /// s.iswap_inv(0, 1, Controls::NONE)?;
+    /// assert_eq!(s.amplitude(Key::board(0b01)).re, 1.0);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn iswap_inv(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+        self.pair_checks(a, b, controls)?;
+        let cond = self.cond_of(controls);
+        self.iswap_cond(a, b, cond, true)
+    }
+
+    /// sqrt-iSwap (eq. 4b): `|01> -> (|01> + i|10>)/sqrt2`, `|10> -> (i|01> + |10>)/sqrt2`.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// assert!((s.probability(Predicate::One(1)) - 0.5).abs() < 1e-15);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn sqrt_iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+        self.pair_checks(a, b, controls)?;
+        let cond = self.cond_of(controls);
+        self.sqrt_cond(a, b, cond, false)
+    }
+
+    /// Inverse sqrt-iSwap.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// s.sqrt_iswap_inv(0, 1, Controls::NONE)?;
+    /// assert_eq!(s.len(), 1);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn sqrt_iswap_inv(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+        self.pair_checks(a, b, controls)?;
+        let cond = self.cond_of(controls);
+        self.sqrt_cond(a, b, cond, true)
+    }
+
+    /// Split `s^t1t2` (eq. 7 as defined in section 6.3): `iSwap(s, t2) * sqrt-iSwap(s, t1)`,
+    /// the sqrt-iSwap acting first.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Key, State};
+    /// // eq. 8a: |t2 t1 s> = |001> -> i/sqrt2 (|010> + |100>)
+    /// let mut st = State::<f64>::classical(0b001);
+    /// st.split(0, 1, 2, Controls::NONE)?;
+    /// let h = std::f64::consts::FRAC_1_SQRT_2;
+    /// assert!((st.amplitude(Key::board(0b010)).im - h).abs() < 1e-15);
+    /// assert!((st.amplitude(Key::board(0b100)).im - h).abs() < 1e-15);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn split(&mut self, s: u8, t1: u8, t2: u8, controls: Controls) -> Result<(), SimError> {
+        let acted = check_distinct(&[s, t1, t2])?;
+        check_disjoint(controls.mask(), acted)?;
+        let cond = self.cond_of(controls);
+        self.split_cond(s, t1, t2, cond, cond)
+    }
+
+    /// `iSwap(s, t2)[cond_iswap] * sqrt-iSwap(s, t1)[cond_sqrt]`.
+    fn split_cond(
+        &mut self,
+        s: u8,
+        t1: u8,
+        t2: u8,
+        cond_sqrt: Cond,
+        cond_iswap: Cond,
+    ) -> Result<(), SimError> {
+        if cond_sqrt.is_always() && cond_iswap.is_always() {
+            // Fused: the iSwap's phase is applied as the sqrt pass writes, then relabel.
+            let (ps, pt2) = (self.perm.phys(s), self.perm.phys(t2));
+            let h = std::f64::consts::FRAC_1_SQRT_2;
+            let gate = PairGate::new(ps, self.perm.phys(t1), cond_sqrt, c(h, 0.0), c(0.0, h));
+            let i: Complex<T> = c(0.0, 1.0);
+            self.apply_pair(gate, identity, move |k, a| {
+                if ((k >> ps) ^ (k >> pt2)) & 1 == 1 {
+                    a * i
+                } else {
+                    a
+                }
+            })?;
+            self.perm.swap(s, t2);
+            Ok(())
+        } else {
+            self.sqrt_cond(s, t1, cond_sqrt, false)?;
+            self.iswap_cond(s, t2, cond_iswap, false)
+        }
+    }
+
+    /// Merge `s1s2^t`: the inverse of [`split(t, s2, s1)`](State::split), i.e.
+    /// `sqrt-iSwap^-1(t, s2) * iSwap^-1(t, s1)`.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Key, State};
+    /// let mut st = State::<f64>::classical(0b001);
+    /// st.split(0, 1, 2, Controls::NONE)?;
+    /// st.merge(2, 1, 0, Controls::NONE)?;
+    /// assert_eq!(st.len(), 1);
+    /// assert!((st.amplitude(Key::board(0b001)).re - 1.0).abs() < 1e-15);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn merge(&mut self, s1: u8, s2: u8, t: u8, controls: Controls) -> Result<(), SimError> {
+        let acted = check_distinct(&[s1, s2, t])?;
+        check_disjoint(controls.mask(), acted)?;
+        let cond = self.cond_of(controls);
+        self.merge_cond(s1, s2, t, cond, cond)
+    }
+
+    /// `sqrt-iSwap^-1(t, s2)[cond_sqrt] * iSwap^-1(t, s1)[cond_iswap]`.
+    fn merge_cond(
+        &mut self,
+        s1: u8,
+        s2: u8,
+        t: u8,
+        cond_sqrt: Cond,
+        cond_iswap: Cond,
+    ) -> Result<(), SimError> {
+        if cond_sqrt.is_always() && cond_iswap.is_always() {
+            // Fused: the iSwap^-1 phase is applied as the sqrt^-1 pass reads; after the
+            // relabel logical t sits where s1 was.
+            let (pt, ps1) = (self.perm.phys(t), self.perm.phys(s1));
+            let h = std::f64::consts::FRAC_1_SQRT_2;
+            let gate = PairGate::new(ps1, self.perm.phys(s2), cond_sqrt, c(h, 0.0), c(0.0, -h));
+            let mi: Complex<T> = c(0.0, -1.0);
+            self.apply_pair(
+                gate,
+                move |k, a| {
+                    if ((k >> pt) ^ (k >> ps1)) & 1 == 1 {
+                        a * mi
+                    } else {
+                        a
+                    }
+                },
+                identity,
+            )?;
+            self.perm.swap(t, s1);
+            Ok(())
+        } else {
+            self.iswap_cond(t, s1, cond_iswap, true)?;
+            if let Err(e) = self.sqrt_cond(t, s2, cond_sqrt, true) {
+                self.iswap_cond(t, s1, cond_iswap, false)?;
+                return Err(e);
+            }
+            Ok(())
+        }
+    }
+
+    /// Split slide (eq. 9, rules-notes D2): `path1` is the path from `s` to `t1`, `path2`
+    /// from `s` to `t2`; each arm's path leaves out the other target (that bit is ignored if
+    /// given). Both paths empty: split; only `path2` empty: iSwap(s, t2); only `path1` empty:
+    /// iSwap(s, t1); both blocked: nothing.
+    ///
+    /// ```
+    /// use qchess_sim::{Predicate, State};
+    /// // Rook on a1 (0) splits to a3 (16) and c1 (2); the a1-a3 path square a2 (8) is
+    /// // occupied, so the rook goes entirely to c1.
+    /// let mut s = State::<f64>::classical(1 | 1 << 8);
+    /// s.split_slide(0, 16, 2, 1 << 8, 1 << 1)?;
+    /// assert!((s.probability(Predicate::One(2)) - 1.0).abs() < 1e-15);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn split_slide(
+        &mut self,
+        s: u8,
+        t1: u8,
+        t2: u8,
+        path1: u64,
+        path2: u64,
+    ) -> Result<(), SimError> {
+        let acted = check_distinct(&[s, t1, t2])?;
+        let p1 = path1 & !(1u64 << t2);
+        let p2 = path2 & !(1u64 << t1);
+        check_disjoint(p1 | p2, acted)?;
+        if p1 | p2 == 0 {
+            return self.split(s, t1, t2, Controls::NONE);
+        }
+        let both = self.path_cond(p1 | p2, 0);
+        let only2 = self.path_cond(p2, 0);
+        self.sqrt_cond(s, t1, both, false)?;
+        self.iswap_cond(s, t2, only2, false)?;
+        if p2 != 0 {
+            let only1 = self.path_cond(p1, p2);
+            self.iswap_cond(s, t1, only1, false)?;
+        }
+        Ok(())
+    }
+
+    /// Merge slide (eq. 12): the exact inverse of
+    /// [`split_slide(t, s2, s1, path2, path1)`](State::split_slide); `path1` runs from `s1`
+    /// to `t`, `path2` from `s2` to `t`, each leaving out the other source.
+    ///
+    /// ```
+    /// use qchess_sim::{Key, State};
+    /// let mut s = State::<f64>::classical(1 | 1 << 8);
+    /// let before = s.clone();
+    /// s.split_slide(0, 16, 2, 1 << 8, 1 << 1)?;
+    /// s.merge_slide(2, 16, 0, 1 << 1, 1 << 8)?;
+    /// assert!((s.inner(&before).re - 1.0).abs() < 1e-15);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn merge_slide(
+        &mut self,
+        s1: u8,
+        s2: u8,
+        t: u8,
+        path1: u64,
+        path2: u64,
+    ) -> Result<(), SimError> {
+        let acted = check_distinct(&[s1, s2, t])?;
+        let q2 = path1 & !(1u64 << s2);
+        let q1 = path2 & !(1u64 << s1);
+        check_disjoint(q1 | q2, acted)?;
+        if q1 | q2 == 0 {
+            return self.merge(s1, s2, t, Controls::NONE);
+        }
+        // split_slide(t, s2, s1, q1, q2) = C * B * A with
+        //   A = sqrt(t, s2)[q1, q2 empty], B = iSwap(t, s1)[q2 empty],
+        //   C = iSwap(t, s2)[q1 empty, q2 not]; undo in the order C^-1, B^-1, A^-1.
+        let both = self.path_cond(q1 | q2, 0);
+        let only2 = self.path_cond(q2, 0);
+        let only1 = self.path_cond(q1, q2);
+        if q2 != 0 {
+            self.iswap_cond(t, s2, only1, true)?;
+        }
+        if let Err(e) = self.iswap_cond(t, s1, only2, true) {
+            if q2 != 0 {
+                self.iswap_cond(t, s2, only1, false)?;
+            }
+            return Err(e);
+        }
+        if let Err(e) = self.sqrt_cond(t, s2, both, true) {
+            self.iswap_cond(t, s1, only2, false)?;
+            if q2 != 0 {
+                self.iswap_cond(t, s2, only1, false)?;
+            }
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Capture: `iSwap(t, x)` with a fresh ancilla `x` in `|0>` (eq. 18, 23). Branches with
+    /// `t` occupied move their piece into the ancilla (amplitude times `i`) and never
+    /// interfere with the others again. Returns the new ancilla's index.
+    ///
+    /// ```
+    /// use qchess_sim::{Key, State};
+    /// let mut s = State::<f64>::classical(0b1);
+    /// let x = s.capture(0)?;
+    /// assert_eq!(s.amplitude(Key { board: 0, ancillas: 1 << x }).im, 1.0);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn capture(&mut self, t: u8) -> Result<u32, SimError> {
+        check_qubit(t)?;
+        if self.ancilla_count >= MAX_ANCILLAS {
+            return Err(SimError::TooManyAncillas { max: MAX_ANCILLAS });
+        }
+        let index = self.ancilla_count;
+        let bit = 1u64 << self.perm.phys(t);
+        let fresh = 1u128 << index;
+        let i: Complex<T> = c(0.0, 1.0);
+        let mut moved: Vec<Sector<T>> = Vec::new();
+        for s in &mut self.sectors {
+            let n_moved = s.keys.iter().filter(|&&k| k & bit != 0).count();
+            if n_moved == 0 {
+                continue;
+            }
+            let mut keys = Vec::with_capacity(n_moved);
+            let mut amps = Vec::with_capacity(n_moved);
+            for (k, a) in s.keys.iter().zip(&s.amps) {
+                if k & bit != 0 {
+                    keys.push(k & !bit);
+                    amps.push(*a * i);
+                }
+            }
+            let kept = scan::project(&mut s.keys, &mut s.amps, bit, 0, true, T::one());
+            s.keys.truncate(kept);
+            s.amps.truncate(kept);
+            moved.push(Sector {
+                ancillas: s.ancillas | fresh,
+                keys,
+                amps,
+            });
+        }
+        // The new ancilla bit is above every existing one: the moved sectors sort last.
+        self.sectors.extend(moved);
+        self.ancilla_count += 1;
+        self.finish_pass();
+        Ok(index)
+    }
+
+    /// Classical bit flip (X) of qubit `q`.
+    ///
+    /// ```
+    /// use qchess_sim::{Key, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.flip(1)?;
+    /// assert_eq!(s.amplitude(Key::board(0b11)).re, 1.0);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn flip(&mut self, q: u8) -> Result<(), SimError> {
+        self.flip_controlled(q, Controls::NONE)
+    }
+
+    /// Controlled X: flips qubit `q` where the controls hold.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Key, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.flip_controlled(1, Controls { zeros: 0, ones: 0b01 })?;
+    /// assert_eq!(s.amplitude(Key::board(0b11)).re, 1.0);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn flip_controlled(&mut self, q: u8, controls: Controls) -> Result<(), SimError> {
+        let acted = check_qubit(q)?;
+        check_disjoint(controls.mask(), acted)?;
+        let cond = self.cond_of(controls);
+        let bit = self.perm.phys(q);
+        let mut outs: Vec<Buffer<T>> = Vec::with_capacity(self.sectors.len());
+        for s in &self.sectors {
+            match self.pool.take(s.keys.len()) {
+                Ok(b) => outs.push(b),
+                Err(e) => {
+                    for b in outs {
+                        self.pool.give(b);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        for (s, mut out) in self.sectors.iter_mut().zip(outs) {
+            flip_run(&s.keys, &s.amps, bit, cond, &mut out.keys, &mut out.amps);
+            out.keys.truncate(s.keys.len());
+            out.amps.truncate(s.keys.len());
+            let old = Buffer {
+                keys: std::mem::replace(&mut s.keys, out.keys),
+                amps: std::mem::replace(&mut s.amps, out.amps),
+            };
+            self.pool.give(old);
+        }
+        self.finish_pass();
+        Ok(())
+    }
+
+    /// Multiplies the amplitude of every basis state where `pred` holds by `phase`
+    /// (which must have modulus 1).
+    ///
+    /// ```
+    /// use qchess_sim::{Key, Predicate, State};
+    /// use num_complex::Complex;
+    /// let mut s = State::<f64>::classical(0b1);
+    /// s.phase(Predicate::One(0), Complex::new(-1.0, 0.0))?;
+    /// assert_eq!(s.amplitude(Key::board(1)).re, -1.0);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn phase(&mut self, pred: Predicate, phase: Complex<T>) -> Result<(), SimError> {
+        let (mask, value) = self.check_predicate(pred)?;
+        if !(phase.re.is_finite() && phase.im.is_finite()) {
+            return Err(SimError::NonFinite { context: "phase" });
+        }
+        let m2 = scan::norm2(phase);
+        if (m2 - 1.0).abs() > T::UNIT_TOLERANCE {
+            return Err(SimError::NotUnitPhase { modulus_sqr: m2 });
+        }
+        for s in &mut self.sectors {
+            scan::phase(
+                &s.keys,
+                &mut s.amps,
+                Selector::Equals { mask, value },
+                phase,
+            );
+        }
+        Ok(())
+    }
+
+    /// A predicate as a physical `(mask, value)`, or the reason it is malformed.
+    pub(crate) fn check_predicate(&self, pred: Predicate) -> Result<(u64, u64), SimError> {
+        match pred {
+            Predicate::One(q) => {
+                check_qubit(q)?;
+            }
+            Predicate::Equals { mask, value } if value & !mask != 0 => {
+                return Err(SimError::InvalidPredicate { mask, value });
+            }
+            _ => {}
+        }
+        let (m, v) = pred
+            .mask_value()
+            .ok_or(SimError::InvalidPredicate { mask: 0, value: 0 })?;
+        Ok((self.perm.to_phys(m), self.perm.to_phys(v)))
+    }
+}
+
+/// X on physical bit `bit` where `cond` holds, for one sorted run: per group of keys sharing
+/// the bits above `bit`, the flipped entries of each half merge into the other half.
+fn flip_run<T: Amplitude>(
+    keys: &[u64],
+    amps: &[Complex<T>],
+    bit: u32,
+    cond: Cond,
+    out_k: &mut [u64],
+    out_a: &mut [Complex<T>],
+) {
+    let b = 1u64 << bit;
+    let mut w = 0;
+    pair::for_each_group(keys, bit, |start, mid, end| {
+        // New lower half: unflipped entries of [start, mid) and flipped ones of [mid, end).
+        for (lo, hi, stay_lo) in [(start, mid, true), (mid, end, false)] {
+            let (other_lo, other_hi) = if stay_lo { (mid, end) } else { (start, mid) };
+            let (mut i, mut j) = (lo, other_lo);
+            loop {
+                while i < hi && cond.holds(keys[i]) {
+                    i += 1;
+                }
+                while j < other_hi && !cond.holds(keys[j]) {
+                    j += 1;
+                }
+                let ki = if i < hi { keys[i] } else { u64::MAX };
+                let kj = if j < other_hi { keys[j] ^ b } else { u64::MAX };
+                if i >= hi && j >= other_hi {
+                    break;
+                }
+                if j >= other_hi || (i < hi && ki < kj) {
+                    out_k[w] = ki;
+                    out_a[w] = amps[i];
+                    i += 1;
+                } else {
+                    out_k[w] = kj;
+                    out_a[w] = amps[j];
+                    j += 1;
+                }
+                w += 1;
+            }
+        }
+    });
+}

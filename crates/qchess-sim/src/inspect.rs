@@ -1,0 +1,287 @@
+//! Read-only views: amplitudes, marginals, distributions, overlaps, sampling.
+
+use crate::amplitude::Amplitude;
+use crate::kernels::scan::{self, norm2};
+use crate::key::Key;
+use crate::perm::map_key;
+use crate::state::State;
+use num_complex::Complex;
+use rayon::prelude::*;
+
+impl<T: Amplitude> State<T> {
+    /// Amplitude of one basis state (zero if it is not stored).
+    ///
+    /// ```
+    /// use qchess_sim::{Key, State};
+    /// let s = State::<f64>::classical(3);
+    /// assert_eq!(s.amplitude(Key::board(3)).re, 1.0);
+    /// assert_eq!(s.amplitude(Key { board: 3, ancillas: 1 }).re, 0.0);
+    /// ```
+    pub fn amplitude(&self, key: Key) -> Complex<T> {
+        let zero = Complex::new(T::zero(), T::zero());
+        let Ok(si) = self
+            .sectors
+            .binary_search_by_key(&key.ancillas, |s| s.ancillas)
+        else {
+            return zero;
+        };
+        let s = &self.sectors[si];
+        let pk = self.perm.to_phys(key.board);
+        match s.keys.binary_search(&pk) {
+            Ok(i) => s.amps[i],
+            Err(_) => zero,
+        }
+    }
+
+    /// Squared norm (1 up to rounding for every state this crate builds).
+    ///
+    /// ```
+    /// assert_eq!(qchess_sim::State::<f64>::classical(1).norm_sqr(), 1.0);
+    /// ```
+    pub fn norm_sqr(&self) -> f64 {
+        self.sectors.iter().map(|s| scan::norm_sqr(&s.amps)).sum()
+    }
+
+    /// The stored basis states in canonical order (ancillas, then board key).
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// let keys: Vec<u64> = s.entries().map(|(k, _)| k.board).collect();
+    /// assert_eq!(keys, vec![0b01, 0b10]);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn entries(&self) -> impl Iterator<Item = (Key, Complex<T>)> + '_ {
+        let table = self.perm.logical_table();
+        self.sectors.iter().flat_map(move |s| {
+            let mut v: Vec<(Key, Complex<T>)> = s
+                .keys
+                .iter()
+                .zip(&s.amps)
+                .map(|(k, a)| {
+                    (
+                        Key {
+                            board: map_key(table.as_deref(), *k),
+                            ancillas: s.ancillas,
+                        },
+                        *a,
+                    )
+                })
+                .collect();
+            if table.is_some() {
+                v.sort_unstable_by_key(|e| e.0.board);
+            }
+            v.into_iter()
+        })
+    }
+
+    /// Probability that each board qubit is 1 (ancillas and other qubits traced out).
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, State};
+    /// let mut s = State::<f64>::classical(0b001);
+    /// s.split(0, 1, 2, Controls::NONE)?;
+    /// let p = s.qubit_probabilities();
+    /// assert!((p[1] - 0.5).abs() < 1e-15 && (p[2] - 0.5).abs() < 1e-15 && p[0] == 0.0);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn qubit_probabilities(&self) -> [f64; 64] {
+        let mut total = [[0.0f64; 256]; 8];
+        for s in &self.sectors {
+            let t = scan::byte_marginals(&s.keys, &s.amps);
+            for (tr, pr) in total.iter_mut().zip(t.iter()) {
+                for (x, y) in tr.iter_mut().zip(pr.iter()) {
+                    *x += y;
+                }
+            }
+        }
+        let norm: f64 = total[0].iter().sum();
+        let mut phys = [0.0f64; 64];
+        for (p, slot) in phys.iter_mut().enumerate() {
+            let (byte, bit) = (p / 8, p % 8);
+            *slot = total[byte]
+                .iter()
+                .enumerate()
+                .filter(|(v, _)| v >> bit & 1 == 1)
+                .map(|(_, m)| m)
+                .sum::<f64>();
+            if norm > 0.0 {
+                *slot /= norm;
+            }
+        }
+        let mut out = [0.0f64; 64];
+        for (q, slot) in out.iter_mut().enumerate() {
+            *slot = phys[self.perm.phys(q as u8) as usize];
+        }
+        out
+    }
+
+    /// Probability of each board (ancillas marginalised), most probable first, ties by board
+    /// key; at most `limit` boards.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// let d = s.board_distribution(Some(1));
+    /// assert_eq!(d.len(), 1);
+    /// assert_eq!(d[0].0, 0b01);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn board_distribution(&self, limit: Option<usize>) -> Vec<(u64, f64)> {
+        let table = self.perm.logical_table();
+        let norm = self.norm_sqr();
+        let mut all: Vec<(u64, f64)> = Vec::with_capacity(self.len());
+        for s in &self.sectors {
+            all.extend(
+                s.keys
+                    .iter()
+                    .zip(&s.amps)
+                    .map(|(k, a)| (map_key(table.as_deref(), *k), norm2(*a))),
+            );
+        }
+        if self.sectors.len() > 1 || table.is_some() {
+            // Stable: equal boards from different sectors are summed in sector order.
+            all.par_sort_by_key(|e| e.0);
+        }
+        let mut merged: Vec<(u64, f64)> = Vec::with_capacity(all.len());
+        for (k, p) in all {
+            match merged.last_mut() {
+                Some((lk, lp)) if *lk == k => *lp += p,
+                _ => merged.push((k, p)),
+            }
+        }
+        if norm > 0.0 {
+            for e in &mut merged {
+                e.1 /= norm;
+            }
+        }
+        merged.par_sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+        if let Some(l) = limit {
+            merged.truncate(l);
+        }
+        merged
+    }
+
+    /// `<self|other>`, accumulated in f64.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, State};
+    /// let a = State::<f64>::classical(0b01);
+    /// let mut b = a.clone();
+    /// b.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// assert!((a.inner(&b).re - std::f64::consts::FRAC_1_SQRT_2).abs() < 1e-15);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn inner(&self, other: &State<T>) -> Complex<f64> {
+        let to64 = |a: Complex<T>| Complex::new(a.re.as_f64(), a.im.as_f64());
+        let mut sum = Complex::new(0.0, 0.0);
+        if self.perm == other.perm {
+            for s in &self.sectors {
+                let Ok(oi) = other
+                    .sectors
+                    .binary_search_by_key(&s.ancillas, |o| o.ancillas)
+                else {
+                    continue;
+                };
+                let o = &other.sectors[oi];
+                let (mut i, mut j) = (0, 0);
+                while i < s.keys.len() && j < o.keys.len() {
+                    match s.keys[i].cmp(&o.keys[j]) {
+                        std::cmp::Ordering::Less => i += 1,
+                        std::cmp::Ordering::Greater => j += 1,
+                        std::cmp::Ordering::Equal => {
+                            sum += to64(s.amps[i]).conj() * to64(o.amps[j]);
+                            i += 1;
+                            j += 1;
+                        }
+                    }
+                }
+            }
+        } else {
+            for (k, a) in self.entries() {
+                sum += to64(a).conj() * to64(other.amplitude(k));
+            }
+        }
+        sum
+    }
+
+    /// Draws one basis state with probability `|amplitude|^2` (one `f64` from `rng`).
+    ///
+    /// ```
+    /// use qchess_sim::{Key, State};
+    /// use rand::SeedableRng;
+    /// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    /// assert_eq!(State::<f64>::classical(9).sample(&mut rng), Key::board(9));
+    /// ```
+    pub fn sample<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> Key {
+        let r: f64 = rng.random::<f64>() * self.norm_sqr();
+        let table = self.perm.logical_table();
+        let mut acc = 0.0;
+        let mut last = Key::default();
+        for s in &self.sectors {
+            for (k, a) in s.keys.iter().zip(&s.amps) {
+                acc += norm2(*a);
+                last = Key {
+                    board: map_key(table.as_deref(), *k),
+                    ancillas: s.ancillas,
+                };
+                if acc > r {
+                    return last;
+                }
+            }
+        }
+        last
+    }
+
+    /// Reduced density matrix of board qubits `a` and `b` (basis index `2 * bit_a + bit_b`),
+    /// with every other qubit and the ancillas traced out. All zero if `a == b` or either is
+    /// out of range.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// let rho = s.reduced_density_matrix(0, 1);
+    /// // |psi> = (|a=1,b=0> + i|a=0,b=1>)/sqrt2: rho[2][1] = psi(10) * conj(psi(01)) = -i/2
+    /// assert!((rho[2][1].im + 0.5).abs() < 1e-15);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn reduced_density_matrix(&self, a: u8, b: u8) -> [[Complex<f64>; 4]; 4] {
+        let mut rho = [[Complex::new(0.0, 0.0); 4]; 4];
+        if a == b || a >= 64 || b >= 64 {
+            return rho;
+        }
+        let (pa, pb) = (self.perm.phys(a), self.perm.phys(b));
+        let rest = !((1u64 << pa) | (1u64 << pb));
+        for s in &self.sectors {
+            let mut v: Vec<(u64, usize, Complex<f64>)> = s
+                .keys
+                .iter()
+                .zip(&s.amps)
+                .map(|(k, z)| {
+                    let idx = (2 * ((k >> pa) & 1) + ((k >> pb) & 1)) as usize;
+                    (k & rest, idx, Complex::new(z.re.as_f64(), z.im.as_f64()))
+                })
+                .collect();
+            v.sort_by_key(|e| (e.0, e.1));
+            for group in v.chunk_by(|x, y| x.0 == y.0) {
+                for x in group {
+                    for y in group {
+                        rho[x.1][y.1] += x.2 * y.2.conj();
+                    }
+                }
+            }
+        }
+        let norm = self.norm_sqr();
+        if norm > 0.0 {
+            for row in &mut rho {
+                for z in row.iter_mut() {
+                    *z /= norm;
+                }
+            }
+        }
+        rho
+    }
+}

@@ -1,0 +1,5 @@
+//! The passes that touch amplitude arrays. Each works on one key-sorted run (a sector) and
+//! knows nothing of logical qubits: every bit here is a physical bit.
+
+pub(crate) mod pair;
+pub(crate) mod scan;

@@ -1,0 +1,162 @@
+//! Streaming passes that keep key order: sums, phases, projections. Work is cut into fixed
+//! blocks of `BLOCK` entries whatever the thread count, and partial sums are combined in
+//! block order, so results are bit-identical for any rayon pool size.
+
+use crate::amplitude::Amplitude;
+use num_complex::Complex;
+use rayon::prelude::*;
+
+/// Entries per parallel block.
+pub(crate) const BLOCK: usize = 1 << 16;
+
+/// `f` over each block range of `0..n`, results in block order.
+pub(crate) fn map_blocks<R: Send>(n: usize, f: impl Fn(usize, usize) -> R + Sync) -> Vec<R> {
+    let blocks = n.div_ceil(BLOCK);
+    if blocks <= 1 {
+        return vec![f(0, n)];
+    }
+    (0..blocks)
+        .into_par_iter()
+        .map(|b| f(b * BLOCK, ((b + 1) * BLOCK).min(n)))
+        .collect()
+}
+
+#[inline(always)]
+pub(crate) fn norm2<T: Amplitude>(z: Complex<T>) -> f64 {
+    let (re, im) = (z.re.as_f64(), z.im.as_f64());
+    re * re + im * im
+}
+
+/// `(sum of |a|^2 where key & mask == value, sum of all |a|^2)`.
+pub(crate) fn probability<T: Amplitude>(
+    keys: &[u64],
+    amps: &[Complex<T>],
+    mask: u64,
+    value: u64,
+) -> (f64, f64) {
+    let parts = map_blocks(keys.len(), |s, e| {
+        let (mut yes, mut all) = (0.0f64, 0.0f64);
+        for (k, a) in keys[s..e].iter().zip(&amps[s..e]) {
+            let p = norm2(*a);
+            all += p;
+            if k & mask == value {
+                yes += p;
+            }
+        }
+        (yes, all)
+    });
+    parts
+        .iter()
+        .fold((0.0, 0.0), |(y, a), (py, pa)| (y + py, a + pa))
+}
+
+/// Sum of `|a|^2`.
+pub(crate) fn norm_sqr<T: Amplitude>(amps: &[Complex<T>]) -> f64 {
+    map_blocks(amps.len(), |s, e| {
+        amps[s..e].iter().map(|a| norm2(*a)).sum::<f64>()
+    })
+    .iter()
+    .sum()
+}
+
+/// Multiplies by `factor` where `key & mask == value` (and, if `any != 0`, `key & any != 0`),
+/// or, with `differ = Some((p, q))`, where bits `p` and `q` differ.
+pub(crate) fn phase<T: Amplitude>(
+    keys: &[u64],
+    amps: &mut [Complex<T>],
+    sel: Selector,
+    factor: Complex<T>,
+) {
+    let apply = |ks: &[u64], as_: &mut [Complex<T>]| {
+        for (k, a) in ks.iter().zip(as_.iter_mut()) {
+            if sel.holds(*k) {
+                *a = *a * factor;
+            }
+        }
+    };
+    if keys.len() <= BLOCK {
+        apply(keys, amps);
+    } else {
+        keys.par_chunks(BLOCK)
+            .zip(amps.par_chunks_mut(BLOCK))
+            .for_each(|(ks, as_)| apply(ks, as_));
+    }
+}
+
+/// Which entries a phase acts on.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Selector {
+    /// `key & mask == value`.
+    Equals { mask: u64, value: u64 },
+    /// Bits `p` and `q` differ.
+    Differ { p: u32, q: u32 },
+}
+
+impl Selector {
+    #[inline(always)]
+    fn holds(self, k: u64) -> bool {
+        match self {
+            Selector::Equals { mask, value } => k & mask == value,
+            Selector::Differ { p, q } => ((k >> p) ^ (k >> q)) & 1 == 1,
+        }
+    }
+}
+
+/// Keeps the entries with `(key & mask == value) == keep`, scaling them by `scale`; compacts
+/// in place (order kept) and returns the new length.
+pub(crate) fn project<T: Amplitude>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    mask: u64,
+    value: u64,
+    keep: bool,
+    scale: T,
+) -> usize {
+    let mut w = 0;
+    for r in 0..keys.len() {
+        let k = keys[r];
+        let a = amps[r];
+        keys[w] = k;
+        amps[w] = a * scale;
+        w += usize::from((k & mask == value) == keep);
+    }
+    w
+}
+
+/// Per byte of the key, the probability mass of each byte value: 8 x 256 sums from which every
+/// single-qubit marginal follows (8 table updates per entry instead of one per set bit).
+pub(crate) fn byte_marginals<T: Amplitude>(
+    keys: &[u64],
+    amps: &[Complex<T>],
+) -> Box<[[f64; 256]; 8]> {
+    const BIG: usize = BLOCK * 16;
+    let n = keys.len();
+    let blocks = n.div_ceil(BIG).max(1);
+    let one = |s: usize, e: usize| {
+        let mut t = Box::new([[0.0f64; 256]; 8]);
+        for (k, a) in keys[s..e].iter().zip(&amps[s..e]) {
+            let p = norm2(*a);
+            for (byte, row) in t.iter_mut().enumerate() {
+                row[((k >> (8 * byte)) & 0xff) as usize] += p;
+            }
+        }
+        t
+    };
+    let parts: Vec<_> = if blocks == 1 {
+        vec![one(0, n)]
+    } else {
+        (0..blocks)
+            .into_par_iter()
+            .map(|b| one(b * BIG, ((b + 1) * BIG).min(n)))
+            .collect()
+    };
+    let mut total = Box::new([[0.0f64; 256]; 8]);
+    for part in &parts {
+        for (tr, pr) in total.iter_mut().zip(part.iter()) {
+            for (t, p) in tr.iter_mut().zip(pr.iter()) {
+                *t += p;
+            }
+        }
+    }
+    total
+}

@@ -1,0 +1,399 @@
+//! The state: a direct sum of sectors, one per capture-ancilla value, each a key-sorted run of
+//! physical board keys with their amplitudes in a separate array.
+
+use crate::amplitude::Amplitude;
+use crate::error::SimError;
+use crate::kernels::pair::{self, PairGate};
+use crate::key::{Key, Normalization};
+use crate::memory::{Buffer, Pool, default_cap};
+use crate::perm::BitPerm;
+use num_complex::Complex;
+use rayon::prelude::*;
+use std::fmt;
+
+/// Most capture ancillas a state can hold (one bit each of a `u128`).
+pub const MAX_ANCILLAS: u32 = 128;
+
+/// One ancilla value's share of the state, sorted by physical key, no duplicate keys, no
+/// zero amplitudes, never empty.
+#[derive(Clone, Debug)]
+pub(crate) struct Sector<T> {
+    pub ancillas: u128,
+    pub keys: Vec<u64>,
+    pub amps: Vec<Complex<T>>,
+}
+
+/// A pure state over 64 board qubits plus capture ancillas, stored sparsely.
+///
+/// Keys are kept sorted inside each ancilla sector, so gates are linear merge passes and
+/// measurements are filters; see the crate documentation for the conventions.
+///
+/// ```
+/// use qchess_sim::{Controls, Predicate, State};
+/// // A king on a1 (qubit 0) splits to a2 (8) and b1 (1).
+/// let mut s = State::<f64>::classical(1 << 0);
+/// s.split(0, 8, 1, Controls::NONE)?;
+/// assert_eq!(s.len(), 2);
+/// assert!((s.probability(Predicate::One(8)) - 0.5).abs() < 1e-15);
+/// # Ok::<(), qchess_sim::SimError>(())
+/// ```
+#[derive(Clone)]
+pub struct State<T: Amplitude = f64> {
+    pub(crate) sectors: Vec<Sector<T>>,
+    pub(crate) perm: BitPerm,
+    pub(crate) ancilla_count: u32,
+    pub(crate) cap: usize,
+    pub(crate) pool: Pool<T>,
+    pub(crate) tmp: Vec<(u64, Complex<T>)>,
+}
+
+impl<T: Amplitude> fmt::Debug for State<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shown: Vec<(Key, Complex<T>)> = self.entries().take(8).collect();
+        f.debug_struct("State")
+            .field("len", &self.len())
+            .field("sectors", &self.sectors.len())
+            .field("ancilla_count", &self.ancilla_count)
+            .field("cap", &self.cap)
+            .field("first_entries", &shown)
+            .finish()
+    }
+}
+
+impl<T: Amplitude> State<T> {
+    /// The classical board `board` (amplitude 1, no ancillas).
+    ///
+    /// ```
+    /// use qchess_sim::{Key, State};
+    /// let s = State::<f32>::classical(0b101);
+    /// assert_eq!(s.len(), 1);
+    /// assert_eq!(s.amplitude(Key::board(0b101)).re, 1.0);
+    /// ```
+    pub fn classical(board: u64) -> Self {
+        Self {
+            sectors: vec![Sector {
+                ancillas: 0,
+                keys: vec![board],
+                amps: vec![Complex::new(T::one(), T::zero())],
+            }],
+            perm: BitPerm::identity(),
+            ancilla_count: 0,
+            cap: default_cap::<T>(),
+            pool: Pool::default(),
+            tmp: Vec::new(),
+        }
+    }
+
+    /// A state from explicit amplitudes. Duplicate keys are summed; exact zeros (also after
+    /// summing) are dropped. `ancilla_count` becomes one more than the highest ancilla bit
+    /// used. Errors: a non-finite amplitude, zero norm, or (with
+    /// [`Normalization::RequireUnit`]) a squared norm off 1 by more than
+    /// [`Amplitude::UNIT_TOLERANCE`], or more entries than the default cap.
+    ///
+    /// ```
+    /// use qchess_sim::{Key, Normalization, State};
+    /// use num_complex::Complex;
+    /// let h = std::f64::consts::FRAC_1_SQRT_2;
+    /// let s = State::<f64>::from_amplitudes(
+    ///     vec![(Key::board(1), Complex::new(h, 0.0)), (Key { board: 0, ancillas: 1 }, Complex::new(0.0, h))],
+    ///     Normalization::RequireUnit,
+    /// )?;
+    /// assert_eq!(s.ancilla_count(), 1);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn from_amplitudes(
+        mut entries: Vec<(Key, Complex<T>)>,
+        normalization: Normalization,
+    ) -> Result<Self, SimError> {
+        if entries
+            .iter()
+            .any(|(_, a)| !(a.re.is_finite() && a.im.is_finite()))
+        {
+            return Err(SimError::NonFinite {
+                context: "from_amplitudes",
+            });
+        }
+        entries.sort_by_key(|e| e.0);
+        let mut merged: Vec<(Key, Complex<T>)> = Vec::with_capacity(entries.len());
+        for (k, a) in entries {
+            match merged.last_mut() {
+                Some((lk, la)) if *lk == k => *la = *la + a,
+                _ => merged.push((k, a)),
+            }
+        }
+        let zero = Complex::new(T::zero(), T::zero());
+        merged.retain(|(_, a)| *a != zero);
+        let norm: f64 = merged
+            .iter()
+            .map(|(_, a)| crate::kernels::scan::norm2(*a))
+            .sum();
+        if !norm.is_finite() {
+            return Err(SimError::NonFinite {
+                context: "from_amplitudes (norm overflow)",
+            });
+        }
+        if norm == 0.0 {
+            return Err(SimError::ZeroNorm);
+        }
+        let scale = match normalization {
+            Normalization::RequireUnit if (norm - 1.0).abs() > T::UNIT_TOLERANCE => {
+                return Err(SimError::NotNormalized { norm_sqr: norm });
+            }
+            Normalization::RequireUnit => T::one(),
+            Normalization::Renormalize => T::of_f64(1.0 / norm.sqrt()),
+        };
+        let cap = default_cap::<T>();
+        if merged.len() > cap {
+            return Err(SimError::CapExceeded {
+                needed: merged.len(),
+                cap,
+            });
+        }
+        let mut sectors: Vec<Sector<T>> = Vec::new();
+        let mut top = 0u32;
+        for (k, a) in merged {
+            if k.ancillas != 0 {
+                top = top.max(128 - k.ancillas.leading_zeros());
+            }
+            match sectors.last_mut() {
+                Some(s) if s.ancillas == k.ancillas => {
+                    s.keys.push(k.board);
+                    s.amps.push(a * scale);
+                }
+                _ => sectors.push(Sector {
+                    ancillas: k.ancillas,
+                    keys: vec![k.board],
+                    amps: vec![a * scale],
+                }),
+            }
+        }
+        Ok(Self {
+            sectors,
+            perm: BitPerm::identity(),
+            ancilla_count: top,
+            cap,
+            pool: Pool::default(),
+            tmp: Vec::new(),
+        })
+    }
+
+    /// Sets the cap and returns the state (builder form of [`State::set_cap`]).
+    ///
+    /// ```
+    /// let s = qchess_sim::State::<f64>::classical(1).with_cap(1000);
+    /// assert_eq!(s.cap(), 1000);
+    /// ```
+    pub fn with_cap(mut self, max_states: usize) -> Self {
+        self.cap = max_states;
+        self
+    }
+
+    /// Sets the most basis states an operation may produce; an operation that would need
+    /// more returns [`SimError::CapExceeded`] before allocating and changes nothing. The
+    /// default is what fits twice in 85 % of this machine's memory (a pass holds its input
+    /// and its output).
+    ///
+    /// ```
+    /// let mut s = qchess_sim::State::<f64>::classical(1);
+    /// s.set_cap(1);
+    /// assert!(s.sqrt_iswap(0, 1, qchess_sim::Controls::NONE).is_err());
+    /// ```
+    pub fn set_cap(&mut self, max_states: usize) {
+        self.cap = max_states;
+    }
+
+    /// The configured cap on basis states.
+    ///
+    /// ```
+    /// assert!(qchess_sim::State::<f32>::classical(1).cap() > 1000);
+    /// ```
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+
+    /// Number of stored basis states (non-zero amplitudes).
+    ///
+    /// ```
+    /// assert_eq!(qchess_sim::State::<f64>::classical(7).len(), 1);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.sectors.iter().map(|s| s.keys.len()).sum()
+    }
+
+    /// Whether no basis state is stored (never true for a state built by this crate).
+    ///
+    /// ```
+    /// assert!(!qchess_sim::State::<f64>::classical(7).is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of capture ancillas created so far (the next capture gets this index).
+    ///
+    /// ```
+    /// let mut s = qchess_sim::State::<f64>::classical(1);
+    /// assert_eq!(s.capture(0)?, 0);
+    /// assert_eq!(s.ancilla_count(), 1);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn ancilla_count(&self) -> u32 {
+        self.ancilla_count
+    }
+
+    /// Heap bytes held: the sectors' arrays plus the reusable pass buffers.
+    ///
+    /// ```
+    /// let s = qchess_sim::State::<f64>::classical(1);
+    /// assert!(s.bytes() >= 24);
+    /// ```
+    pub fn bytes(&self) -> usize {
+        let sectors: usize = self
+            .sectors
+            .iter()
+            .map(|s| s.keys.capacity() * 8 + s.amps.capacity() * std::mem::size_of::<Complex<T>>())
+            .sum();
+        sectors
+            + self.sectors.capacity() * std::mem::size_of::<Sector<T>>()
+            + self.pool.heap_bytes()
+            + self.tmp.capacity() * std::mem::size_of::<(u64, Complex<T>)>()
+    }
+
+    /// Heap bytes of the stored state alone (keys and amplitudes, without reusable buffers).
+    ///
+    /// ```
+    /// let s = qchess_sim::State::<f32>::classical(1);
+    /// assert_eq!(s.state_bytes(), 16);
+    /// ```
+    pub fn state_bytes(&self) -> usize {
+        self.sectors
+            .iter()
+            .map(|s| s.keys.capacity() * 8 + s.amps.capacity() * std::mem::size_of::<Complex<T>>())
+            .sum()
+    }
+
+    /// Frees the reusable pass buffers (the next gate allocates afresh).
+    ///
+    /// ```
+    /// let mut s = qchess_sim::State::<f64>::classical(1);
+    /// s.sqrt_iswap(0, 1, qchess_sim::Controls::NONE)?;
+    /// let before = s.bytes();
+    /// s.release_buffers();
+    /// assert!(s.bytes() < before);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn release_buffers(&mut self) {
+        self.pool.clear();
+        self.tmp = Vec::new();
+    }
+
+    /// Runs a pair gate over every sector, checking the cap and reserving all output buffers
+    /// before anything changes.
+    pub(crate) fn apply_pair<Pre, Post>(
+        &mut self,
+        gate: PairGate<T>,
+        pre: Pre,
+        post: Post,
+    ) -> Result<(), SimError>
+    where
+        Pre: Fn(u64, Complex<T>) -> Complex<T> + Sync,
+        Post: Fn(u64, Complex<T>) -> Complex<T> + Sync,
+    {
+        let n = self.len();
+        let needs: Vec<usize> = if gate.is_dense() {
+            let extra: Vec<usize> = self
+                .sectors
+                .par_iter()
+                .map(|s| pair::count_pair_entries(&s.keys, gate.lo, gate.hi, gate.cond))
+                .collect();
+            let bound = n + extra.iter().sum::<usize>();
+            let extra = if bound > self.cap {
+                let exact: Vec<usize> = self
+                    .sectors
+                    .par_iter()
+                    .map(|s| pair::count_unpartnered(&s.keys, gate.lo, gate.hi, gate.cond))
+                    .collect();
+                let needed = n + exact.iter().sum::<usize>();
+                if needed > self.cap {
+                    return Err(SimError::CapExceeded {
+                        needed,
+                        cap: self.cap,
+                    });
+                }
+                exact
+            } else {
+                extra
+            };
+            self.sectors
+                .iter()
+                .zip(extra)
+                .map(|(s, e)| s.keys.len() + e)
+                .collect()
+        } else {
+            self.sectors.iter().map(|s| s.keys.len()).collect()
+        };
+        let mut outs: Vec<Buffer<T>> = Vec::with_capacity(needs.len());
+        for &need in &needs {
+            match self.pool.take(need) {
+                Ok(b) => outs.push(b),
+                Err(e) => {
+                    for b in outs {
+                        self.pool.give(b);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        if self.sectors.len() == 1 {
+            let s = &self.sectors[0];
+            let out = &mut outs[0];
+            let w = pair::apply(
+                &s.keys,
+                &s.amps,
+                &gate,
+                &pre,
+                &post,
+                &mut out.keys,
+                &mut out.amps,
+                &mut self.tmp,
+            );
+            out.keys.truncate(w);
+            out.amps.truncate(w);
+        } else {
+            self.sectors
+                .par_iter()
+                .zip(outs.par_iter_mut())
+                .for_each(|(s, out)| {
+                    let mut tmp = Vec::new();
+                    let w = pair::apply(
+                        &s.keys,
+                        &s.amps,
+                        &gate,
+                        &pre,
+                        &post,
+                        &mut out.keys,
+                        &mut out.amps,
+                        &mut tmp,
+                    );
+                    out.keys.truncate(w);
+                    out.amps.truncate(w);
+                });
+        }
+        for (s, out) in self.sectors.iter_mut().zip(outs) {
+            let old = Buffer {
+                keys: std::mem::replace(&mut s.keys, out.keys),
+                amps: std::mem::replace(&mut s.amps, out.amps),
+            };
+            self.pool.give(old);
+        }
+        self.finish_pass();
+        Ok(())
+    }
+
+    /// Drops emptied sectors and bounds the free buffers to about the state's size.
+    pub(crate) fn finish_pass(&mut self) {
+        self.sectors.retain(|s| !s.keys.is_empty());
+        let n = self.len();
+        self.pool.trim(2 * n + (1 << 16));
+    }
+}
