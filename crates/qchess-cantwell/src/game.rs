@@ -312,6 +312,9 @@ impl Game {
                 ),
             });
         }
+        if self.classically_blocked(&c) {
+            return Err(GameError::NoEffect { mv: given });
+        }
         let mut om = c.occupancy_move();
         om.forced = if measures { parsed.outcome } else { None };
 

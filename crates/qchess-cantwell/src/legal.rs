@@ -3,9 +3,10 @@
 //! (Definition 2), splits and merges included.
 
 use crate::circuit;
+use crate::circuit::MoveType;
 use crate::game::{Game, NoRandomness, same_state};
 use crate::notation::{MoveShape, QcanMove};
-use crate::possibility::{Classified, classify, valid_pattern};
+use crate::possibility::{Classified, classify, path_between, valid_pattern};
 use qchess_board::{Color, PieceKind, Square};
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -110,6 +111,9 @@ impl Game {
     /// Whether `c` changes the state for some outcome of positive probability (Definition 2).
     /// Simulates on a copy; the game is not changed.
     pub fn changes_state(&self, c: &Classified) -> bool {
+        if self.classically_blocked(c) {
+            return false;
+        }
         let measures = c.move_type.measures(c.variant);
         let outcomes: &[Option<bool>] = if measures {
             &[Some(true), Some(false)]
@@ -156,6 +160,37 @@ impl Game {
             .map(|c| notation_of(&c))
     }
 }
+
+impl Game {
+    /// Whether a slide's path holds a square that is certainly occupied (rules-notes D9): the
+    /// move is then blocked classically, measures nothing and changes nothing. For split and
+    /// merge slides both arms must be blocked (one blocked arm still lets the other act, eq. 9
+    /// and 12); each arm's path leaves out the other target or source (D2).
+    pub fn classically_blocked(&self, c: &Classified) -> bool {
+        let probs = self.probabilities();
+        let blocked = |mask: u64| {
+            (0..64).any(|i| mask & (1u64 << i) != 0 && probs[i] >= 1.0 - CERTAIN_TOLERANCE)
+        };
+        let bit = |sq: Square| 1u64 << sq.index();
+        match (c.move_type, c.shape) {
+            (MoveType::Slide | MoveType::PawnTwoStep, MoveShape::Standard { from, to }) => {
+                blocked(path_between(from, to))
+            }
+            (MoveType::SplitSlide, MoveShape::Split { from, to1, to2 }) => {
+                blocked(path_between(from, to1) & !bit(to2))
+                    && blocked(path_between(from, to2) & !bit(to1))
+            }
+            (MoveType::MergeSlide, MoveShape::Merge { from1, from2, to }) => {
+                blocked(path_between(from1, to) & !bit(from2))
+                    && blocked(path_between(from2, to) & !bit(from1))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// A path square with probability within this of 1 is certainly occupied (D9).
+pub const CERTAIN_TOLERANCE: f64 = 1e-12;
 
 /// The canonical QCAN string of a classified move (no piece letter, mark or outcome).
 pub fn notation_of(c: &Classified) -> String {

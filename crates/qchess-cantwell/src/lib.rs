@@ -35,6 +35,7 @@ pub mod legal;
 pub mod notation;
 pub mod position;
 pub mod possibility;
+pub mod readouts;
 pub mod status;
 
 pub use classical::{CastlingRights, ClassicalLayer, FenError, Flags, PieceVector, STARTPOS_FEN};

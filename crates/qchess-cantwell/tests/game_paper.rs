@@ -151,6 +151,10 @@ fn bell_states_eq45_to_48_king_only() {
     // eq. 45c / 46: -(|b1> + |a1>)/sqrt2 = -|Psi+> on (b1, a1)
     assert_amp(&g, &[Q::B1, Q::G8], 0, c(-S, 0.0) * passes(3));
     assert_amp(&g, &[Q::A1, Q::G8], 0, c(-S, 0.0) * passes(3));
+    let bell = g.bell_measures(Q::B1, Q::A1);
+    assert!((bell.psi[0] - 1.0).abs() < 1e-12, "Psi+ (eq. 46): {bell:?}");
+    assert!((g.pair_log_negativity(Q::B1, Q::A1) - 1.0).abs() < 1e-12);
+    assert!((g.square_entanglement(Q::A1).entropy - 1.0).abs() < 1e-12);
     play(&mut g, &["a1a2", "g8h8"]);
     // eq. 47a: (-|b1> - i|a2>)/sqrt2
     assert_amp(&g, &[Q::B1, Q::H8], 0, c(-S, 0.0) * passes(4));
@@ -160,6 +164,8 @@ fn bell_states_eq45_to_48_king_only() {
     assert_amp(&g, &[Q::B1, Q::H8], 0, c(-S, 0.0) * passes(4));
     assert_amp(&g, &[Q::A1, Q::H8], 0, c(S, 0.0) * passes(4));
     assert_eq!(g.state_size(), 2);
+    let bell = g.bell_measures(Q::B1, Q::A1);
+    assert!((bell.psi[2] - 1.0).abs() < 1e-12, "Psi- (eq. 48): {bell:?}");
 }
 
 #[test]
@@ -192,6 +198,14 @@ fn bell_states_eq49_to_51_with_capture_ancillas() {
     // in the ancillas (so the reduced board state is a mixture, not a pure Bell state).
     assert_amp(&g, &[Q::A3, Q::B1, Q::C1, Q::G8], 0, c(0.0, -S) * passes(1));
     assert_amp(&g, &[Q::A3, Q::G8], 0b11, c(0.0, S) * passes(1));
+    // The ancillas differ between the branches: the (b1, c1) state is the mixture
+    // (|00><00| + |11><11|)/2, half Phi+ and half Phi-, with no detectable entanglement.
+    let bell = g.bell_measures(Q::B1, Q::C1);
+    assert!(
+        (bell.phi[0] - 0.5).abs() < 1e-12 && (bell.phi[2] - 0.5).abs() < 1e-12,
+        "{bell:?}"
+    );
+    assert!(g.pair_log_negativity(Q::B1, Q::C1).abs() < 1e-12);
     play(&mut g, &["g8h8", "b1b2", "h8g8", "b2b1"]);
     // eq. 51: the |11> branch picks up -1.
     assert_amp(&g, &[Q::A3, Q::B1, Q::C1, Q::G8], 0, c(0.0, S) * passes(3));
@@ -203,7 +217,11 @@ fn interference_section_11_2_e1() {
     let mut g = Game::from_fen("7k/8/8/8/8/8/8/K7 w - - 0 1").unwrap();
     play(&mut g, &["a1^a2b1", "h8g8", "a2^a1b2", "g8h8", "b1^a1b2"]);
     let r2 = 2f64.sqrt();
-    assert!((g.probability(Q::A1) - 0.7285533905932737).abs() < TOL);
+    assert!(
+        (g.probability(Q::A1) - 0.7285533905932737).abs() < TOL,
+        "{}",
+        g.probability(Q::A1)
+    );
     assert!((g.probability(Q::B1) - 0.25).abs() < TOL);
     assert!((g.probability(Q::B2) - 0.0214466094067262).abs() < TOL);
     assert!(g.probability(Q::A2) < 1e-30);

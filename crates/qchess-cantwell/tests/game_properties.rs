@@ -1,0 +1,130 @@
+//! Properties over random legal games (bounded so the release test run stays fast): norm 1,
+//! no double occupancy, per-branch piece counts never grow (captured pieces go to ancillas:
+//! board + ancilla bits stay constant), undo restores the exact state, and the recorded
+//! history replays bit for bit.
+
+use proptest::prelude::*;
+use qchess_cantwell::{Game, RuleOptions};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+const PLIES: usize = 40;
+
+fn check_invariants(game: &Game, pieces: u32, max_board: &mut u32) {
+    let state = game.state();
+    assert!(
+        (state.norm_sqr() - 1.0).abs() < 1e-9,
+        "norm {}",
+        state.norm_sqr()
+    );
+    let lettered = game.pieces().occupied_mask();
+    let probs = game.probabilities();
+    for (i, p) in probs.iter().enumerate() {
+        if lettered & (1u64 << i) != 0 {
+            assert!(
+                *p > qchess_cantwell::game::OCCUPIED_EPS,
+                "letter on an empty square {i}"
+            );
+        }
+    }
+    let mut widest = 0;
+    for (key, amp) in state.entries() {
+        if amp.norm_sqr() > 1e-20 {
+            assert_eq!(
+                key.board & !lettered,
+                0,
+                "a branch occupies a square without a letter"
+            );
+        }
+        assert_eq!(
+            key.board.count_ones() + key.ancillas.count_ones(),
+            pieces,
+            "pieces are conserved"
+        );
+        widest = widest.max(key.board.count_ones());
+    }
+    assert!(widest <= *max_board, "a branch gained pieces");
+    *max_board = widest;
+}
+
+fn play_random_game(seed: u64, fen: &str) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut game = Game::from_fen(fen).unwrap();
+    game.set_state_cap(1 << 14);
+    let pieces = game.pieces().occupied_mask().count_ones();
+    let mut max_board = pieces;
+    for _ in 0..PLIES {
+        let Some(mv) = game.random_legal_move(&mut rng) else {
+            break;
+        };
+        let before = game.position().to_json();
+        match game.apply(&mv, &mut rng) {
+            Ok(_) => {}
+            // The size cap may refuse a move; the game must then be unchanged.
+            Err(qchess_cantwell::GameError::Simulation(_)) => {
+                assert_eq!(game.position().to_json(), before);
+                break;
+            }
+            Err(e) => panic!("a listed legal move failed: {mv}: {e}"),
+        }
+        check_invariants(&game, pieces, &mut max_board);
+        let mut undone = game.clone();
+        undone.undo().unwrap();
+        assert_eq!(undone.position().to_json(), before, "undo of {mv}");
+        if !game.status().is_ongoing() {
+            break;
+        }
+    }
+    let replayed = Game::replay(
+        &game.start_position(),
+        RuleOptions::default(),
+        &game.history_notation(),
+    )
+    .unwrap();
+    assert_eq!(
+        replayed.position().to_json(),
+        game.position().to_json(),
+        "replay"
+    );
+    // Undo all the way through the replay path (no snapshots) restores the start exactly.
+    let mut g = game.clone();
+    g.set_snapshot_budget(0);
+    let start = game.start_position().to_json();
+    while g.undo().is_ok() {}
+    assert_eq!(g.position().to_json(), start);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn random_games_from_the_start(seed in any::<u64>()) {
+        play_random_game(seed, qchess_cantwell::STARTPOS_FEN);
+    }
+
+    #[test]
+    fn random_games_in_open_positions(seed in any::<u64>()) {
+        // Few pawns, all piece kinds, castling rights and an e.p. chance: more quantum moves.
+        play_random_game(seed, "r3k2r/pp4pp/2n1bn2/3pP3/8/2N1BN2/PP4PP/R3K2R w KQkq d6 0 1");
+    }
+}
+
+#[test]
+fn undo_beyond_the_snapshot_budget_replays_exactly() {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let mut game = Game::new();
+    game.set_snapshot_budget(0);
+    let mut positions = vec![game.position().to_json()];
+    for _ in 0..16 {
+        let mv = game.random_legal_move(&mut rng).unwrap();
+        game.apply(&mv, &mut rng).unwrap();
+        positions.push(game.position().to_json());
+    }
+    while let Some(expected) = positions.pop() {
+        assert_eq!(game.position().to_json(), expected);
+        if game.undo().is_err() {
+            break;
+        }
+    }
+    assert!(positions.is_empty());
+}
