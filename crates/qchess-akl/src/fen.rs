@@ -142,17 +142,18 @@ impl AklPosition {
                 return Err(bad(format!("rank {} has {file} squares, not 8", rank + 1)));
             }
         }
-        for color in Color::ALL {
-            let kings = pos
-                .pieces()
-                .filter(|(_, p)| p.color == color && p.is_king())
-                .count();
-            if kings != 1 {
-                return Err(bad(format!(
-                    "{} must have exactly one king, found {kings}",
-                    crate::position::color_name(color)
-                )));
-            }
+        // A side without its king has lost (its king was captured): allowed, for the final
+        // position of a finished game; two kings of one side, or none at all, are not.
+        let kings = Color::ALL.map(|c| {
+            pos.pieces()
+                .filter(|(_, p)| p.color == c && p.is_king())
+                .count()
+        });
+        if kings.iter().any(|n| *n > 1) || kings == [0, 0] {
+            return Err(bad(format!(
+                "each side has at most one king and one side has its king; found {} white and {} black",
+                kings[0], kings[1]
+            )));
         }
         pos.side_to_move = match fields[1] {
             "w" => Color::White,

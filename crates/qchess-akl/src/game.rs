@@ -490,7 +490,6 @@ impl Game {
     }
 
     fn commit_touch(&mut self, sq: Square, collapse: Option<PieceKind>) -> TouchOutcome {
-        self.position.lose_castling_rights(sq);
         let piece = self.position.piece_mut(sq).expect("checked");
         if let Some(kind) = collapse {
             piece.state = PieceState::Classical(kind);
@@ -508,6 +507,9 @@ impl Game {
                 TouchResult::MustMove(moves)
             }
         };
+        // The touch costs the castling rights the piece carries (after its own castling moves
+        // were listed: touching the king is how one castles).
+        self.position.lose_castling_rights(sq);
         match &result {
             TouchResult::MustMove(moves) => {
                 self.pending = Some(Pending {
@@ -556,7 +558,9 @@ impl Game {
                 primary: chosen,
                 secondary: other,
             };
-            let other_known = piece.known.contains(other);
+            // The other type is public only when the pawn's pair was: a second revealed type
+            // besides pawn. A pawn-pawn pair looks like a half-known one to the players.
+            let other_known = other != PieceKind::Pawn && piece.known.contains(other);
             piece.known = crate::TypeSet::EMPTY.with(chosen);
             if other_known {
                 piece.known = piece.known.with(other);

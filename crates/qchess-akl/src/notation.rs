@@ -89,41 +89,73 @@ impl FromStr for TurnEntry {
     }
 }
 
-/// Rewrites Unicode and the rules text's LaTeX into the ASCII form and drops blanks.
-fn normalize(s: &str) -> String {
-    let mut t = s.to_string();
-    for (from, to) in [
-        ("\\(", ""),
-        ("\\)", ""),
-        ("\\langle", "<"),
-        ("\\rangle", ">"),
-        ("\\rightarrow", "->"),
-        ("\\psi", "psi"),
-        ("_{prom}", "_prom"),
-        ("⟨", "<"),
-        ("⟩", ">"),
-        ("〈", "<"),
-        ("〉", ">"),
-        ("→", "->"),
-        ("ψ", "psi"),
-    ] {
-        t = t.replace(from, to);
+/// Spellings rewritten to the ASCII form: the rules text's LaTeX and the Unicode symbols.
+const SPELLINGS: [(&str, &str); 13] = [
+    ("\\(", ""),
+    ("\\)", ""),
+    ("\\langle", "<"),
+    ("\\rangle", ">"),
+    ("\\rightarrow", "->"),
+    ("\\psi", "psi"),
+    ("_{prom}", "_prom"),
+    ("⟨", "<"),
+    ("⟩", ">"),
+    ("〈", "<"),
+    ("〉", ">"),
+    ("→", "->"),
+    ("ψ", "psi"),
+];
+
+/// Rewrites Unicode and LaTeX into the ASCII form and drops blanks, keeping for each
+/// character its offset (in characters) in the original text, so errors point there.
+fn normalize(s: &str) -> Vec<(char, usize)> {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    'outer: while i < chars.len() {
+        for (from, to) in SPELLINGS {
+            let n = from.chars().count();
+            if chars.len() >= i + n && chars[i..i + n].iter().copied().eq(from.chars()) {
+                out.extend(to.chars().map(|c| (c, i)));
+                i += n;
+                continue 'outer;
+            }
+        }
+        if !chars[i].is_whitespace() {
+            out.push((chars[i], i));
+        }
+        i += 1;
     }
-    t.chars().filter(|c| !c.is_whitespace()).collect()
+    out
 }
 
 /// A cursor over normalised entry text.
 struct Cursor<'a> {
     input: &'a str,
     text: Vec<char>,
+    origin: Vec<usize>,
     pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(input: &'a str) -> Cursor<'a> {
+        let (text, origin) = normalize(input).into_iter().unzip();
+        Cursor {
+            input,
+            text,
+            origin,
+            pos: 0,
+        }
+    }
 }
 
 impl Cursor<'_> {
     fn err(&self, message: impl Into<String>) -> AklError {
+        let end = self.input.chars().count();
+        let at = self.origin.get(self.pos).copied().unwrap_or(end);
         AklError::Notation {
             input: self.input.to_string(),
-            at: self.pos,
+            at,
             message: message.into(),
         }
     }
@@ -174,16 +206,14 @@ impl Cursor<'_> {
 }
 
 fn parse_entry(input: &str) -> Result<TurnEntry, AklError> {
-    let text: Vec<char> = normalize(input).chars().collect();
-    let mut c = Cursor {
-        input,
-        text,
-        pos: 0,
-    };
+    let mut c = Cursor::new(input);
     if c.text.is_empty() {
         return Err(c.err("empty entry"));
     }
     let (from, collapse) = if c.eat("<") {
+        if c.peek().is_some_and(|ch| ch.eq_ignore_ascii_case(&'k')) {
+            return Err(c.err("a king never collapses: write its square alone"));
+        }
         let k = c.kind()?;
         c.expect("|")?;
         let sq = c.square()?;
@@ -192,9 +222,6 @@ fn parse_entry(input: &str) -> Result<TurnEntry, AklError> {
     } else {
         (c.square()?, None)
     };
-    if collapse == Some(PieceKind::King) {
-        return Err(c.err("a king never collapses: write its square alone"));
-    }
     let dest = if c.eat("->") {
         Some(parse_dest(&mut c)?)
     } else {
@@ -226,6 +253,7 @@ fn parse_dest(c: &mut Cursor<'_>) -> Result<Destination, AklError> {
     let promotion = if c.eat("=") {
         let k = c.kind()?;
         if matches!(k, PieceKind::King | PieceKind::Pawn) {
+            c.pos -= 1;
             return Err(c.err("a pawn promotes to Q, R, B or N"));
         }
         Some(k)
@@ -233,8 +261,11 @@ fn parse_dest(c: &mut Cursor<'_>) -> Result<Destination, AklError> {
         None
     };
     let superposed = c.eat("|psi>");
-    if superposed && c.eat("_prom") && promotion.is_none() {
+    if superposed && promotion.is_none() && c.peek() == Some('_') {
         return Err(c.err("_prom marks a promotion: add =T after the square"));
+    }
+    if superposed && promotion.is_some() {
+        c.eat("_prom");
     }
     Ok(Destination {
         to,
@@ -246,12 +277,7 @@ fn parse_dest(c: &mut Cursor<'_>) -> Result<Destination, AklError> {
 
 /// Parses the destination part alone (`f3`, `<P|N>d6`, `e8=Q`), for finishing a pending touch.
 pub fn parse_destination(input: &str) -> Result<Destination, AklError> {
-    let text: Vec<char> = normalize(input).chars().collect();
-    let mut c = Cursor {
-        input,
-        text,
-        pos: 0,
-    };
+    let mut c = Cursor::new(input);
     c.eat("->");
     let d = parse_dest(&mut c)?;
     let _ = c.eat("+") || c.eat("#");
