@@ -1,0 +1,634 @@
+//! Move generation, check (8.7) and legality (7.6, 8.8-8.10): a move is legal only if no
+//! outcome of positive probability leaves the mover's king in check.
+
+use crate::attacks::{attacks_from, one_move_away, quiet_targets};
+use crate::error::NielsError;
+use crate::moves::Move;
+use crate::pair::{Diagonal, Facings, PairId};
+use crate::position::{Occupant, Position};
+use crate::quantum::{group_outcomes, same_state};
+use crate::resolve::{MoveOutcome, NeedRoll, resolve};
+use crate::rules::Rules;
+use qchess_board::{Bitboard, Color, Piece, PieceKind, Square};
+use std::collections::{HashMap, VecDeque};
+
+/// Every outcome of playing `mv` (already validated): the resulting position, its
+/// probability and what happened. The Deterministic Game and moves without dice have one.
+pub(crate) fn outcomes(
+    pos: &Position,
+    mv: &Move,
+    rules: &Rules,
+) -> Vec<(Position, f64, MoveOutcome)> {
+    let mut result = Vec::new();
+    let mut queue: VecDeque<Vec<u8>> = VecDeque::from([Vec::new()]);
+    while let Some(prefix) = queue.pop_front() {
+        let mut i = 0;
+        let mut dice = |_: Color| {
+            let r = prefix.get(i).copied();
+            i += 1;
+            r
+        };
+        match resolve(pos, mv, rules, &mut dice) {
+            Ok((p, o)) => {
+                // Rolls that lead to the same position are one outcome.
+                let pr = (1.0f64 / 6.0).powi(prefix.len() as i32);
+                match result
+                    .iter_mut()
+                    .find(|(q, _, _): &&mut (Position, f64, MoveOutcome)| *q == p)
+                {
+                    Some(entry) => entry.1 += pr,
+                    None => result.push((p, pr, o)),
+                }
+            }
+            Err(NeedRoll) => {
+                for r in 1..=6 {
+                    let mut next = prefix.clone();
+                    next.push(r);
+                    queue.push_back(next);
+                }
+            }
+        }
+    }
+    result
+}
+
+/// The chance that the piece on `from` would capture the piece on `to` if it tried now
+/// (the hypothetical capture of 8.7): 1 for two conventional pieces; otherwise summed over
+/// the collapse outcomes.
+pub fn capture_chance(pos: &Position, from: Square, to: Square, rules: &Rules) -> f64 {
+    let (Some(a), Some(v)) = (pos.occupant(from), pos.occupant(to)) else {
+        return 0.0;
+    };
+    if matches!((a, v), (Occupant::Piece(_), Occupant::Piece(_))) {
+        return 1.0;
+    }
+    let Some(attacker) = pos.piece_at(from) else {
+        return 0.0;
+    };
+    let mut p = pos.clone();
+    p.side = attacker.color;
+    p.en_passant = None;
+    p.must_move = None;
+    outcomes(&p, &Move::step(from, to), rules)
+        .iter()
+        .filter(|(_, _, o)| o.captured.is_some())
+        .map(|(_, pr, _)| pr)
+        .sum()
+}
+
+/// Whether the king of `color` is in check (8.7): attacked by an opponent's piece whose
+/// hypothetical capture of it would succeed with a chance greater than zero.
+pub fn in_check(pos: &Position, color: Color, rules: &Rules) -> bool {
+    let occ = pos.occupied();
+    let g = pos.geometry;
+    let enemies = pos.occupied_by(color.opposite());
+    pos.king_squares(color).into_iter().any(|k| {
+        enemies.iter().any(|a| {
+            pos.piece_at(a)
+                .is_some_and(|pc| attacks_from(pc, a, occ, g).contains(k))
+                && capture_chance(pos, a, k, rules) > 0.0
+        })
+    })
+}
+
+/// Pseudo-legal moves of the side to move (every rule but king safety).
+pub(crate) fn pseudo_moves(pos: &Position, rules: &Rules) -> Vec<Move> {
+    let mut out = Vec::new();
+    for sq in pos.occupied_by(pos.side) {
+        pseudo_moves_from(pos, rules, sq, &mut out);
+    }
+    out
+}
+
+fn promotions(piece: Piece, squares: &[Square], pos: &Position) -> Vec<Option<PieceKind>> {
+    let last = pos.geometry.promotion_rank(piece.color);
+    if piece.kind == PieceKind::Pawn && squares.iter().any(|s| s.rank() == last) {
+        PieceKind::PROMOTIONS.iter().map(|k| Some(*k)).collect()
+    } else {
+        vec![None]
+    }
+}
+
+/// Red/blue orders of a new pair on `a` and `b` (7.3: the pawn half farther from the start
+/// carries the red mark).
+fn mark_orders(piece: Piece, a: Square, b: Square) -> Vec<(Square, Square)> {
+    if piece.kind == PieceKind::Pawn {
+        let a_ahead = match piece.color {
+            Color::White => a.rank() > b.rank(),
+            Color::Black => a.rank() < b.rank(),
+        };
+        vec![if a_ahead { (a, b) } else { (b, a) }]
+    } else {
+        vec![(a, b), (b, a)]
+    }
+}
+
+fn ep_capture(pos: &Position, piece: Piece, sq: Square) -> Option<Square> {
+    let ep = pos.en_passant?;
+    if piece.kind != PieceKind::Pawn || !qchess_board::pawn_attacks(piece.color, sq).contains(ep) {
+        return None;
+    }
+    let v = Square::new(ep.file(), sq.rank());
+    let victim = pos.piece_at(v)?;
+    if victim.color == piece.color || victim.kind != PieceKind::Pawn {
+        return None;
+    }
+    let ep_ok = match pos.occupant(ep) {
+        None => true,
+        Some(Occupant::Half { pair, .. }) => pos.pair_at(v).is_some_and(|q| q.id == pair),
+        Some(Occupant::Piece(_)) => false,
+    };
+    ep_ok.then_some(ep)
+}
+
+fn free_diagonal(pos: &Position) -> Option<Diagonal> {
+    Diagonal::ALL.into_iter().find(|d| pos.group(*d).is_empty())
+}
+
+fn flip_makes_difference(pos: &Position, id: PairId, rules: &Rules, f: Facings) -> bool {
+    let group = pos.group_of(id);
+    let before = group_outcomes(pos, &group, rules);
+    let mut p = pos.clone();
+    p.pair_mut(id).facings = f;
+    !same_state(&before, &group_outcomes(&p, &group, rules))
+}
+
+pub(crate) fn pseudo_moves_from(pos: &Position, rules: &Rules, sq: Square, out: &mut Vec<Move>) {
+    let mover = pos.side;
+    if pos.must_move.is_some_and(|m| m != sq) {
+        return;
+    }
+    let g = pos.geometry;
+    let occ = pos.occupied();
+    let Some(piece) = pos.piece_at(sq) else {
+        return;
+    };
+    if piece.color != mover {
+        return;
+    }
+    let opponents = pos.occupied_by(mover.opposite());
+    // Ordinary moves and (attempted) captures, for conventional pieces and halves alike.
+    let quiet = quiet_targets(piece, sq, occ, g);
+    let mut captures = attacks_from(piece, sq, occ, g) & opponents;
+    if let Some(ep) = ep_capture(pos, piece, sq) {
+        captures = captures.with(ep);
+    }
+    for to in quiet | captures {
+        for promotion in promotions(piece, &[to], pos) {
+            out.push(Move::Step {
+                from: sq,
+                to,
+                promotion,
+            });
+        }
+    }
+    match pos.occupant(sq) {
+        Some(Occupant::Piece(_)) => {
+            castling_moves(pos, piece, sq, out);
+            superposition_moves(pos, rules, piece, sq, quiet, out);
+            entanglement_moves(pos, rules, piece, sq, quiet, out);
+            if rules.tunnelling {
+                tunnel_moves(pos, piece, sq, out);
+            }
+        }
+        Some(Occupant::Half { pair, mark }) if pos.must_move.is_none() => {
+            half_moves(pos, rules, pair, mark, sq, out);
+        }
+        _ => {}
+    }
+}
+
+fn castling_moves(pos: &Position, piece: Piece, sq: Square, out: &mut Vec<Move>) {
+    if piece.kind != PieceKind::King || !pos.geometry.is_standard() {
+        return;
+    }
+    let home = if piece.color == Color::White { 0 } else { 7 };
+    if sq != Square::new(4, home) {
+        return;
+    }
+    let occ = pos.occupied();
+    for king_side in [true, false] {
+        if !pos.castling.get(piece.color, king_side) {
+            continue;
+        }
+        let rook = Square::new(if king_side { 7 } else { 0 }, home);
+        if pos.occupant(rook) != Some(Occupant::Piece(Piece::new(piece.color, PieceKind::Rook))) {
+            continue;
+        }
+        if (qchess_board::between(sq, rook) & occ).any() {
+            continue;
+        }
+        out.push(Move::step(
+            sq,
+            Square::new(if king_side { 6 } else { 2 }, home),
+        ));
+    }
+}
+
+fn superposition_moves(
+    pos: &Position,
+    rules: &Rules,
+    piece: Piece,
+    sq: Square,
+    quiet: Bitboard,
+    out: &mut Vec<Move>,
+) {
+    let targets: Vec<Square> = quiet.iter().collect();
+    let mut shapes: Vec<(Square, Square)> = targets.iter().map(|t| (*t, sq)).collect();
+    if !rules.stay_only {
+        for (i, a) in targets.iter().enumerate() {
+            for b in &targets[i + 1..] {
+                shapes.push((*a, *b));
+            }
+        }
+    }
+    for (a, b) in shapes {
+        for (red, blue) in mark_orders(piece, a, b) {
+            for facings in Facings::ALL.into_iter().filter(|f| f.allowed(rules)) {
+                for promotion in promotions(piece, &[a, b], pos) {
+                    out.push(Move::Superposition {
+                        from: sq,
+                        red,
+                        blue,
+                        facings,
+                        promotion,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Opponent pairs attacked by a half of a new pair on `sq` and `t` (8.1), with one attacked
+/// half square each.
+fn entanglement_targets(
+    pos: &Position,
+    piece: Piece,
+    sq: Square,
+    t: Square,
+) -> Vec<(PairId, Square)> {
+    let occ = pos.occupied().with(t);
+    let mut found: Vec<(PairId, Square)> = Vec::new();
+    for h in [sq, t] {
+        for a in attacks_from(piece, h, occ, pos.geometry) {
+            if let Some(q) = pos.pair_at(a) {
+                if q.piece.color != piece.color && !found.iter().any(|(id, _)| *id == q.id) {
+                    found.push((q.id, a));
+                }
+            }
+        }
+    }
+    found
+}
+
+fn entanglement_moves(
+    pos: &Position,
+    rules: &Rules,
+    piece: Piece,
+    sq: Square,
+    quiet: Bitboard,
+    out: &mut Vec<Move>,
+) {
+    if pos.pairs.is_empty() {
+        return;
+    }
+    for t in quiet {
+        for (qid, target) in entanglement_targets(pos, piece, sq, t) {
+            let q = pos.pair(qid);
+            let Some(diagonal) = q.diagonal.or_else(|| free_diagonal(pos)) else {
+                continue;
+            };
+            for (red, blue) in mark_orders(piece, sq, t) {
+                for facings in Facings::ALL
+                    .into_iter()
+                    .filter(|f| f.allowed(rules) && f.is_equal() == q.facings.is_equal())
+                {
+                    for promotion in promotions(piece, &[t], pos) {
+                        out.push(Move::Entanglement {
+                            from: sq,
+                            red,
+                            blue,
+                            facings,
+                            promotion,
+                            target,
+                            diagonal: Some(diagonal),
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn tunnel_moves(pos: &Position, piece: Piece, sq: Square, out: &mut Vec<Move>) {
+    let dirs: &[(i8, i8)] = match piece.kind {
+        PieceKind::Rook => &[(1, 0), (-1, 0), (0, 1), (0, -1)],
+        PieceKind::Bishop => &[(1, 1), (1, -1), (-1, 1), (-1, -1)],
+        PieceKind::Queen => &[
+            (1, 0),
+            (-1, 0),
+            (0, 1),
+            (0, -1),
+            (1, 1),
+            (1, -1),
+            (-1, 1),
+            (-1, -1),
+        ],
+        _ => return,
+    };
+    let g = pos.geometry;
+    for &(df, dr) in dirs {
+        let mut cur = sq.offset(df, dr).filter(|s| g.contains(*s));
+        while let Some(s) = cur {
+            if pos.occupant(s).is_some() {
+                break;
+            }
+            cur = s.offset(df, dr).filter(|s| g.contains(*s));
+        }
+        let Some(x) = cur else { continue };
+        let conventional_opponent =
+            matches!(pos.occupant(x), Some(Occupant::Piece(p)) if p.color != piece.color);
+        if let Some(y) = x.offset(df, dr).filter(|s| g.contains(*s)) {
+            if conventional_opponent && pos.occupant(y).is_none() {
+                out.push(Move::Tunnel { from: sq, to: y });
+            }
+        }
+    }
+}
+
+fn half_moves(
+    pos: &Position,
+    rules: &Rules,
+    id: PairId,
+    mark: crate::pair::Mark,
+    sq: Square,
+    out: &mut Vec<Move>,
+) {
+    let pair = pos.pair(id);
+    let occ = pos.occupied();
+    let g = pos.geometry;
+    let adjacent = one_move_away(pair.piece, pair.red, pair.blue, occ, g)
+        || one_move_away(pair.piece, pair.blue, pair.red, occ, g);
+    let first = mark == crate::pair::Mark::Red;
+    if first
+        && !rules.simplified
+        && adjacent
+        && flip_makes_difference(pos, id, rules, pair.facings.flipped())
+    {
+        out.push(Move::Flip { square: sq });
+    }
+    if rules.hadamard && (pair.diagonal.is_none() || rules.hadamard_plus) {
+        let mut f = pair.facings;
+        match mark {
+            crate::pair::Mark::Red => f.red = f.red.inverted(),
+            crate::pair::Mark::Blue => f.blue = f.blue.inverted(),
+        }
+        if f.allowed(rules) && flip_makes_difference(pos, id, rules, f) {
+            out.push(Move::Z { square: sq });
+        }
+    }
+    if first && rules.hadamard && adjacent && (pair.diagonal.is_none() || rules.hadamard_plus) {
+        out.push(Move::Hadamard { square: sq });
+    }
+    if first && rules.remote_collapse {
+        out.push(Move::RemoteCollapse { square: sq });
+    }
+}
+
+/// Checks that `mv` is pseudo-legal and returns it in the engine's form (an entanglement's
+/// diagonal filled in).
+fn validate_pseudo(pos: &Position, mv: &Move, rules: &Rules) -> Result<Move, NielsError> {
+    let from = mv.from_square();
+    if !pos.geometry.contains(from) {
+        return Err(NielsError::illegal(
+            mv,
+            format!("{from} is off the {} board", pos.geometry),
+        ));
+    }
+    match pos.piece_at(from) {
+        None => return Err(NielsError::illegal(mv, format!("no piece on {from}"))),
+        Some(p) if p.color != pos.side => {
+            return Err(NielsError::illegal(
+                mv,
+                format!("the piece on {from} is not the mover's"),
+            ));
+        }
+        _ => {}
+    }
+    if let Some(m) = pos.must_move {
+        if m != from {
+            return Err(NielsError::illegal(
+                mv,
+                format!("after the remote collapse the piece on {m} must move"),
+            ));
+        }
+    }
+    let mut list = Vec::new();
+    pseudo_moves_from(pos, rules, from, &mut list);
+    if let Move::Entanglement {
+        from,
+        red,
+        blue,
+        facings,
+        promotion,
+        target,
+        diagonal,
+    } = *mv
+    {
+        let Some(q) = pos.pair_at(target).filter(|q| q.piece.color != pos.side) else {
+            return Err(NielsError::illegal(
+                mv,
+                format!("no half of an opponent's pair on {target}"),
+            ));
+        };
+        let found = list.iter().find_map(|m| match *m {
+            Move::Entanglement {
+                from: f,
+                red: r,
+                blue: b,
+                facings: fc,
+                promotion: p,
+                target: t,
+                diagonal: d,
+            } if (f, r, b, fc, p) == (from, red, blue, facings, promotion)
+                && pos.pair_at(t).is_some_and(|x| x.id == q.id) =>
+            {
+                d
+            }
+            _ => None,
+        });
+        let Some(default_diag) = found else {
+            return Err(NielsError::illegal(
+                mv,
+                "not an entanglement move: move and stay to an unoccupied reachable square, with a half attacking that pair, marks of the same type (8.1-8.3) and a free diagonal",
+            ));
+        };
+        let diag = match (diagonal, q.diagonal) {
+            (None, _) => default_diag,
+            (Some(d), Some(qd)) if d != qd => {
+                return Err(NielsError::illegal(
+                    mv,
+                    format!(
+                        "the pair on {target} is entangled on the {} diagonal",
+                        qd.to_char()
+                    ),
+                ));
+            }
+            (Some(d), None) if !pos.group(d).is_empty() => {
+                return Err(NielsError::illegal(
+                    mv,
+                    format!(
+                        "the {} diagonal is taken by another entangled group (8.3)",
+                        d.to_char()
+                    ),
+                ));
+            }
+            (Some(d), _) => d,
+        };
+        return Ok(Move::Entanglement {
+            from,
+            red,
+            blue,
+            facings,
+            promotion,
+            target,
+            diagonal: Some(diag),
+        });
+    }
+    if list.contains(mv) {
+        return Ok(*mv);
+    }
+    // A pawn reaching the last rank without a promotion letter promotes to a queen.
+    if let Move::Step {
+        from,
+        to,
+        promotion: None,
+    } = *mv
+    {
+        let q = Move::Step {
+            from,
+            to,
+            promotion: Some(PieceKind::Queen),
+        };
+        if list.contains(&q) {
+            return Err(NielsError::illegal(
+                mv,
+                "a pawn reaching the last rank needs a promotion piece (=q, =r, =b or =n)",
+            ));
+        }
+    }
+    Err(NielsError::illegal(mv, reason_not_pseudo(pos, mv, rules)))
+}
+
+fn reason_not_pseudo(pos: &Position, mv: &Move, rules: &Rules) -> String {
+    match mv {
+        Move::Superposition { from, .. } if pos.is_indefinite(*from) => {
+            "only a conventional piece may make a superposition move (7.1)".into()
+        }
+        Move::Superposition { .. } if rules.stay_only => {
+            "competitive rule 2: a superposition move must be move-and-stay, to an unoccupied reachable square".into()
+        }
+        Move::Superposition { facings, .. } if !facings.allowed(rules) => {
+            "in the Simplified Game the red mark faces the opponent (9.1)".into()
+        }
+        Move::Superposition { .. } => {
+            "a superposition goes to two unoccupied reachable squares, or one and stays (7.1); a pawn's red half is the one farther forward (7.3)".into()
+        }
+        Move::Flip { .. } if rules.simplified => "no flip moves in the Simplified Game (9.1.1)".into(),
+        Move::Flip { .. } => {
+            "a flip needs a pair of the mover whose halves are one move apart and must change the position's probabilities or correlations (7.7)".into()
+        }
+        Move::Z { .. } | Move::Hadamard { .. } if !rules.hadamard => "Z and Hadamard moves belong to the Hadamard Game (rule option hadamard)".into(),
+        Move::Z { .. } => "a Z move rotates one mark of an unentangled pair of the mover (entangled: Hadamard+ Game)".into(),
+        Move::Hadamard { .. } => "a Hadamard move needs an unentangled pair of the mover whose halves are one move apart (groups: Hadamard+ Game)".into(),
+        Move::Tunnel { .. } if !rules.tunnelling => "tunnelling belongs to the Tunnelling Game (rule option tunnelling)".into(),
+        Move::Tunnel { .. } => "a rook, bishop or queen tunnels through the first piece on its line, a conventional opponent's, to the empty square right behind it".into(),
+        Move::RemoteCollapse { .. } if !rules.remote_collapse => "remote collapse is competitive rule 3 (rule option remote-collapse)".into(),
+        Move::RemoteCollapse { .. } => "remote collapse needs a pair of the mover".into(),
+        _ => "the piece cannot move there".into(),
+    }
+}
+
+/// Checks `mv` fully: returns the engine's form of it if legal, else why not.
+pub(crate) fn check_legal(pos: &Position, mv: &Move, rules: &Rules) -> Result<Move, NielsError> {
+    let mv = validate_pseudo(pos, mv, rules)?;
+    let mover = pos.side;
+    if let Move::Step { from, to, .. } = mv {
+        if pos.piece_at(to) == Some(Piece::new(mover.opposite(), PieceKind::King))
+            && capture_chance(pos, from, to, rules) > 0.0
+        {
+            return Err(NielsError::illegal(
+                mv,
+                "the king cannot be captured, only checkmated (6.2.1, 8.9)",
+            ));
+        }
+        let piece = pos.piece_at(from);
+        if piece.is_some_and(|p| p.kind == PieceKind::King)
+            && !pos.is_indefinite(from)
+            && from.file().abs_diff(to.file()) == 2
+        {
+            if in_check(pos, mover, rules) {
+                return Err(NielsError::illegal(
+                    mv,
+                    "castling is not allowed out of check (3.8.2.2)",
+                ));
+            }
+            let cross = Square::new((from.file() + to.file()) / 2, from.rank());
+            let mut p = pos.clone();
+            p.clear(from);
+            p.put(cross, Piece::new(mover, PieceKind::King));
+            if in_check(&p, mover, rules) {
+                return Err(NielsError::illegal(
+                    mv,
+                    format!("the king would cross the attacked square {cross} (6.2.5)"),
+                ));
+            }
+        }
+    }
+    for (p, prob, _) in outcomes(pos, &mv, rules) {
+        if let Move::RemoteCollapse { .. } = mv {
+            if legal_moves(&p, rules).is_empty() {
+                return Err(NielsError::illegal(
+                    mv,
+                    format!(
+                        "with probability {prob:.4} the collapsed piece would have no legal move to follow"
+                    ),
+                ));
+            }
+        } else if in_check(&p, mover, rules) {
+            return Err(NielsError::illegal(
+                mv,
+                format!(
+                    "an outcome of probability {prob:.4} leaves the mover's king in check (7.6)"
+                ),
+            ));
+        }
+    }
+    Ok(mv)
+}
+
+/// Every legal move of the side to move.
+pub fn legal_moves(pos: &Position, rules: &Rules) -> Vec<Move> {
+    // A superposition's legality cannot depend on its marks (a fresh, unentangled pair has a
+    // positive chance on each half), except in the Deterministic Game: check each shape once.
+    let mut shape_legal: HashMap<(Square, Square, Square, Option<PieceKind>), bool> =
+        HashMap::new();
+    pseudo_moves(pos, rules)
+        .into_iter()
+        .filter(|mv| match *mv {
+            Move::Superposition {
+                from,
+                red,
+                blue,
+                promotion,
+                ..
+            } if !rules.deterministic => {
+                let key = (from, red.min(blue), red.max(blue), promotion);
+                *shape_legal
+                    .entry(key)
+                    .or_insert_with(|| check_legal(pos, mv, rules).is_ok())
+            }
+            _ => check_legal(pos, mv, rules).is_ok(),
+        })
+        .collect()
+}
