@@ -1,1 +1,19 @@
-//! Researcher read-outs: Bell measures, log negativity, superposition bound (under construction).
+//! Research read-outs of a Cantwell state: Bell measures and log negativity of two squares,
+//! the entanglement of one square with the rest, and the superposition bounds of the paper's
+//! section 9 (eq. 38-40, Figure 37).
+
+mod bell;
+mod bound;
+mod entanglement;
+mod hermitian;
+
+pub use bell::{BellMeasures, DensityMatrix};
+pub use bound::{
+    Figure37Point, PIECE_ORDER, SuperpositionBound, Zeta, allocation_is_valid, binomial,
+    figure37_series, naive_superposition_bound, occupancy_bound, piece_value_size,
+    superposition_upper_bound,
+};
+pub use entanglement::{
+    SquareEntanglement, log_negativity, pair_log_negativity, partial_transpose, square_entanglement,
+};
+pub use hermitian::hermitian_eigenvalues;
