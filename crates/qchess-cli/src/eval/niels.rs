@@ -1,9 +1,358 @@
-//! `qchess eval` for `"variant": "niels"`. Owned by the qchess-niels work.
+//! `qchess eval` for `"variant": "niels"` (Niel's Chess, an independent implementation of the
+//! published rules). Owned by the qchess-niels work; see docs/niels.md.
+//!
+//! Request fields:
+//! * `"position"`: `"startpos"` (default) or a serialised position (FEN with indefinite halves
+//!   such as `[Nro|1]`, docs/niels.md).
+//! * `"board"`: `"8x8"` (default), `"5x6"`, `"4x6"`, `"4x5"` or `"4x4"`; with a serialised
+//!   position the size is read from it when `"board"` is absent.
+//! * `"rules"`: rule options, an array of names or one comma-separated string
+//!   (`simplified`, `hadamard`, `hadamard-plus`, `deterministic`, `tunnelling`, `no-box`,
+//!   `stay-only`, `remote-collapse`).
+//! * `"moves"`: move strings, applied in order; a refused move is reported with
+//!   `"applied": false` and its error, changes nothing, and the next move is still tried.
+//! * `"seed"`: seed of the dice (ChaCha8), default 0.
+//! * `"rolls"`: optional forced dice, one entry per move: an array of results 1..6 used in
+//!   order, or `null` to roll with the seeded RNG.
+//! * `"legal_moves"`: `true` to list the legal moves of the final position.
+//!
+//! Answer: `moves` (one `{"move", "applied", "outcome", "notation", "error"}` each; `outcome`
+//! lists rolls, collapses, the captured piece and tunnelling), `pieces` (square -> letter of
+//! conventional pieces), `pairs` (every indefinite pair: squares, marks, facings, kind,
+//! diagonal, collapse probabilities per square, amplitudes), `groups` (entangled groups with
+//! their joint outcomes and probabilities), `position` (serialised), `side_to_move`,
+//! `in_check`, `status`, `result`, `record`.
 
 use super::EvalError;
-use serde_json::{Map, Value};
+use qchess_board::{Color, Geometry, Square};
+use qchess_niels::{
+    Diagonal, Game, Mark, MoveOutcome, NielsError, Occupant, Position, Rules, Status,
+    group_outcomes,
+};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde_json::{Map, Value, json};
 
 /// Evaluates one request object of this variant; the dispatcher adds `"ok": true`.
-pub fn eval(_request: &Map<String, Value>) -> Result<Map<String, Value>, EvalError> {
-    Err(EvalError::new("unsupported", "the niels variant is not implemented yet").at("variant"))
+pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalError> {
+    let rules = parse_rules(request.get("rules"))?;
+    let seed = match request.get("seed") {
+        None => 0,
+        Some(v) => v.as_u64().ok_or_else(|| {
+            EvalError::new("request", "\"seed\" must be a non-negative integer").at("seed")
+        })?,
+    };
+    let moves = string_array(request.get("moves"), "moves")?;
+    let rolls = parse_rolls(request.get("rolls"), moves.len())?;
+    let start = parse_position(request.get("position"), request.get("board"))?;
+    let mut game = Game::from_position(rules, start);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut reports = Vec::with_capacity(moves.len());
+    for (i, text) in moves.iter().enumerate() {
+        let result = text.parse().and_then(|mv| match &rolls[i] {
+            Some(r) => game.play_with_rolls(&mv, r),
+            None => game.play(&mv, &mut rng),
+        });
+        reports.push(match result {
+            Ok(outcome) => {
+                let notation = game.history().last().map(|h| h.mv.to_string());
+                json!({"move": text, "applied": true, "outcome": outcome_json(&outcome),
+                       "notation": notation, "error": Value::Null})
+            }
+            Err(e) => json!({"move": text, "applied": false, "outcome": Value::Null,
+                             "notation": Value::Null, "error": error_json(&e)}),
+        });
+    }
+    let mut out = describe(&game);
+    out.insert("moves".into(), Value::Array(reports));
+    if request.get("legal_moves") == Some(&Value::Bool(true)) {
+        let list: Vec<String> = game.legal_moves().iter().map(|m| m.to_string()).collect();
+        out.insert("legal_moves".into(), json!(list));
+    }
+    Ok(out)
+}
+
+fn string_array(v: Option<&Value>, key: &str) -> Result<Vec<String>, EvalError> {
+    match v {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                v.as_str().map(str::to_string).ok_or_else(|| {
+                    EvalError::new(
+                        "request",
+                        format!("each entry of \"{key}\" must be a string"),
+                    )
+                    .at(format!("{key}[{i}]"))
+                })
+            })
+            .collect(),
+        Some(_) => {
+            Err(EvalError::new("request", format!("\"{key}\" must be an array of strings")).at(key))
+        }
+    }
+}
+
+fn parse_rules(v: Option<&Value>) -> Result<Rules, EvalError> {
+    let list = match v {
+        None => return Ok(Rules::default()),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(_)) => string_array(v, "rules")?.join(","),
+        Some(_) => {
+            return Err(
+                EvalError::new("request", "\"rules\" must be an array of option names").at("rules"),
+            );
+        }
+    };
+    Rules::parse_list(&list).map_err(|e| EvalError::new("request", e.to_string()).at("rules"))
+}
+
+fn parse_rolls(v: Option<&Value>, n: usize) -> Result<Vec<Option<Vec<u8>>>, EvalError> {
+    let mut out = vec![None; n];
+    let Some(v) = v else { return Ok(out) };
+    let Value::Array(items) = v else {
+        return Err(EvalError::new(
+            "request",
+            "\"rolls\" must be an array with one entry per move",
+        )
+        .at("rolls"));
+    };
+    if items.len() > n {
+        return Err(EvalError::new(
+            "request",
+            format!("{} roll entries for {n} moves", items.len()),
+        )
+        .at("rolls"));
+    }
+    for (i, item) in items.iter().enumerate() {
+        out[i] = match item {
+            Value::Null => None,
+            Value::Array(rs) => Some(
+                rs.iter()
+                    .enumerate()
+                    .map(|(j, r)| {
+                        r.as_u64()
+                            .filter(|x| (1..=6).contains(x))
+                            .map(|x| x as u8)
+                            .ok_or_else(|| {
+                                EvalError::new("request", "a dice result is an integer 1..6")
+                                    .at(format!("rolls[{i}][{j}]"))
+                            })
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
+            _ => {
+                return Err(EvalError::new(
+                    "request",
+                    "each roll entry is an array of dice results or null",
+                )
+                .at(format!("rolls[{i}]")));
+            }
+        };
+    }
+    Ok(out)
+}
+
+fn parse_position(pos: Option<&Value>, board: Option<&Value>) -> Result<Position, EvalError> {
+    let geometry = match board {
+        None => None,
+        Some(Value::String(s)) => Some(
+            s.parse::<Geometry>()
+                .map_err(|e| EvalError::new("request", e.to_string()).at("board"))?,
+        ),
+        Some(_) => {
+            return Err(
+                EvalError::new("request", "\"board\" must be a string such as \"5x6\"").at("board"),
+            );
+        }
+    };
+    let fen_error = |e: NielsError| {
+        let column = match &e {
+            NielsError::Parse { at, .. } => json!(at),
+            _ => Value::Null,
+        };
+        EvalError::new("fen", e.to_string()).at(json!({"path": "position", "column": column}))
+    };
+    match pos {
+        None => Position::startpos(geometry.unwrap_or_default()).map_err(fen_error),
+        Some(Value::String(s)) if s == "startpos" => {
+            Position::startpos(geometry.unwrap_or_default()).map_err(fen_error)
+        }
+        Some(Value::String(s)) => match geometry {
+            Some(g) => Position::from_fen(s, g).map_err(fen_error),
+            None => s.parse::<Position>().map_err(fen_error),
+        },
+        Some(_) => Err(EvalError::new(
+            "request",
+            "\"position\" must be \"startpos\" or a serialised position",
+        )
+        .at("position")),
+    }
+}
+
+fn error_json(e: &NielsError) -> Value {
+    let (kind, at) = match e {
+        NielsError::Parse { at, .. } => ("notation", json!({"column": at})),
+        NielsError::Illegal { .. } => ("illegal_move", Value::Null),
+        NielsError::Rolls(_) => ("rolls", Value::Null),
+        NielsError::GameOver(_) => ("game_over", Value::Null),
+        NielsError::Position(_) => ("position", Value::Null),
+        NielsError::Rules(_) => ("rules", Value::Null),
+    };
+    json!({"kind": kind, "message": e.to_string(), "at": at})
+}
+
+fn side(c: Color) -> &'static str {
+    if c == Color::White { "w" } else { "b" }
+}
+
+fn mark_name(m: Mark) -> &'static str {
+    match m {
+        Mark::Red => "red",
+        Mark::Blue => "blue",
+    }
+}
+
+fn outcome_json(o: &MoveOutcome) -> Value {
+    json!({
+        "rolls": o.rolls.iter().map(|r| json!({"player": side(r.player), "value": r.value})).collect::<Vec<_>>(),
+        "collapses": o.collapses.iter().map(|c| json!({
+            "piece": c.piece.fen_char().to_string(), "square": c.square.to_string(), "mark": mark_name(c.mark)
+        })).collect::<Vec<_>>(),
+        "capture_attempted": o.capture_attempted,
+        "captured": o.captured.map(|p| p.fen_char().to_string()),
+        "tunnelled": o.tunnelled,
+        "aborted": o.aborted,
+    })
+}
+
+fn describe(game: &Game) -> Map<String, Value> {
+    let pos = game.position();
+    let rules = game.rules();
+    let mut pieces = Map::new();
+    for sq in Square::ALL {
+        if let Some(Occupant::Piece(p)) = pos.occupant(sq) {
+            pieces.insert(sq.to_string(), json!(p.fen_char().to_string()));
+        }
+    }
+    let name = |id| {
+        let p = pos.pair(id);
+        format!("{}{}", p.piece.fen_char(), p.pattern)
+    };
+    let pairs: Vec<Value> = pos
+        .pairs()
+        .iter()
+        .map(|p| {
+            let group = pos.group_of(p.id);
+            let outs = group_outcomes(pos, &group, rules);
+            let prob = |m: Mark| -> f64 {
+                outs.iter().filter(|o| o.marks.contains(&(p.id, m))).map(|o| o.probability).sum()
+            };
+            let kind = match (p.facings.is_equal(), rules.hadamard) {
+                (true, _) => "equal",
+                (false, true) => "phase",
+                (false, false) => "unequal",
+            };
+            let amp = |m: Mark| p.facings.of(m).sign() * prob(m).sqrt();
+            json!({
+                "id": name(p.id),
+                "piece": p.piece.fen_char().to_string(),
+                "red": p.red.to_string(),
+                "blue": p.blue.to_string(),
+                "facings": p.facings.to_string(),
+                "kind": kind,
+                "diagonal": p.diagonal.map(|d| d.to_char().to_string()),
+                "probabilities": {p.red.to_string(): prob(Mark::Red), p.blue.to_string(): prob(Mark::Blue)},
+                "amplitudes": {p.red.to_string(): amp(Mark::Red), p.blue.to_string(): amp(Mark::Blue)},
+            })
+        })
+        .collect();
+    let groups: Vec<Value> = Diagonal::ALL
+        .iter()
+        .filter(|d| !pos.group(**d).is_empty())
+        .map(|d| {
+            let ids = pos.group(*d);
+            let outcomes: Vec<Value> = group_outcomes(pos, &ids, rules)
+                .iter()
+                .map(|o| {
+                    let squares: Map<String, Value> = o
+                        .marks
+                        .iter()
+                        .map(|(id, m)| (name(*id), json!(pos.pair(*id).square(*m).to_string())))
+                        .collect();
+                    json!({"squares": squares, "probability": o.probability, "amplitude": o.amplitude})
+                })
+                .collect();
+            json!({"diagonal": d.to_char().to_string(), "pairs": ids.iter().map(|id| name(*id)).collect::<Vec<_>>(), "outcomes": outcomes})
+        })
+        .collect();
+    let status = game.status();
+    let status_name = match status {
+        Status::Ongoing => "ongoing".to_string(),
+        Status::Checkmate { .. } => "checkmate".to_string(),
+        Status::Draw(r) => format!("{r:?}").to_lowercase(),
+    };
+    let mut out = Map::new();
+    out.insert("pieces".into(), Value::Object(pieces));
+    out.insert("pairs".into(), Value::Array(pairs));
+    out.insert("groups".into(), Value::Array(groups));
+    out.insert("position".into(), json!(pos.to_string()));
+    out.insert("board".into(), json!(pos.geometry().to_string()));
+    out.insert("rules".into(), json!(rules.names()));
+    out.insert("side_to_move".into(), json!(side(pos.side_to_move())));
+    out.insert("in_check".into(), json!(game.in_check()));
+    out.insert("status".into(), json!(status_name));
+    out.insert("result".into(), json!(status.result()));
+    out.insert("record".into(), json!(game.record().to_string()));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::eval_stream;
+    use serde_json::Value;
+
+    fn run(line: &str) -> Value {
+        let mut out = Vec::new();
+        eval_stream(line.as_bytes(), &mut out).unwrap();
+        serde_json::from_slice(&out).unwrap()
+    }
+
+    #[test]
+    fn fig_4_5_through_eval() {
+        let v = run(
+            r#"{"variant":"niels","position":"4k3/8/4[rbo|1]3/5P2/3[rro|1]4/8/8/4K3 w - - 0 1","moves":["f5e6"],"rolls":[[3]]}"#,
+        );
+        assert_eq!(v["ok"], true, "{v}");
+        let m = &v["moves"][0];
+        assert_eq!(m["applied"], true);
+        assert_eq!(m["outcome"]["rolls"][0]["value"], 3);
+        assert_eq!(m["outcome"]["rolls"][0]["player"], "b");
+        assert_eq!(m["outcome"]["captured"], "r");
+        assert_eq!(v["pieces"]["e6"], "P");
+        assert_eq!(v["side_to_move"], "b");
+        assert_eq!(v["status"], "ongoing");
+    }
+
+    #[test]
+    fn pairs_groups_and_errors() {
+        let v = run(
+            r#"{"variant":"niels","board":"5x6","rules":["simplified"],"moves":["b1^a3c3:oo","e5e4","b1^a3c3:po","zz"],"seed":3}"#,
+        );
+        assert_eq!(v["ok"], true, "{v}");
+        assert_eq!(v["moves"][0]["applied"], true);
+        assert_eq!(v["moves"][1]["applied"], true);
+        assert_eq!(v["moves"][2]["applied"], false);
+        assert_eq!(v["moves"][2]["error"]["kind"], "illegal_move");
+        assert_eq!(v["moves"][3]["error"]["kind"], "notation");
+        assert_eq!(v["pairs"][0]["probabilities"]["a3"], 0.5);
+        assert_eq!(v["pairs"][0]["kind"], "equal");
+        let bad = run(r#"{"variant":"niels","rules":["quantum"]}"#);
+        assert_eq!(bad["error"]["at"], "rules");
+        let bad = run(r#"{"variant":"niels","position":"8/8 w - - 0 1"}"#);
+        assert_eq!(bad["error"]["kind"], "fen");
+        let bad = run(r#"{"variant":"niels","moves":["e2e4"],"rolls":[[7]]}"#);
+        assert_eq!(bad["error"]["at"], "rolls[0][0]");
+    }
 }

@@ -1,10 +1,193 @@
-//! `qchess play --variant niels`. Owned by the qchess-niels work.
+//! `qchess play --variant niels`: Niel's Chess in the terminal, between two people or against
+//! the built-in random mover. Owned by the qchess-niels work; see docs/niels.md.
+//!
+//! Commands at the prompt: a move in the notation of docs/niels.md (`e2e4`, `c6^d4e5:oo`,
+//! `f6&f6d5:oo@e4`, `f:e4`, `z:e4`, `h:e4`, `e1~e5`, `c:e4`), `moves` (legal moves),
+//! `record` (the game record, which `--load` reads back), `help`, `quit`.
 
-use super::PlayArgs;
+use super::{Opponent, PlayArgs};
 use crate::error::CliError;
+use qchess_board::{Color, Geometry};
+use qchess_niels::{Game, GameRecord, Rules, Status, color_name, render};
+use rand::SeedableRng;
+use rand::seq::IndexedRandom;
+use rand_chacha::ChaCha8Rng;
 use std::io::{BufRead, Write};
 
+const HELP: &str = "moves: e2e4 (move or attempted capture), c6^d4e5:oo (superposition: red, blue, facings o=opponent p=player), \
+f6&f6d5:oo@e4 (entanglement with the pair on e4), f:e4 (flip), z:e4 (Z), h:e4 (Hadamard), e1~e5 (tunnel), c:e4 (remote collapse), e7e8=q (promotion)\n\
+commands: moves, record, help, quit";
+
 /// Plays a game on `input` / `output` (the terminal, or a script in tests).
-pub fn play(_args: &PlayArgs, _input: &mut dyn BufRead, _output: &mut dyn Write) -> Result<(), CliError> {
-    Err(CliError::failure("play --variant niels is not implemented yet"))
+pub fn play(
+    args: &PlayArgs,
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+) -> Result<(), CliError> {
+    let rules =
+        Rules::parse_list(&args.rules.join(",")).map_err(|e| CliError::usage(e.to_string()))?;
+    let mut game = match &args.load {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| CliError::usage(format!("cannot read {}: {e}", path.display())))?;
+            let record: GameRecord = text
+                .parse()
+                .map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
+            record
+                .replay()
+                .map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?
+        }
+        None => {
+            let geometry: Geometry = match &args.board {
+                Some(b) => b
+                    .parse()
+                    .map_err(|e| CliError::usage(format!("--board: {e}")))?,
+                None => Geometry::STANDARD,
+            };
+            Game::new(rules, geometry).map_err(|e| CliError::usage(e.to_string()))?
+        }
+    };
+    let human = match args.color.as_str() {
+        "w" | "white" => Color::White,
+        "b" | "black" => Color::Black,
+        other => {
+            return Err(CliError::usage(format!(
+                "--color must be w or b, not {other:?}"
+            )));
+        }
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
+    writeln!(
+        output,
+        "Niel's Chess (independent implementation of the published rules); rules: {}",
+        display_rules(game.rules())
+    )?;
+    writeln!(output, "{HELP}")?;
+    loop {
+        writeln!(output, "\n{}", render(game.position(), game.rules()))?;
+        let status = game.status();
+        if status != Status::Ongoing {
+            writeln!(output, "{status} ({})", status.result())?;
+            writeln!(output, "{}", game.record())?;
+            return Ok(());
+        }
+        if game.in_check() {
+            writeln!(output, "check")?;
+        }
+        let side = game.position().side_to_move();
+        if args.opponent == Opponent::Random && side != human {
+            let moves = game.legal_moves();
+            let Some(mv) = moves.choose(&mut rng).copied() else {
+                continue;
+            };
+            let outcome = game
+                .play(&mv, &mut rng)
+                .map_err(|e| CliError::failure(e.to_string()))?;
+            writeln!(
+                output,
+                "{} plays {mv}{}",
+                color_name(side),
+                rolls_text(&outcome)
+            )?;
+            continue;
+        }
+        write!(output, "{} to move> ", color_name(side))?;
+        output.flush()?;
+        let mut line = String::new();
+        if input.read_line(&mut line)? == 0 {
+            writeln!(output)?;
+            return Ok(());
+        }
+        match line.trim() {
+            "" => {}
+            "quit" | "exit" => return Ok(()),
+            "help" => writeln!(output, "{HELP}")?,
+            "moves" => {
+                let list: Vec<String> = game.legal_moves().iter().map(|m| m.to_string()).collect();
+                writeln!(output, "{} legal moves: {}", list.len(), list.join(" "))?;
+            }
+            "record" => write!(output, "{}", game.record())?,
+            text => match game.play_str(text, &mut rng) {
+                Ok(outcome) => writeln!(
+                    output,
+                    "{} played {text}{}",
+                    color_name(side),
+                    rolls_text(&outcome)
+                )?,
+                Err(e) => writeln!(output, "{e}")?,
+            },
+        }
+    }
+}
+
+fn display_rules(r: &Rules) -> String {
+    let s = r.to_string();
+    if s.is_empty() { "full game".into() } else { s }
+}
+
+fn rolls_text(o: &qchess_niels::MoveOutcome) -> String {
+    let mut s = String::new();
+    for r in &o.rolls {
+        s.push_str(&format!(", {} rolls {}", color_name(r.player), r.value));
+    }
+    if let Some(p) = o.captured {
+        s.push_str(&format!(", captures {}", p.fen_char()));
+    } else if o.capture_attempted {
+        s.push_str(", the capture fails");
+    }
+    match o.tunnelled {
+        Some(true) => s.push_str(", tunnels through"),
+        Some(false) => s.push_str(", bounces back"),
+        None => {}
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(rules: &[&str], board: Option<&str>, opponent: Opponent) -> PlayArgs {
+        PlayArgs {
+            variant: super::super::Variant::Niels,
+            rules: rules.iter().map(|s| s.to_string()).collect(),
+            board: board.map(str::to_string),
+            opponent,
+            color: "w".into(),
+            seed: 1,
+            load: None,
+        }
+    }
+
+    #[test]
+    fn two_people_play_and_errors_are_shown() {
+        let mut out = Vec::new();
+        let script = "b1^a3c3:oo\nzz\ne5e4\nmoves\nquit\n";
+        play(
+            &args(&["simplified"], Some("5x6"), Opponent::Human),
+            &mut script.as_bytes(),
+            &mut out,
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("white played b1^a3c3:oo"), "{text}");
+        assert!(text.contains("cannot parse \"zz\""), "{text}");
+        assert!(text.contains("black played e5e4"), "{text}");
+        assert!(text.contains("Nro|1"), "{text}");
+        assert!(text.contains("legal moves:"), "{text}");
+    }
+
+    #[test]
+    fn random_opponent_plays_to_the_end_on_a_small_board() {
+        let mut out = Vec::new();
+        let mut a = args(&["tunnelling"], Some("4x4"), Opponent::Random);
+        a.color = "b".into();
+        // The person (Black) resigns at the first prompt; White's random move came first.
+        play(&a, &mut "quit\n".as_bytes(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("white plays "), "{text}");
+        assert!(
+            matches!(play(&args(&["bogus"], None, Opponent::Human), &mut "".as_bytes(), &mut Vec::new()), Err(e) if e.code == 2)
+        );
+    }
 }
