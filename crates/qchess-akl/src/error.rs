@@ -136,6 +136,28 @@ impl fmt::Display for AklError {
     }
 }
 
+impl AklError {
+    /// A machine-readable class: `game_over`, `illegal_move`, `impossible_outcome`,
+    /// `entry_mismatch`, `notation`, `position` or `record`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AklError::GameOver => "game_over",
+            AklError::TouchPending { .. }
+            | AklError::NothingTouched
+            | AklError::EmptySquare { .. }
+            | AklError::NotYourPiece { .. }
+            | AklError::IllegalMove { .. } => "illegal_move",
+            AklError::ImpossibleCollapse { .. }
+            | AklError::NotQuantum { .. }
+            | AklError::CollapseNotRecorded { .. } => "impossible_outcome",
+            AklError::EntryMismatch { .. } => "entry_mismatch",
+            AklError::Notation { .. } => "notation",
+            AklError::Position { .. } => "position",
+            AklError::Record { .. } | AklError::Replay { .. } => "record",
+        }
+    }
+}
+
 impl std::error::Error for AklError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {

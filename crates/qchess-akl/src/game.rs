@@ -710,3 +710,51 @@ fn end_status(pos: &AklPosition, king_captured: bool, mover: Option<Color>) -> G
         GameStatus::Ongoing
     }
 }
+
+impl GameStatus {
+    /// A short name: `ongoing`, `white_wins`, `black_wins` or `draw`.
+    pub fn name(self) -> &'static str {
+        match self {
+            GameStatus::Ongoing => "ongoing",
+            GameStatus::Won {
+                winner: Color::White,
+            } => "white_wins",
+            GameStatus::Won {
+                winner: Color::Black,
+            } => "black_wins",
+            GameStatus::Drawn(_) => "draw",
+        }
+    }
+
+    /// Why the game ended: `king_captured`, `bare_kings` or `quiet_plies`; `None` while it
+    /// goes on.
+    pub fn reason(self) -> Option<&'static str> {
+        match self {
+            GameStatus::Ongoing => None,
+            GameStatus::Won { .. } => Some("king_captured"),
+            GameStatus::Drawn(DrawReason::BareKings) => Some("bare_kings"),
+            GameStatus::Drawn(DrawReason::QuietPlies) => Some("quiet_plies"),
+        }
+    }
+}
+
+impl std::fmt::Display for GameStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GameStatus::Ongoing => f.write_str("ongoing"),
+            GameStatus::Won { winner } => {
+                write!(
+                    f,
+                    "{} wins: the king was captured",
+                    crate::position::color_name(*winner)
+                )
+            }
+            GameStatus::Drawn(DrawReason::BareKings) => {
+                f.write_str("draw: only the two kings are left")
+            }
+            GameStatus::Drawn(DrawReason::QuietPlies) => {
+                f.write_str("draw: 100 plies without a capture or a pawn move")
+            }
+        }
+    }
+}

@@ -1,9 +1,404 @@
 //! `qchess eval` for `"variant": "akl"`. Owned by the qchess-akl work.
+//!
+//! Request fields:
+//! * `"position"`: `"startpos"` (default: the standard start, secondary types drawn from the
+//!   seed) or an AKL-FEN string (docs/akl.md, "Position text").
+//! * `"moves"`: turn entries in the bra-ket notation, applied in order: `"<P|e2> -> e4"`,
+//!   `"f2 -> f3"` (collapse inferred from the move), `"<Q|d1>"` (touch only). A bare touch of a
+//!   quantum piece, `"g1"`, collapses at random; when the piece can move, the next entry may
+//!   finish the turn with its destination alone: `"-> f3"`. A refused entry is reported with
+//!   `"applied": false` and its error, changes nothing, and the next entry is still tried.
+//! * `"seed"`: seed of the set-up and of every unrecorded collapse (ChaCha8), default 0. One
+//!   stream serves both, set-up first.
+//! * `"visibility"`: `"revealed"` (default) or `"own-pairs"`.
+//!
+//! Answer: `moves` (one `{"move", "applied", "outcome", "notation", "error"}` each), `pieces`
+//! (square -> `{"color", "types", "quantum", "type", "known"}`: the truth), `views`
+//! (`"white"` / `"black"` -> square -> `{"color", "quantum", "type", "known"}`), `pending`
+//! (the touched piece waiting to move, or null), `position` (AKL-FEN), `record` (the game
+//! record), `quiet_plies`, `side_to_move` (`"w"` / `"b"`), `status` and `reason`.
 
 use super::EvalError;
-use serde_json::{Map, Value};
+use qchess_akl::{
+    AklError, AklPosition, Game, PieceState, PlayerView, Rules, Style, TouchResult, TurnEntry,
+    TypeSet, Visibility, parse_destination,
+};
+use qchess_board::{Color, PieceKind};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde_json::{Map, Value, json};
 
 /// Evaluates one request object of this variant; the dispatcher adds `"ok": true`.
-pub fn eval(_request: &Map<String, Value>) -> Result<Map<String, Value>, EvalError> {
-    Err(EvalError::new("unsupported", "the akl variant is not implemented yet").at("variant"))
+pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalError> {
+    let seed = match request.get("seed") {
+        None => 0,
+        Some(v) => v.as_u64().ok_or_else(|| {
+            EvalError::new("request", "\"seed\" must be a non-negative integer").at("seed")
+        })?,
+    };
+    let visibility = match request.get("visibility") {
+        None => Visibility::Revealed,
+        Some(Value::String(v)) if v == "revealed" => Visibility::Revealed,
+        Some(Value::String(v)) if v == "own-pairs" => Visibility::OwnPairs,
+        Some(other) => {
+            return Err(EvalError::new(
+                "request",
+                format!("\"visibility\" must be \"revealed\" or \"own-pairs\", not {other}"),
+            )
+            .at("visibility"));
+        }
+    };
+    let moves = string_list(request.get("moves"))?;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let position = match request.get("position") {
+        None => AklPosition::startpos_random(&mut rng),
+        Some(Value::String(s)) if s == "startpos" => AklPosition::startpos_random(&mut rng),
+        Some(Value::String(s)) => AklPosition::parse(s)
+            .map_err(|e| EvalError::new("position", e.to_string()).at("position"))?,
+        Some(_) => {
+            return Err(EvalError::new(
+                "position",
+                "\"position\" must be \"startpos\" or an AKL-FEN string",
+            )
+            .at("position"));
+        }
+    };
+    let mut game = Game::with_rules(position, Rules { visibility });
+    let reports: Vec<Value> = moves
+        .iter()
+        .map(|m| apply_one(&mut game, m, &mut rng))
+        .collect();
+    let mut out = Map::new();
+    out.insert("moves".into(), Value::Array(reports));
+    out.insert("pieces".into(), true_pieces(&game));
+    out.insert(
+        "views".into(),
+        json!({
+            "white": view_json(&game.view(Color::White)),
+            "black": view_json(&game.view(Color::Black)),
+        }),
+    );
+    out.insert(
+        "pending".into(),
+        match game.pending_touch() {
+            None => Value::Null,
+            Some((sq, kind, moves)) => json!({
+                "square": sq.to_string(),
+                "type": letter(kind),
+                "legal_moves": moves.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+            }),
+        },
+    );
+    out.insert(
+        "position".into(),
+        Value::String(game.position().to_string()),
+    );
+    out.insert(
+        "record".into(),
+        Value::String(game.record().to_text(Style::Ascii)),
+    );
+    out.insert("quiet_plies".into(), json!(game.position().quiet_plies));
+    out.insert(
+        "side_to_move".into(),
+        Value::String(game.side_to_move().fen_char().to_string()),
+    );
+    out.insert("status".into(), Value::String(game.status().name().into()));
+    out.insert(
+        "reason".into(),
+        game.status().reason().map_or(Value::Null, Value::from),
+    );
+    Ok(out)
+}
+
+fn string_list(value: Option<&Value>) -> Result<Vec<String>, EvalError> {
+    match value {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                v.as_str().map(str::to_string).ok_or_else(|| {
+                    EvalError::new("request", "each move must be a string")
+                        .at(format!("moves[{i}]"))
+                })
+            })
+            .collect(),
+        Some(_) => {
+            Err(EvalError::new("request", "\"moves\" must be an array of strings").at("moves"))
+        }
+    }
+}
+
+/// Applies one entry string and reports it.
+fn apply_one(game: &mut Game, text: &str, rng: &mut ChaCha8Rng) -> Value {
+    match apply_entry_text(game, text, rng) {
+        Ok((outcome, notation)) => json!({
+            "move": text, "applied": true, "outcome": outcome, "notation": notation, "error": Value::Null,
+        }),
+        Err(e) => json!({
+            "move": text, "applied": false, "outcome": Value::Null, "notation": Value::Null,
+            "error": error_json(&e),
+        }),
+    }
+}
+
+fn apply_entry_text(
+    game: &mut Game,
+    text: &str,
+    rng: &mut ChaCha8Rng,
+) -> Result<(Value, Value), AklError> {
+    let trimmed = text.trim_start();
+    let entry = if trimmed.starts_with("->") || trimmed.starts_with('→') {
+        let dest = parse_destination(text)?;
+        let (from, _, _) = game.pending_touch().ok_or(AklError::NothingTouched)?;
+        TurnEntry {
+            from,
+            collapse: None,
+            dest: Some(dest),
+            check: false,
+        }
+    } else {
+        text.parse::<TurnEntry>()?
+    };
+    let pending_here = game
+        .pending_touch()
+        .is_some_and(|(sq, _, _)| sq == entry.from);
+    if entry.dest.is_none() && !pending_here {
+        // A touch alone: it may end the turn, or leave the piece waiting for its move.
+        let piece = game.position().piece(entry.from).copied();
+        let out = match (entry.collapse, piece.is_some_and(|p| p.is_quantum())) {
+            (None, true) => game.touch(entry.from, rng)?,
+            (collapse, _) => game.touch_forced(entry.from, collapse)?,
+        };
+        return Ok(match out.result {
+            TouchResult::MustMove(moves) => (
+                json!({
+                    "turn": "awaiting_move",
+                    "collapse": out.collapsed.map(letter),
+                    "type": letter(out.kind),
+                    "legal_moves": moves.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+                }),
+                Value::Null,
+            ),
+            _ => {
+                let done = *game.history().last().expect("the touch ended the turn");
+                (turn_json(&done), Value::String(done.to_string()))
+            }
+        });
+    }
+    let done = game.apply_entry(&entry, Some(rng))?;
+    Ok((turn_json(&done), Value::String(done.to_string())))
+}
+
+fn turn_json(e: &TurnEntry) -> Value {
+    let turn = match e.dest {
+        Some(_) => "moved",
+        None if e.check => "check_by_collapse",
+        None => "no_legal_move",
+    };
+    json!({
+        "turn": turn,
+        "from": e.from.to_string(),
+        "collapse": e.collapse.map(letter),
+        "to": e.dest.map(|d| d.to.to_string()),
+        "captured": e.dest.and_then(|d| d.capture).map(|c| letter(c.captured)),
+        "promotion": e.dest.and_then(|d| d.promotion).map(letter),
+        "superposed": e.dest.is_some_and(|d| d.superposed),
+    })
+}
+
+fn error_json(e: &AklError) -> Value {
+    let at = match e {
+        AklError::Notation { at, .. } => json!({"column": at}),
+        _ => Value::Null,
+    };
+    json!({"kind": e.kind(), "message": e.to_string(), "at": at})
+}
+
+fn letter(kind: PieceKind) -> String {
+    kind.to_char().to_ascii_uppercase().to_string()
+}
+
+fn letters(set: TypeSet) -> Vec<String> {
+    set.iter().map(letter).collect()
+}
+
+fn color_letter(c: Color) -> String {
+    c.fen_char().to_string()
+}
+
+fn state_fields(state: PieceState) -> (bool, Value) {
+    match state {
+        PieceState::Quantum => (true, Value::Null),
+        PieceState::Classical(k) => (false, Value::String(letter(k))),
+    }
+}
+
+fn true_pieces(game: &Game) -> Value {
+    let mut map = Map::new();
+    for (sq, p) in game.position().pieces() {
+        let (quantum, current) = state_fields(p.state);
+        let types: Vec<String> = if p.is_king() {
+            vec![letter(PieceKind::King)]
+        } else {
+            p.pair.types().into_iter().map(letter).collect()
+        };
+        map.insert(
+            sq.to_string(),
+            json!({"color": color_letter(p.color), "types": types, "quantum": quantum,
+                   "type": current, "known": letters(p.known)}),
+        );
+    }
+    Value::Object(map)
+}
+
+fn view_json(view: &PlayerView) -> Value {
+    let mut map = Map::new();
+    for p in &view.pieces {
+        let (quantum, current) = state_fields(p.state);
+        map.insert(
+            p.square.to_string(),
+            json!({"color": color_letter(p.color), "quantum": quantum, "type": current,
+                   "known": letters(p.known)}),
+        );
+    }
+    Value::Object(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(line: &str) -> Value {
+        let Value::Object(req) = serde_json::from_str(line).unwrap() else {
+            panic!()
+        };
+        Value::Object(eval(&req).unwrap())
+    }
+
+    #[test]
+    fn fools_mate_in_the_texts_notation() {
+        let v = run(r#"{"variant": "akl", "position": "startpos", "seed": 3,
+                "moves": ["f2 -> f3", "e7 -> e5", "g2 -> g4", "⟨Q|d8⟩ → h4#"]}"#);
+        let notations: Vec<&str> = (0..4)
+            .map(|i| v["moves"][i]["notation"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            notations,
+            [
+                "<P|f2> -> f3",
+                "<P|e7> -> e5|psi>",
+                "<P|g2> -> g4",
+                "<Q|d8> -> h4|psi>"
+            ]
+        );
+        assert_eq!(v["pieces"]["h4"]["quantum"], true);
+        assert_eq!(v["pieces"]["h4"]["types"][0], "Q");
+        assert_eq!(v["pieces"]["f3"]["type"], "P");
+        assert_eq!(v["side_to_move"], "w");
+        assert_eq!(v["status"], "ongoing");
+        assert_eq!(v["quiet_plies"], 1);
+        // The views show the queen piece as known only to be a queen (its other type is
+        // secret), and the same seed gives the same answer.
+        assert_eq!(v["views"]["white"]["h4"]["known"], json!(["Q"]));
+        let ascii = run(
+            r#"{"variant": "akl", "seed": 3, "moves": ["f2 -> f3", "e7 -> e5", "g2 -> g4", "<Q|d8> -> h4"]}"#,
+        );
+        for field in ["pieces", "views", "position", "record"] {
+            assert_eq!(v[field], ascii[field], "{field}");
+        }
+    }
+
+    #[test]
+    fn touch_then_destination_and_refused_entries() {
+        let v = run(
+            r#"{"variant": "akl", "position": "4k3/8/8/8/8/8/8/1(NN)2K3 w - 0 1",
+                "moves": ["b1", "-> zz", "-> c3", "e8 -> e9", "<Q|e8>", "<K|e8>", "e8 -> d8"]}"#,
+        );
+        let m = &v["moves"];
+        assert_eq!(m[0]["applied"], true);
+        assert_eq!(m[0]["outcome"]["turn"], "awaiting_move");
+        assert_eq!(m[0]["outcome"]["collapse"], "N");
+        assert_eq!(
+            m[0]["outcome"]["legal_moves"],
+            json!(["b1d2", "b1a3", "b1c3"])
+        );
+        assert_eq!(m[1]["applied"], false);
+        assert_eq!(m[1]["error"]["kind"], "notation");
+        assert_eq!(m[1]["error"]["at"]["column"], 3);
+        assert_eq!(m[2]["applied"], true);
+        assert_eq!(m[2]["notation"], "<N|b1> -> c3|psi>", "c3 is dark");
+        assert_eq!(m[3]["error"]["kind"], "notation");
+        assert_eq!(
+            m[4]["error"]["kind"], "impossible_outcome",
+            "the king is classical"
+        );
+        assert_eq!(m[5]["error"]["kind"], "notation", "a king never collapses");
+        assert_eq!(m[6]["applied"], true);
+        assert_eq!(v["pieces"]["c3"]["quantum"], true);
+        assert_eq!(v["pieces"]["d8"]["type"], "K");
+        assert_eq!(v["side_to_move"], "w");
+    }
+
+    #[test]
+    fn bad_requests_are_errors() {
+        for (line, kind, at) in [
+            (r#"{"variant": "akl", "seed": -1}"#, "request", "seed"),
+            (r#"{"variant": "akl", "moves": "e2e4"}"#, "request", "moves"),
+            (r#"{"variant": "akl", "moves": [3]}"#, "request", "moves[0]"),
+            (
+                r#"{"variant": "akl", "position": "8/8 w"}"#,
+                "position",
+                "position",
+            ),
+            (
+                r#"{"variant": "akl", "position": 5}"#,
+                "position",
+                "position",
+            ),
+            (
+                r#"{"variant": "akl", "visibility": "all"}"#,
+                "request",
+                "visibility",
+            ),
+        ] {
+            let Value::Object(req) = serde_json::from_str(line).unwrap() else {
+                panic!()
+            };
+            let err = eval(&req).unwrap_err();
+            assert_eq!(
+                (err.kind.as_str(), err.at.as_str().unwrap()),
+                (kind, at),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn own_pairs_views_differ_between_players() {
+        let v = run(r#"{"variant": "akl", "seed": 9, "visibility": "own-pairs"}"#);
+        let truth = &v["pieces"]["b1"]["types"];
+        let mut pair: Vec<String> = truth
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap().to_string())
+            .collect();
+        pair.sort_by_key(|l| "PNBRQK".find(l.as_str()));
+        pair.dedup();
+        assert_eq!(v["views"]["white"]["b1"]["known"], json!(pair));
+        assert_eq!(v["views"]["black"]["b1"]["known"], json!(["N"]));
+    }
+
+    #[test]
+    fn a_king_capture_ends_the_game() {
+        let v = run(
+            r#"{"variant": "akl", "position": "3[r*r]k3/8/8/8/8/8/8/4K3 w - 0 1",
+                "moves": ["e1 -> d1", "d8 -> <R|K>d1", "e8 -> e7"]}"#,
+        );
+        assert_eq!(v["moves"][1]["outcome"]["captured"], "K");
+        assert_eq!(v["status"], "black_wins");
+        assert_eq!(v["reason"], "king_captured");
+        assert_eq!(v["moves"][2]["error"]["kind"], "game_over");
+    }
 }
