@@ -87,3 +87,57 @@ impl PlayerView {
         self.pieces.iter().find(|p| p.square == sq)
     }
 }
+
+impl PlayerView {
+    /// The board as text, White at the bottom: `(N?)` a piece in superposition of which only
+    /// the knight is known, `(NB)` one known to be a knight or a bishop, `[N]` a collapsed
+    /// knight, `K` a king; upper case White. Dark empty squares show `:`, light ones `.`.
+    ///
+    /// ```
+    /// use qchess_akl::Game;
+    /// use qchess_board::Color;
+    /// let text = Game::from_seed(1).view(Color::White).render();
+    /// assert!(text.contains(" K  ") && text.contains("(Q?)"));
+    /// ```
+    pub fn render(&self) -> String {
+        let mut s = String::from("    a   b   c   d   e   f   g   h\n");
+        for rank in (0..8).rev() {
+            s.push_str(&format!("{}  ", rank + 1));
+            for file in 0..8 {
+                let sq = Square::new(file, rank);
+                s.push_str(&match self.piece(sq) {
+                    None if crate::is_dark(sq) => " :  ".to_string(),
+                    None => " .  ".to_string(),
+                    Some(p) => cell(p),
+                });
+            }
+            s.push_str(&format!(" {}\n", rank + 1));
+        }
+        s.push_str("    a   b   c   d   e   f   g   h\n");
+        s
+    }
+}
+
+/// A four-character cell for one piece.
+fn cell(p: &ViewPiece) -> String {
+    let letter = |k: PieceKind| {
+        let c = k.to_char();
+        if p.color == Color::White {
+            c.to_ascii_uppercase()
+        } else {
+            c
+        }
+    };
+    match p.state {
+        PieceState::Classical(PieceKind::King) => format!(" {}  ", letter(PieceKind::King)),
+        PieceState::Classical(k) => format!("[{}] ", letter(k)),
+        PieceState::Quantum => {
+            let known: Vec<char> = p.known.iter().map(letter).collect();
+            match known.as_slice() {
+                [a] => format!("({a}?)"),
+                [a, b] => format!("({a}{b})"),
+                _ => "(??)".to_string(),
+            }
+        }
+    }
+}
