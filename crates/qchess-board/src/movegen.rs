@@ -16,19 +16,57 @@ use crate::attacks::{
 use crate::{Bitboard, CastleSide, CastlingRights, Color, Move, MoveList, PieceKind, PieceMoves};
 use crate::{Position, Square};
 
+/// Where generated move sets go: a caller's closure, or a counter that lets pawns be counted
+/// set-wise instead of one by one.
+trait Sink {
+    /// Whether only the number of moves matters.
+    const COUNTING: bool;
+    /// Takes one piece's moves; `true` stops generation.
+    fn visit(&mut self, pm: PieceMoves) -> bool;
+    /// Adds moves counted in bulk (only called when `COUNTING`).
+    fn add(&mut self, n: u32);
+}
+
+struct Visitor<F>(F);
+
+impl<F: FnMut(PieceMoves) -> bool> Sink for Visitor<F> {
+    const COUNTING: bool = false;
+    #[inline(always)]
+    fn visit(&mut self, pm: PieceMoves) -> bool {
+        (self.0)(pm)
+    }
+    #[inline(always)]
+    fn add(&mut self, _n: u32) {}
+}
+
+struct Counter(u32);
+
+impl Sink for Counter {
+    const COUNTING: bool = true;
+    #[inline(always)]
+    fn visit(&mut self, pm: PieceMoves) -> bool {
+        self.0 += pm.len() as u32;
+        false
+    }
+    #[inline(always)]
+    fn add(&mut self, n: u32) {
+        self.0 += n;
+    }
+}
+
 impl Position {
     /// Calls `visit` with the legal moves of each piece of the side to move (non-empty sets
     /// only). `visit` returns `true` to stop early; the result tells whether it did.
     #[inline]
     pub fn generate_legal(&self, mut visit: impl FnMut(PieceMoves) -> bool) -> bool {
-        self.generate::<true, _>(&mut visit)
+        self.generate::<true, _>(&mut Visitor(&mut visit))
     }
 
     /// Calls `visit` with the pseudo-legal moves of each piece of the side to move (movement
     /// patterns only; see the module docs). `visit` returns `true` to stop early.
     #[inline]
     pub fn generate_pseudo_legal(&self, mut visit: impl FnMut(PieceMoves) -> bool) -> bool {
-        self.generate::<false, _>(&mut visit)
+        self.generate::<false, _>(&mut Visitor(&mut visit))
     }
 
     /// All legal moves.
@@ -54,12 +92,9 @@ impl Position {
     /// Number of legal moves, counted set by set without listing them.
     #[inline]
     pub fn legal_move_count(&self) -> usize {
-        let mut n = 0;
-        self.generate_legal(|pm| {
-            n += pm.len();
-            false
-        });
-        n
+        let mut counter = Counter(0);
+        self.generate::<true, _>(&mut counter);
+        counter.0 as usize
     }
 
     /// Whether the side to move has no legal move and is in check.
@@ -100,7 +135,7 @@ impl Position {
     }
 
     #[inline(always)]
-    fn generate<const LEGAL: bool, F: FnMut(PieceMoves) -> bool>(&self, visit: &mut F) -> bool {
+    fn generate<const LEGAL: bool, S: Sink>(&self, sink: &mut S) -> bool {
         let us = self.side_to_move();
         let ours = self.by_color(us);
         let theirs = self.by_color(!us);
@@ -114,7 +149,7 @@ impl Position {
         if legal {
             let checkers = self.checkers();
             if checkers.has_many() {
-                return self.gen_king(legal, king, ours, occ, mask, visit);
+                return self.gen_king(legal, king, ours, occ, mask, sink);
             }
             if let (Some(c), Some(k)) = (checkers.first(), king) {
                 check_mask = between(k, c).with(c);
@@ -130,7 +165,7 @@ impl Position {
         for from in self.pieces(us, PieceKind::Knight) - pinned {
             let to = knight_attacks(from) & targets;
             if to.any()
-                && visit(PieceMoves {
+                && sink.visit(PieceMoves {
                     piece: PieceKind::Knight,
                     from,
                     to,
@@ -143,7 +178,7 @@ impl Position {
         for from in self.pieces(us, PieceKind::Bishop) {
             let to = pin_line(from, bishop_attacks(from, occ) & targets);
             if to.any()
-                && visit(PieceMoves {
+                && sink.visit(PieceMoves {
                     piece: PieceKind::Bishop,
                     from,
                     to,
@@ -156,7 +191,7 @@ impl Position {
         for from in self.pieces(us, PieceKind::Rook) {
             let to = pin_line(from, rook_attacks(from, occ) & targets);
             if to.any()
-                && visit(PieceMoves {
+                && sink.visit(PieceMoves {
                     piece: PieceKind::Rook,
                     from,
                     to,
@@ -169,7 +204,7 @@ impl Position {
         for from in self.pieces(us, PieceKind::Queen) {
             let to = pin_line(from, queen_attacks(from, occ) & targets);
             if to.any()
-                && visit(PieceMoves {
+                && sink.visit(PieceMoves {
                     piece: PieceKind::Queen,
                     from,
                     to,
@@ -196,7 +231,34 @@ impl Position {
             Color::White => bb << 8,
             Color::Black => bb >> 8,
         };
-        for from in self.pieces(us, PieceKind::Pawn) {
+        let mut per_pawn = self.pieces(us, PieceKind::Pawn);
+        if S::COUNTING {
+            // Unpinned pawns are counted set-wise; pinned ones (and e.p.) one by one below.
+            let pawns = per_pawn - pinned;
+            per_pawn &= pinned;
+            let promo_rank = g.rank_mask(g.promotion_rank(us));
+            let single = forward(pawns) & empty;
+            let mut moves = 0;
+            // Two pawns may capture on one square, so each capture direction is its own set.
+            let [left, right] = pawn_captures_split(us, pawns);
+            for set in [single, left & theirs, right & theirs] {
+                let set = set & check_mask;
+                moves += (set - promo_rank).count() + 4 * (set & promo_rank).count();
+            }
+            if start_rank < 8 {
+                let start = g.rank_mask(start_rank);
+                moves += (forward(forward(pawns & start) & empty) & empty & check_mask).count();
+            }
+            sink.add(moves);
+            if let Some(ep) = self.ep_square() {
+                for from in pawn_attacks(!us, ep) & pawns {
+                    if !legal || self.ep_is_legal(from, ep) {
+                        sink.add(1);
+                    }
+                }
+            }
+        }
+        for from in per_pawn {
             let single = forward(from.bitboard()) & empty;
             let mut to = single;
             if from.rank() == start_rank {
@@ -212,7 +274,7 @@ impl Position {
             }
             let promotes = from.rank() == last_step_rank;
             if to.any()
-                && visit(PieceMoves {
+                && sink.visit(PieceMoves {
                     piece: PieceKind::Pawn,
                     from,
                     to,
@@ -223,19 +285,19 @@ impl Position {
             }
         }
 
-        self.gen_king(legal, king, ours, occ, mask, visit)
+        self.gen_king(legal, king, ours, occ, mask, sink)
     }
 
     /// King steps (legal: onto unattacked squares only) and castling.
     #[inline(always)]
-    fn gen_king<F: FnMut(PieceMoves) -> bool>(
+    fn gen_king<S: Sink>(
         &self,
         legal: bool,
         king: Option<Square>,
         ours: Bitboard,
         occ: Bitboard,
         mask: Bitboard,
-        visit: &mut F,
+        sink: &mut S,
     ) -> bool {
         let Some(k) = king else {
             return false;
@@ -243,11 +305,18 @@ impl Position {
         let us = self.side_to_move();
         let them = !us;
         let mut to = king_attacks(k) & !ours & mask;
-        if legal {
-            // The king must not stay on the line of a slider it steps away from.
+        if legal && to.any() {
+            to -= self.leaper_attacks(them);
+            // Sliders per square, with our king removed: it must not stay on the line of a
+            // slider it steps away from.
             let occ_without_king = occ.without(k);
+            let theirs = self.by_color(them);
+            let diag = theirs & (self.by_kind(PieceKind::Bishop) | self.by_kind(PieceKind::Queen));
+            let ortho = theirs & (self.by_kind(PieceKind::Rook) | self.by_kind(PieceKind::Queen));
             for t in to {
-                if self.is_attacked(t, them, occ_without_king) {
+                if (bishop_attacks(t, occ_without_king) & diag).any()
+                    || (rook_attacks(t, occ_without_king) & ortho).any()
+                {
                     to = to.without(t);
                 }
             }
@@ -270,12 +339,25 @@ impl Position {
             }
         }
         to.any()
-            && visit(PieceMoves {
+            && sink.visit(PieceMoves {
                 piece: PieceKind::King,
                 from: k,
                 to,
                 promotes: false,
             })
+    }
+
+    /// Every square attacked by `color`'s pawns, knights and king (set-wise, 8x8 grid).
+    #[inline(always)]
+    fn leaper_attacks(&self, color: Color) -> Bitboard {
+        let mut danger = pawn_captures(color, self.pieces(color, PieceKind::Pawn));
+        for n in self.pieces(color, PieceKind::Knight) {
+            danger |= knight_attacks(n);
+        }
+        if let Some(k) = self.king_square(color) {
+            danger |= king_attacks(k);
+        }
+        danger
     }
 
     /// Whether en passant from `from` leaves the king safe (including the case where both
@@ -290,5 +372,24 @@ impl Position {
         let occ = (self.occupied() - from.bitboard() - victim.bitboard()) | ep.bitboard();
         let attackers = self.attackers(k, !us, occ) - victim.bitboard();
         attackers.is_empty()
+    }
+}
+
+/// Squares `color`'s pawns on `pawns` attack, set-wise on the 8x8 grid.
+#[inline(always)]
+fn pawn_captures(color: Color, pawns: Bitboard) -> Bitboard {
+    let [left, right] = pawn_captures_split(color, pawns);
+    left | right
+}
+
+/// Pawn captures towards the a-file and towards the h-file, as two sets.
+#[inline(always)]
+fn pawn_captures_split(color: Color, pawns: Bitboard) -> [Bitboard; 2] {
+    const NOT_A: u64 = !0x0101_0101_0101_0101;
+    const NOT_H: u64 = !0x8080_8080_8080_8080;
+    let p = pawns.0;
+    match color {
+        Color::White => [Bitboard((p & NOT_A) << 7), Bitboard((p & NOT_H) << 9)],
+        Color::Black => [Bitboard((p & NOT_A) >> 9), Bitboard((p & NOT_H) >> 7)],
     }
 }

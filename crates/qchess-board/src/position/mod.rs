@@ -27,7 +27,7 @@ use std::fmt;
 /// let mut pos = Position::startpos();
 /// assert_eq!(pos.legal_moves().len(), 20);
 /// pos.play("e2e4".parse::<Move>().unwrap()).unwrap();
-/// assert_eq!(pos.to_fen(), "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+/// assert_eq!(pos.to_fen(), "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1");
 /// assert!(pos.play("e2e4".parse().unwrap()).is_err());
 /// ```
 #[derive(Copy, Clone, PartialEq, Eq, Hash)]
@@ -81,8 +81,9 @@ impl Position {
         self.castling
     }
 
-    /// The en-passant target square (the square a capturing pawn moves to). It is set after a
-    /// double step only when an enemy pawn could capture there (see docs/board.md).
+    /// The en-passant target square: the square a pawn skipped with its double step on the
+    /// previous move (set after every double step, as FEN prints it, whether or not an enemy
+    /// pawn can capture there).
     #[inline]
     pub fn ep_square(&self) -> Option<Square> {
         self.ep
