@@ -275,7 +275,9 @@ impl Position {
         let k = &self.kinds;
         let mut checkers = theirs
             & ((knight_attacks(king) & k[PieceKind::Knight.index()])
-                | (pawn_attacks(us, king) & k[PieceKind::Pawn.index()]));
+                | (pawn_attacks(us, king) & k[PieceKind::Pawn.index()])
+                // Only pseudo-legal play can put the kings side by side.
+                | (king_attacks(king) & k[PieceKind::King.index()]));
         let diag = k[PieceKind::Bishop.index()] | k[PieceKind::Queen.index()];
         let ortho = k[PieceKind::Rook.index()] | k[PieceKind::Queen.index()];
         let snipers = theirs
