@@ -356,7 +356,7 @@ fn parse(text: &str, geometry: Geometry) -> Result<Position, NielsError> {
         }
         pos.en_passant = Some(sq);
     }
-    if fields.len() == 6 {
+    if fields.len() >= 6 {
         let (h_at, h) = fields[4];
         pos.halfmove_clock = h
             .parse()
