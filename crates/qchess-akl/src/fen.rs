@@ -174,13 +174,15 @@ impl AklPosition {
                 let ok_king = pos
                     .piece(home)
                     .is_some_and(|p| p.color == color && p.is_king());
-                let ok_rook = pos
-                    .piece(rook_sq)
-                    .is_some_and(|p| p.color == color && p.pair.primary == PieceKind::Rook);
+                let ok_rook = pos.piece(rook_sq).is_some_and(|p| {
+                    p.color == color && p.pair.primary == PieceKind::Rook && p.is_quantum()
+                });
                 if !ok_king || !ok_rook {
+                    // An untouched piece is still in superposition: a collapsed corner piece
+                    // was touched, which cost the right.
                     return Err(bad(format!(
-                        "castling right {c} needs the king on {home} and a piece of primary type \
-                         rook on {rook_sq}"
+                        "castling right {c} needs the king on {home} and an untouched piece (in \
+                         superposition) of primary type rook on {rook_sq}"
                     )));
                 }
                 pos.castling[color.index()][side as usize] = true;

@@ -6,7 +6,6 @@ use crate::piece::{AklPiece, PieceState, TypePair};
 use crate::position::{AklPosition, attacks_of, is_dark, landing_state};
 use crate::record::{CaptureNote, Destination, TurnEntry};
 use qchess_board::{Color, PieceKind, Square};
-use rand::Rng;
 
 /// Who may see which types. The rules text reveals types only through collapses.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
@@ -75,11 +74,11 @@ pub struct TouchOutcome {
 
 /// A touch waiting for its move.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Pending {
-    square: Square,
-    collapse: Option<PieceKind>,
-    kind: PieceKind,
-    moves: Vec<AklMove>,
+pub(crate) struct Pending {
+    pub(crate) square: Square,
+    pub(crate) collapse: Option<PieceKind>,
+    pub(crate) kind: PieceKind,
+    pub(crate) moves: Vec<AklMove>,
 }
 
 /// A game of Akl-style quantum chess: the true position, the turn in progress and the record.
@@ -103,22 +102,13 @@ struct Pending {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Game {
-    start: AklPosition,
-    position: AklPosition,
-    rules: Rules,
-    pending: Option<Pending>,
-    status: GameStatus,
-    history: Vec<TurnEntry>,
-    captured: Vec<(Color, PieceKind)>,
-}
-
-/// What a failing multi-step call must restore.
-struct Snapshot {
-    position: AklPosition,
-    pending: Option<Pending>,
-    status: GameStatus,
-    history_len: usize,
-    captured_len: usize,
+    pub(crate) start: AklPosition,
+    pub(crate) position: AklPosition,
+    pub(crate) rules: Rules,
+    pub(crate) pending: Option<Pending>,
+    pub(crate) status: GameStatus,
+    pub(crate) history: Vec<TurnEntry>,
+    pub(crate) captured: Vec<(Color, PieceKind)>,
 }
 
 impl Game {
@@ -271,148 +261,6 @@ impl Game {
         Ok(self.commit_play(mv, captured))
     }
 
-    /// Plays one recorded turn. Written collapses are forced; an unwritten collapse of the
-    /// touched piece is inferred from the move (its first type, primary then secondary, that
-    /// makes the move legal), and any other unwritten random outcome is drawn from `rng`, or
-    /// is an error when `rng` is `None`. The entry may also finish a pending touch of its
-    /// square. On error the game is unchanged.
-    pub fn apply_entry(
-        &mut self,
-        entry: &TurnEntry,
-        rng: Option<&mut dyn rand::RngCore>,
-    ) -> Result<TurnEntry, AklError> {
-        let snapshot = self.snapshot();
-        let result = self.apply_entry_inner(entry, rng);
-        if result.is_err() {
-            self.restore(snapshot);
-        }
-        result
-    }
-
-    fn apply_entry_inner(
-        &mut self,
-        entry: &TurnEntry,
-        mut rng: Option<&mut dyn rand::RngCore>,
-    ) -> Result<TurnEntry, AklError> {
-        let touch = match &self.pending {
-            Some(p) if p.square == entry.from => {
-                if entry.collapse.is_some() && entry.collapse != p.collapse {
-                    return Err(AklError::EntryMismatch {
-                        message: format!("the piece on {} was already touched", entry.from),
-                    });
-                }
-                TouchOutcome {
-                    square: p.square,
-                    collapsed: p.collapse,
-                    kind: p.kind,
-                    result: TouchResult::MustMove(p.moves.clone()),
-                }
-            }
-            _ => {
-                let piece = *self.check_touch(entry.from)?;
-                let collapse = match (piece.is_quantum(), entry.collapse, entry.dest) {
-                    (true, None, Some(dest)) => {
-                        Some(self.infer_collapse(entry.from, &piece, &dest)?)
-                    }
-                    (true, None, None) => match rng.as_deref_mut() {
-                        Some(r) => Some(piece.pair.get(r.random::<bool>())),
-                        None => return Err(AklError::CollapseNotRecorded { square: entry.from }),
-                    },
-                    (_, given, _) => given,
-                };
-                self.touch_forced(entry.from, collapse)?
-            }
-        };
-        match (&touch.result, entry.dest) {
-            (TouchResult::MustMove(_), Some(dest)) => {
-                let mv = AklMove {
-                    from: entry.from,
-                    to: dest.to,
-                    promotion: dest.promotion,
-                };
-                if let Some(note) = dest.capture
-                    && note.by != touch.kind
-                {
-                    return Err(AklError::EntryMismatch {
-                        message: format!(
-                            "the capture names the capturer as {} but it is {}",
-                            kind_name(note.by),
-                            kind_name(touch.kind)
-                        ),
-                    });
-                }
-                let target = self.position.piece(mv.to).copied();
-                let captured = match (dest.capture, target) {
-                    (Some(note), _) => Some(note.captured),
-                    (None, Some(t)) if t.is_quantum() => {
-                        self.check_play(mv)?;
-                        match rng {
-                            Some(r) => Some(t.pair.get(r.random::<bool>())),
-                            None => return Err(AklError::CollapseNotRecorded { square: mv.to }),
-                        }
-                    }
-                    (None, _) => None,
-                };
-                let done = self.play_forced(mv, captured)?;
-                if dest.superposed && !done.dest.is_some_and(|d| d.superposed) {
-                    return Err(AklError::EntryMismatch {
-                        message: format!("the piece on {} is not in superposition", dest.to),
-                    });
-                }
-                Ok(done)
-            }
-            (TouchResult::MustMove(_), None) => Err(AklError::EntryMismatch {
-                message: format!(
-                    "the piece on {} can move: the entry needs a destination (-> square)",
-                    entry.from
-                ),
-            }),
-            (ended, Some(_)) => Err(AklError::EntryMismatch {
-                message: format!(
-                    "touching {} ended the turn ({}): the entry cannot move it",
-                    entry.from,
-                    if *ended == TouchResult::NoLegalMove {
-                        "no legal move"
-                    } else {
-                        "the collapse gave check"
-                    }
-                ),
-            }),
-            (_, None) => Ok(*self.history.last().expect("the touch ended the turn")),
-        }
-    }
-
-    /// The first type of the pair (primary, then secondary) under which touching `from` lets
-    /// the piece make the move `dest`.
-    fn infer_collapse(
-        &self,
-        from: Square,
-        piece: &AklPiece,
-        dest: &Destination,
-    ) -> Result<PieceKind, AklError> {
-        let mv = AklMove {
-            from,
-            to: dest.to,
-            promotion: dest.promotion,
-        };
-        piece
-            .pair
-            .types()
-            .into_iter()
-            .find(|&kind| {
-                !self.collapse_gives_check(from, piece.color, kind)
-                    && moves_as(&self.position, from, kind).contains(&mv)
-            })
-            .ok_or_else(|| AklError::IllegalMove {
-                mv: mv.to_string(),
-                reason: format!(
-                    "neither type of the piece on {from} ({} or {}) can make it",
-                    kind_name(piece.pair.primary),
-                    kind_name(piece.pair.secondary)
-                ),
-            })
-    }
-
     /// The record of this game: start position and every completed turn.
     pub fn record(&self) -> crate::GameRecord {
         crate::GameRecord {
@@ -427,7 +275,7 @@ impl Game {
         crate::PlayerView::of(self, viewer)
     }
 
-    fn check_touch(&self, sq: Square) -> Result<&AklPiece, AklError> {
+    pub(crate) fn check_touch(&self, sq: Square) -> Result<&AklPiece, AklError> {
         if self.status != GameStatus::Ongoing {
             return Err(AklError::GameOver);
         }
@@ -444,7 +292,7 @@ impl Game {
         Ok(piece)
     }
 
-    fn check_play(&self, mv: AklMove) -> Result<(), AklError> {
+    pub(crate) fn check_play(&self, mv: AklMove) -> Result<(), AklError> {
         if self.status != GameStatus::Ongoing {
             return Err(AklError::GameOver);
         }
@@ -483,7 +331,7 @@ impl Game {
     }
 
     /// Whether `kind` on `from` (colour `color`) attacks the enemy king.
-    fn collapse_gives_check(&self, from: Square, color: Color, kind: PieceKind) -> bool {
+    pub(crate) fn collapse_gives_check(&self, from: Square, color: Color, kind: PieceKind) -> bool {
         self.position
             .king_square(color.opposite())
             .is_some_and(|k| attacks_of(kind, color, from, self.position.occupied()).contains(k))
@@ -636,29 +484,11 @@ impl Game {
         pos.side_to_move = mover.opposite();
         self.status = end_status(pos, king_captured, Some(mover));
     }
-
-    fn snapshot(&self) -> Snapshot {
-        Snapshot {
-            position: self.position.clone(),
-            pending: self.pending.clone(),
-            status: self.status,
-            history_len: self.history.len(),
-            captured_len: self.captured.len(),
-        }
-    }
-
-    fn restore(&mut self, s: Snapshot) {
-        self.position = s.position;
-        self.pending = s.pending;
-        self.status = s.status;
-        self.history.truncate(s.history_len);
-        self.captured.truncate(s.captured_len);
-    }
 }
 
 /// Checks a given collapse of the piece on `sq`: a quantum piece needs one of its types
 /// (`required`), a classical one accepts none (or, for a captured piece, its own type).
-fn check_collapse(
+pub(crate) fn check_collapse(
     sq: Square,
     piece: &AklPiece,
     collapse: Option<PieceKind>,

@@ -28,6 +28,7 @@
 #![forbid(unsafe_code)]
 
 mod bot;
+mod entry;
 mod error;
 mod fen;
 mod game;
