@@ -13,33 +13,18 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
-/// Published minichess starting positions used for the small boards (docs/niels.md).
-pub const START_FENS: [(&str, &str); 5] = [
-    (
-        "8x8",
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-    ),
-    ("5x6", "rnbqk/ppppp/5/5/PPPPP/RNBQK w - - 0 1"),
-    ("4x6", "rnbk/pppp/4/4/PPPP/RNBK w - - 0 1"),
-    ("4x5", "knbr/p3/4/3P/RBNK w - - 0 1"),
-    ("4x4", "rqkr/pppp/PPPP/RQKR w - - 0 1"),
-];
+/// The board sizes of the papers (full rules Appendix E, schools paper Appendix C).
+pub const PAPER_BOARDS: [&str; 5] = ["8x8", "5x6", "4x6", "4x5", "4x4"];
 
 impl Position {
-    /// The starting position of `geometry`: the FIDE one on 8x8 and the documented minichess
-    /// ones on 5x6, 4x6, 4x5 and 4x4.
+    /// The starting position of `geometry`, taken from qchess-board's
+    /// `Position::startpos_for` (FIDE on 8x8; Petty chess 5x6, Silverman's array on 4x6 and
+    /// 4x4, Microchess 4x5; other sizes follow its back-rank-and-pawns pattern).
     pub fn startpos(geometry: Geometry) -> Result<Position, NielsError> {
-        let name = geometry.to_string();
-        let fen = START_FENS
-            .iter()
-            .find(|(g, _)| *g == name)
-            .map(|(_, f)| *f)
-            .ok_or_else(|| {
-                NielsError::Position(format!(
-                    "no starting position for a {name} board: use 8x8, 5x6, 4x6, 4x5 or 4x4"
-                ))
-            })?;
-        Position::from_fen(fen, geometry)
+        Position::from_fen(
+            &qchess_board::Position::startpos_for(geometry).to_fen(),
+            geometry,
+        )
     }
 
     /// Parses a serialised position on a board of `geometry`.
@@ -510,7 +495,14 @@ mod tests {
 
     #[test]
     fn start_positions_round_trip() {
-        for (g, fen) in START_FENS {
+        let expected = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "rnbqk/ppppp/5/5/PPPPP/RNBQK w - - 0 1",
+            "rqkr/pppp/4/4/PPPP/RQKR w - - 0 1",
+            "knbr/p3/4/3P/RBNK w - - 0 1",
+            "rqkr/pppp/PPPP/RQKR w - - 0 1",
+        ];
+        for (g, fen) in PAPER_BOARDS.iter().zip(expected) {
             let geometry: Geometry = g.parse().unwrap();
             let p = Position::startpos(geometry).unwrap();
             assert_eq!(p.to_string(), fen);

@@ -38,7 +38,7 @@ mod resolve;
 mod rules;
 
 pub use error::NielsError;
-pub use fen::START_FENS;
+pub use fen::PAPER_BOARDS;
 pub use game::{DrawReason, Game, GameRecord, PlayedMove, Status, color_name};
 pub use legal::{capture_chance, in_check, legal_moves};
 pub use moves::Move;

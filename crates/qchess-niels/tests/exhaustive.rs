@@ -98,7 +98,7 @@ fn reference_in_check(pos: &Position, color: Color, rules: &Rules) -> bool {
         .collect();
     for k in kings {
         for a in Square::ALL {
-            if !pos.piece_at(a).is_some_and(|p| p.color != color)
+            if pos.piece_at(a).is_none_or(|p| p.color == color)
                 || !slow_attacks(pos, a).contains(&k)
             {
                 continue;

@@ -4,7 +4,7 @@
 //! Request fields:
 //! * `"position"`: `"startpos"` (default) or a serialised position (FEN with indefinite halves
 //!   such as `[Nro|1]`, docs/niels.md).
-//! * `"board"`: `"8x8"` (default), `"5x6"`, `"4x6"`, `"4x5"` or `"4x4"`; with a serialised
+//! * `"board"`: `"8x8"` (default), `"5x6"`, `"4x6"`, `"4x5"`, `"4x4"` (any WxH from 4 to 8); with a serialised
 //!   position the size is read from it when `"board"` is absent.
 //! * `"rules"`: rule options, an array of names or one comma-separated string
 //!   (`simplified`, `hadamard`, `hadamard-plus`, `deterministic`, `tunnelling`, `no-box`,
