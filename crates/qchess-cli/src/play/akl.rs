@@ -96,7 +96,11 @@ pub fn play(
                     Err(e) => writeln!(output, "cannot save to {path}: {e}")?,
                 }
             }
-            text => human_turn(&mut game, text, &mut rng, input, output)?,
+            text => {
+                if human_turn(&mut game, text, &mut rng, input, output)? == Flow::Quit {
+                    return Ok(());
+                }
+            }
         }
     }
 }
@@ -125,6 +129,13 @@ fn read_line(input: &mut dyn BufRead) -> Result<Option<String>, CliError> {
     Ok(Some(line.trim().to_string()))
 }
 
+/// Whether the session goes on after a person's turn.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Quit,
+}
+
 /// One turn of a person: touch, then (if the piece can move) a destination until a legal one
 /// is given (touch-move: the touched piece must move).
 fn human_turn(
@@ -133,7 +144,7 @@ fn human_turn(
     rng: &mut ChaCha8Rng,
     input: &mut dyn BufRead,
     output: &mut dyn Write,
-) -> Result<(), CliError> {
+) -> Result<Flow, CliError> {
     let (square_text, dest_text) = match text.split_once("->") {
         Some((a, b)) => (a.trim(), Some(b.trim().to_string())),
         None => match text.split_once(char::is_whitespace) {
@@ -145,7 +156,7 @@ fn human_turn(
         Ok(s) => s,
         Err(e) => {
             writeln!(output, "{e}; type a square to touch, or help")?;
-            return Ok(());
+            return Ok(Flow::Continue);
         }
     };
     let side = game.side_to_move();
@@ -153,12 +164,12 @@ fn human_turn(
         Ok(t) => t,
         Err(e) => {
             writeln!(output, "{e}")?;
-            return Ok(());
+            return Ok(Flow::Continue);
         }
     };
     writeln!(output, "{}", touch_text(side, &touch))?;
     let TouchResult::MustMove(moves) = touch.result else {
-        return Ok(());
+        return Ok(Flow::Continue);
     };
     let mut next = dest_text;
     loop {
@@ -177,10 +188,22 @@ fn human_turn(
                 match read_line(input)? {
                     Some(l) => l,
                     // The input ended with the touched piece still to move.
-                    None => return Ok(()),
+                    None => return Ok(Flow::Quit),
                 }
             }
         };
+        match dest.as_str() {
+            "quit" | "exit" => return Ok(Flow::Quit),
+            "help" => {
+                writeln!(output, "{HELP}")?;
+                continue;
+            }
+            "record" => {
+                write!(output, "{}", game.record().to_text(Style::Ascii))?;
+                continue;
+            }
+            _ => {}
+        }
         match parse_destination(&dest) {
             Ok(d) => {
                 let mv = AklMove {
@@ -191,7 +214,7 @@ fn human_turn(
                 match game.play(mv, rng) {
                     Ok(entry) => {
                         writeln!(output, "{} played {}", color_name(side), entry_text(&entry))?;
-                        return Ok(());
+                        return Ok(Flow::Continue);
                     }
                     Err(e) => writeln!(output, "{e}")?,
                 }
@@ -333,7 +356,10 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("White played e1 → d1"), "{out}");
-        assert!(out.contains("a rook can go to: d1 d2 d3 d4 d5 d6 d7 a8 b8 c8"), "{out}");
+        assert!(
+            out.contains("a rook can go to: d1 d2 d3 d4 d5 d6 d7 a8 b8 c8"),
+            "{out}"
+        );
         assert!(out.contains("Black played d8 → ⟨R|K⟩d1"), "{out}");
         assert!(out.contains("Black wins: the king was captured"), "{out}");
         assert!(out.contains("2. d8 -> <R|K>d1"), "{out}");
@@ -353,6 +379,33 @@ mod tests {
         assert!(game.history().len() >= 2, "{out}");
         // The same seed and script give the same output.
         assert_eq!(out, run(&args(Opponent::Random, None), script));
+    }
+
+    #[test]
+    fn the_move_prompt_insists_on_a_legal_move_and_accepts_quit() {
+        let path = temp_record(
+            "prompt",
+            "[Position \"4k3/8/8/8/8/8/8/[R*R]3K3 w - 0 1\"]\n",
+        );
+        let out = run(
+            &args(Opponent::Human, Some(path.clone())),
+            "a1\nb2\nh1=Q\nhelp\nquit\n",
+        );
+        std::fs::remove_file(path).unwrap();
+        assert!(out.contains("touched a1 (a rook)"), "{out}");
+        assert!(
+            out.contains("a rook can go to: b1 c1 d1 a2 a3 a4 a5 a6 a7 a8"),
+            "{out}"
+        );
+        assert!(
+            out.contains("illegal move a1b2: a rook on a1 cannot go to b2"),
+            "{out}"
+        );
+        assert!(
+            out.contains("illegal move a1h1q: only a pawn reaching the last rank promotes"),
+            "{out}"
+        );
+        assert!(!out.contains("White played"), "{out}");
     }
 
     #[test]
