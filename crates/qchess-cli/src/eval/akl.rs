@@ -341,6 +341,49 @@ mod tests {
     }
 
     #[test]
+    fn refused_entries_change_nothing() {
+        // The same game with refused entries interleaved ends in the same state.
+        let clean =
+            run(r#"{"variant": "akl", "seed": 8, "moves": ["f2 -> f3", "e7 -> e5", "<Q|d1>"]}"#);
+        let noisy = run(
+            r#"{"variant": "akl", "seed": 8, "moves": ["e4", "f2 -> f5", "f2 -> f3", "e2 -> e4",
+                "<K|e8>", "<N|e7> -> e5", "e7 -> e5", "<Q|d1> -> d2", "<Q|d1>"]}"#,
+        );
+        let applied: Vec<bool> = (0..9)
+            .map(|i| noisy["moves"][i]["applied"].as_bool().unwrap())
+            .collect();
+        assert_eq!(
+            applied,
+            [false, false, true, false, false, false, true, false, true]
+        );
+        let kinds: Vec<&str> = [0, 1, 3, 4, 5, 7]
+            .iter()
+            .map(|&i| noisy["moves"][i]["error"]["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "illegal_move",
+                "illegal_move",
+                "illegal_move",
+                "notation",
+                "impossible_outcome",
+                "entry_mismatch"
+            ]
+        );
+        for field in [
+            "pieces",
+            "views",
+            "position",
+            "record",
+            "side_to_move",
+            "quiet_plies",
+        ] {
+            assert_eq!(clean[field], noisy[field], "{field}");
+        }
+    }
+
+    #[test]
     fn bad_requests_are_errors() {
         for (line, kind, at) in [
             (r#"{"variant": "akl", "seed": -1}"#, "request", "seed"),
