@@ -350,3 +350,25 @@ fn section_11_2_interference() {
         ],
     );
 }
+
+#[test]
+fn the_demo_reproductions_match_the_paper_and_show_the_ancilla_mixture() {
+    let all = qchess_cantwell::analysis::paper_reproductions().unwrap();
+    assert_eq!(all.len(), 5);
+    for r in &all {
+        assert!(r.matches(1e-12), "{}", r.title);
+    }
+    // Eq. 50/51 read-outs: the reduced (b1, c1) state is the ancilla-induced mixture.
+    let captures = &all[1];
+    let bell = captures.steps.last().unwrap().bell.unwrap();
+    assert!((bell.measures.phi[0] - 0.5).abs() < 1e-12 && bell.log_negativity.abs() < 1e-12);
+    assert_eq!(
+        captures.ket(captures.steps[2].amplitudes[1].key),
+        "|11>|10000>"
+    );
+    // Eq. 46/48: pure Psi+ then Psi-.
+    let pure = &all[0];
+    let psi_plus = pure.steps[2].bell.unwrap();
+    assert!((psi_plus.measures.psi[0] - 1.0).abs() < 1e-12);
+    assert!((psi_plus.log_negativity - 1.0).abs() < 1e-12);
+}
