@@ -49,6 +49,14 @@ impl GameRecord {
         if self.rules.visibility == Visibility::OwnPairs {
             s.push_str("[Visibility \"own-pairs\"]\n");
         }
+        s.push_str(&self.entries_text(style));
+        s
+    }
+
+    /// The numbered entries alone, without the start position: everything in them was
+    /// revealed to both players, whereas the start position holds the secret secondary types.
+    pub fn entries_text(&self, style: Style) -> String {
+        let mut s = String::new();
         for (i, e) in self.entries.iter().enumerate() {
             s.push_str(&format!("{}. {}\n", i + 1, e.format(style)));
         }

@@ -5,7 +5,8 @@
 //! types that player knows (`(N?)`, `(NB)`), a collapsed piece as `[N]`. At the prompt: a
 //! square to touch (`g1`; a quantum piece collapses at random), optionally with its
 //! destination (`g1 -> f3`, `g1 f3`); then, if the piece can move, its destination (`f3`,
-//! `e8=Q`). Commands: `record` (the game record, which `--load` reads back), `save FILE`,
+//! `e8=Q`). Commands: `record` (the moves so far), `save FILE` (the full record with the
+//! secret set-up, which `--load` reads back),
 //! `help`, `quit`. `--rules own-pairs` lets each player see both types of their own pieces.
 
 use super::{Opponent, PlayArgs};
@@ -22,7 +23,7 @@ use std::io::{BufRead, Write};
 const HELP: &str = "touch a piece: g1 (a piece in superposition collapses, both players see it); \
 add its move at once: g1 -> f3 or g1 f3; then, if it can move, type its destination: f3, e8=Q.\n\
 board: (N?) in superposition, known to be a knight; (NB) a knight or a bishop; [N] collapsed; \
-upper case White.\ncommands: record, save FILE, help, quit";
+upper case White.\ncommands: record (moves so far), save FILE (full record, secret set-up included), help, quit";
 
 /// Plays a game on `input` / `output` (the terminal, or a script in tests).
 pub fn play(
@@ -88,7 +89,7 @@ pub fn play(
             "" => {}
             "quit" | "exit" => return Ok(()),
             "help" => writeln!(output, "{HELP}")?,
-            "record" => write!(output, "{}", game.record().to_text(Style::Ascii))?,
+            "record" => write_public_record(&game, output)?,
             cmd if cmd.starts_with("save ") => {
                 let path = cmd[5..].trim();
                 match std::fs::write(path, game.record().to_text(Style::Ascii)) {
@@ -103,6 +104,17 @@ pub fn play(
             }
         }
     }
+}
+
+/// The moves so far, without the start position: its secondary types are secret while the
+/// game goes on (`save FILE` writes the full record, which `--load` reads).
+fn write_public_record(game: &Game, output: &mut dyn Write) -> Result<(), CliError> {
+    write!(output, "{}", game.record().entries_text(Style::Ascii))?;
+    writeln!(
+        output,
+        "(the start position with its secret types is shown when the game ends)"
+    )?;
+    Ok(())
 }
 
 fn parse_rules(list: &[String]) -> Result<Rules, CliError> {
@@ -199,7 +211,7 @@ fn human_turn(
                 continue;
             }
             "record" => {
-                write!(output, "{}", game.record().to_text(Style::Ascii))?;
+                write_public_record(game, output)?;
                 continue;
             }
             _ => {}
@@ -369,16 +381,28 @@ mod tests {
     fn the_random_mover_answers_and_the_record_replays() {
         // White touches a few pieces (some have no move, some are refused); the random mover
         // answers each turn. The printed record replays to a game of the same length.
-        let script = "e2\ne4\ne3\nd2\nd4\nd3\ng1\nf3\nh3\nrecord\nquit\n";
-        let out = run(&args(Opponent::Random, None), script);
+        let path = std::env::temp_dir().join(format!("qchess-akl-{}-saved", std::process::id()));
+        let script = format!(
+            "e2\ne4\ne3\nd2\nd4\nd3\ng1\nf3\nh3\nrecord\nsave {}\nquit\n",
+            path.display()
+        );
+        let out = run(&args(Opponent::Random, None), &script);
         assert!(out.contains("Black (random mover) touched"), "{out}");
-        let record_text = out.split("[Variant").nth(1).expect("a record was printed");
-        let record_text = format!("[Variant{}", record_text.split("\n\n").next().unwrap());
-        let record = GameRecord::parse(record_text.trim_end_matches(|c| c != '\n')).unwrap();
+        // `record` shows the moves but not the secret set-up.
+        assert!(out.contains("1. "), "{out}");
+        assert!(!out.contains("[Position"), "{out}");
+        let record = GameRecord::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        std::fs::remove_file(&path).unwrap();
         let game = record.replay().unwrap();
         assert!(game.history().len() >= 2, "{out}");
+        assert!(
+            out.contains(&game.record().entries_text(Style::Ascii)),
+            "{out}"
+        );
         // The same seed and script give the same output.
-        assert_eq!(out, run(&args(Opponent::Random, None), script));
+        let again = run(&args(Opponent::Random, None), &script);
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(out, again);
     }
 
     #[test]
