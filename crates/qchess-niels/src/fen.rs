@@ -525,5 +525,18 @@ mod tests {
             .unwrap_err();
         assert!(matches!(e, NielsError::Parse { at: 7, .. }), "{e:?}");
         assert!("8/8/8/8/8/8/8/8 w - - 0 1".parse::<Position>().is_err());
+        for junk in [
+            "",
+            "[",
+            "[Nro|1",
+            "4k3/8/8/8/8/8/8/[é] w - - 0 1",
+            "é",
+            "k3/4/4/K3 x - - 0 1",
+            "k3/4/4/K3 w - e9 0 1",
+            "k3/4/4/K3 w - - -1 1",
+            "k3/4/4/K3 w - - 0 0 a1",
+        ] {
+            assert!(junk.parse::<Position>().is_err(), "{junk}");
+        }
     }
 }

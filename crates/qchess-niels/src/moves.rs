@@ -357,6 +357,21 @@ mod tests {
         assert_eq!(at("x:e4"), 0);
         assert_eq!(at("e2e4 "), 4);
         assert_eq!(at(""), 0);
+        for junk in [
+            "é:e4",
+            "eé",
+            "e2^",
+            "e2^e4é",
+            "h:",
+            "c:e9",
+            "e2&e3e2:oo@",
+            "e2~",
+            "=q",
+            "e2e4=",
+            "e2e4=é",
+        ] {
+            assert!(junk.parse::<Move>().is_err(), "{junk}");
+        }
     }
 
     #[test]

@@ -405,3 +405,37 @@ fn indefinite_checkmate_section_5() {
         }
     );
 }
+
+#[test]
+fn en_passant_after_an_entanglement_two_step_8_5() {
+    let fen = "[nbo|1]3k3/8/8/3[nro|1]4/3p4/8/4P3/4K3 w - - 0 1";
+    let mut g = game_with("", fen);
+    g.play_with_rolls(&mv("e2&e4e2:oo@d5"), &[]).unwrap();
+    assert_eq!(g.position().en_passant(), Some(sq("e3")));
+    // White rolls for the pawn's group, which also holds Black's knight: 4 = red for both.
+    let mut hit = g.clone();
+    let out = hit.play_with_rolls(&mv("d4e3"), &[4]).unwrap();
+    assert_eq!(out.captured.map(|p| p.fen_char()), Some('P'));
+    assert_eq!(
+        hit.position().to_string(),
+        "4k3/8/8/3n4/8/4p3/8/4K3 w - - 0 2"
+    );
+    let mut miss = g.clone();
+    let out = miss.play_with_rolls(&mv("d4e3"), &[3]).unwrap();
+    assert_eq!(out.captured, None);
+    assert_eq!(
+        miss.position().to_string(),
+        "n3k3/8/8/8/8/4p3/4P3/4K3 w - - 0 2"
+    );
+}
+
+#[test]
+fn promotion_after_a_failed_attempted_capture() {
+    // The knight half on d8 collapses to a5 (Black rolls 3: blue); the pawn stands on d8
+    // conventional and promotes (rules-notes 8).
+    let mut g = game_with("", "3[nro|1]k3/4P3/8/[nbo|1]7/8/8/8/4K3 w - - 0 1");
+    let out = g.play_with_rolls(&mv("e7d8=q"), &[3]).unwrap();
+    assert_eq!(out.captured, None);
+    assert_eq!(g.position().to_string(), "3Qk3/8/8/n7/8/8/8/4K3 b - - 0 1");
+    assert!(g.in_check());
+}

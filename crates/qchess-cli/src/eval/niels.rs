@@ -21,12 +21,13 @@
 //! conventional pieces), `pairs` (every indefinite pair: squares, marks, facings, kind,
 //! diagonal, collapse probabilities per square, amplitudes), `groups` (entangled groups with
 //! their joint outcomes and probabilities), `position` (serialised), `side_to_move`,
-//! `in_check`, `status`, `result`, `record`.
+//! `in_check`, `status` (`ongoing`, `checkmate`, `stalemate`, `insufficient_material`,
+//! `fifty_moves`, `repetition`), `result`, `record`.
 
 use super::EvalError;
 use qchess_board::{Color, Geometry, Square};
 use qchess_niels::{
-    Diagonal, Game, Mark, MoveOutcome, NielsError, Occupant, Position, Rules, Status,
+    Diagonal, DrawReason, Game, Mark, MoveOutcome, NielsError, Occupant, Position, Rules, Status,
     group_outcomes,
 };
 use rand::SeedableRng;
@@ -291,7 +292,10 @@ fn describe(game: &Game) -> Map<String, Value> {
     let status_name = match status {
         Status::Ongoing => "ongoing".to_string(),
         Status::Checkmate { .. } => "checkmate".to_string(),
-        Status::Draw(r) => format!("{r:?}").to_lowercase(),
+        Status::Draw(DrawReason::Stalemate) => "stalemate".to_string(),
+        Status::Draw(DrawReason::InsufficientMaterial) => "insufficient_material".to_string(),
+        Status::Draw(DrawReason::FiftyMoves) => "fifty_moves".to_string(),
+        Status::Draw(DrawReason::Repetition) => "repetition".to_string(),
     };
     let mut out = Map::new();
     out.insert("pieces".into(), Value::Object(pieces));
