@@ -88,7 +88,11 @@ fn bench_perft(c: &mut Criterion) {
         for (mode, bulk, depth) in [("bulk", true, bulk_depth), ("nobulk", false, full_depth)] {
             let expected = counts[depth as usize];
             assert_eq!(perft(&ours, depth, bulk), expected, "qchess {name} {mode}");
-            assert_eq!(cozy_perft(&cozy, depth, bulk), expected, "cozy {name} {mode}");
+            assert_eq!(
+                cozy_perft(&cozy, depth, bulk),
+                expected,
+                "cozy {name} {mode}"
+            );
             let mut group = c.benchmark_group(format!("perft/{name}/{mode}"));
             group.throughput(Throughput::Elements(expected));
             group.sample_size(10);
