@@ -439,3 +439,18 @@ fn promotion_after_a_failed_attempted_capture() {
     assert_eq!(g.position().to_string(), "3Qk3/8/8/n7/8/8/8/4K3 b - - 0 1");
     assert!(g.in_check());
 }
+
+#[test]
+fn halves_block_lines_6_2_2() {
+    // A pinned rook may not leave the e-file, but a move-and-stay keeps a half on e2.
+    let g = game_with("", "4r1k1/8/8/8/8/8/4R3/4K3 w - - 0 1");
+    assert!(g.check_move(&mv("e2f2")).is_err());
+    assert!(g.check_move(&mv("e2^f2e2:oo")).is_ok());
+    // Two squares off the file would open it with certainty: illegal.
+    assert!(g.check_move(&mv("e2^f2g2:oo")).is_err());
+    // A half can block a check.
+    let g = game_with("", "4r1k1/8/8/8/8/8/8/4K1N1 w - - 0 1");
+    assert!(g.in_check());
+    assert!(g.check_move(&mv("g1^e2h3:oo")).is_ok());
+    assert!(g.check_move(&mv("g1^f3h3:oo")).is_err());
+}
