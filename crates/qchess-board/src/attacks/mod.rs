@@ -60,6 +60,18 @@ pub fn queen_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
     rook_attacks(sq, occupied) | bishop_attacks(sq, occupied)
 }
 
+/// Squares a bishop on `sq` attacks on an empty board (its four diagonal rays to the edge).
+#[inline(always)]
+pub fn bishop_rays(sq: Square) -> Bitboard {
+    rays::EMPTY_BOARD_RAYS[0][sq.index() as usize]
+}
+
+/// Squares a rook on `sq` attacks on an empty board (its rank and file).
+#[inline(always)]
+pub fn rook_rays(sq: Square) -> Bitboard {
+    rays::EMPTY_BOARD_RAYS[1][sq.index() as usize]
+}
+
 /// Squares strictly between `a` and `b` when they share a rank, file or diagonal; otherwise
 /// (or when `a == b`) empty.
 #[inline(always)]

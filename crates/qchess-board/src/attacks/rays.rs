@@ -51,3 +51,24 @@ const fn build(whole_line: bool) -> [[Bitboard; 64]; 64] {
 
 pub(super) static BETWEEN: [[Bitboard; 64]; 64] = build(false);
 pub(super) static LINE: [[Bitboard; 64]; 64] = build(true);
+
+/// Slider attacks on an empty board: [bishop, rook] per square.
+const fn empty_board_rays() -> [[Bitboard; 64]; 2] {
+    let mut out = [[Bitboard::EMPTY; 64]; 2];
+    let diagonal = [(1, 1), (-1, 1), (1, -1), (-1, -1)];
+    let straight = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+    let mut i = 0;
+    while i < 64 {
+        let sq = Square::ALL[i];
+        let mut d = 0;
+        while d < 4 {
+            out[0][i].0 |= walk(sq, diagonal[d], None);
+            out[1][i].0 |= walk(sq, straight[d], None);
+            d += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+pub(super) static EMPTY_BOARD_RAYS: [[Bitboard; 64]; 2] = empty_board_rays();

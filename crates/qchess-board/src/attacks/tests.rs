@@ -151,6 +151,14 @@ fn between_and_line_match_walker() {
 }
 
 #[test]
+fn empty_board_rays_are_empty_board_attacks() {
+    for sq in Square::ALL {
+        assert_eq!(bishop_rays(sq), bishop_attacks(sq, Bitboard::EMPTY));
+        assert_eq!(rook_rays(sq), rook_attacks(sq, Bitboard::EMPTY));
+    }
+}
+
+#[test]
 fn known_values() {
     assert_eq!(knight_attacks(Square::A1).count(), 2);
     assert_eq!(king_attacks(Square::E4).count(), 8);

@@ -11,7 +11,8 @@ pub use fen::{FenError, FenField};
 pub use play::{IllegalMove, IllegalMoveReason, Undo};
 
 use crate::attacks::{
-    between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
+    between, bishop_attacks, bishop_rays, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
+    rook_rays,
 };
 use crate::{Bitboard, CastlingRights, Color, Geometry, Piece, PieceKind, Square, zobrist};
 use std::fmt;
@@ -217,19 +218,44 @@ impl Position {
     }
 
     /// Puts `piece` on `sq` (replacing what stood there), keeping hash and caches right.
-    /// Castling rights and the e.p. square are left as they are; use FEN for full control.
+    /// Editing the board drops the castling rights of that square (a king or rook start square)
+    /// and any e.p. square, so the position stays consistent; use FEN for full control.
+    /// Does nothing if `sq` is off this position's board.
+    ///
+    /// ```
+    /// use qchess_board::{Piece, Position, Square};
+    /// let mut pos = Position::startpos();
+    /// pos.remove_piece(Square::H1);
+    /// assert_eq!(pos.castling_rights().to_string(), "Qkq");
+    /// pos.put_piece(Square::E4, Piece::from_fen_char('q').unwrap());
+    /// assert_eq!(pos.hash(), pos.compute_hash());
+    /// ```
     pub fn put_piece(&mut self, sq: Square, piece: Piece) {
+        if !self.geometry.contains(sq) {
+            return;
+        }
         self.remove_piece(sq);
         self.xor_piece(piece.color, piece.kind, sq);
-        self.refresh_caches();
+        self.after_edit(sq);
     }
 
-    /// Removes whatever stands on `sq` and returns it, keeping hash and caches right.
+    /// Removes whatever stands on `sq` and returns it, keeping hash and caches right (see
+    /// [`Position::put_piece`] for castling rights and e.p.).
     pub fn remove_piece(&mut self, sq: Square) -> Option<Piece> {
         let piece = self.piece_on(sq)?;
         self.xor_piece(piece.color, piece.kind, sq);
-        self.refresh_caches();
+        self.after_edit(sq);
         Some(piece)
+    }
+
+    fn after_edit(&mut self, sq: Square) {
+        let rights = self.castling.after_touching(sq);
+        self.hash ^= zobrist::castling(self.castling) ^ zobrist::castling(rights);
+        self.castling = rights;
+        if let Some(ep) = self.ep.take() {
+            self.hash ^= zobrist::ep(ep);
+        }
+        self.refresh_caches();
     }
 
     /// Toggles a piece on a square in the bitboards and the hash.
@@ -280,9 +306,7 @@ impl Position {
                 | (king_attacks(king) & k[PieceKind::King.index()]));
         let diag = k[PieceKind::Bishop.index()] | k[PieceKind::Queen.index()];
         let ortho = k[PieceKind::Rook.index()] | k[PieceKind::Queen.index()];
-        let snipers = theirs
-            & ((bishop_attacks(king, Bitboard::EMPTY) & diag)
-                | (rook_attacks(king, Bitboard::EMPTY) & ortho));
+        let snipers = theirs & ((bishop_rays(king) & diag) | (rook_rays(king) & ortho));
         let mut pinned = Bitboard::EMPTY;
         for s in snipers {
             let blockers = between(king, s) & occ;
