@@ -14,12 +14,18 @@ pub struct CliError {
 impl CliError {
     /// Bad arguments or input (exit code 2).
     pub fn usage(message: impl Into<String>) -> Self {
-        Self { code: 2, message: message.into() }
+        Self {
+            code: 2,
+            message: message.into(),
+        }
     }
 
     /// A failure that is not the user's input (exit code 1).
     pub fn failure(message: impl Into<String>) -> Self {
-        Self { code: 1, message: message.into() }
+        Self {
+            code: 1,
+            message: message.into(),
+        }
     }
 }
 

@@ -32,7 +32,11 @@ pub struct EvalError {
 impl EvalError {
     /// An error of `kind` with `message` and no location.
     pub fn new(kind: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { kind: kind.into(), message: message.into(), at: Value::Null }
+        Self {
+            kind: kind.into(),
+            message: message.into(),
+            at: Value::Null,
+        }
     }
 
     /// The same error, located at `at`.
@@ -118,7 +122,12 @@ mod tests {
         assert_eq!(out[0]["error"]["kind"], "json");
         assert_eq!(out[1]["error"]["kind"], "request");
         assert_eq!(out[2]["error"]["at"], "variant");
-        assert!(out[2]["error"]["message"].as_str().unwrap().contains("chess960"));
+        assert!(
+            out[2]["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("chess960")
+        );
         assert_eq!(out[3]["error"]["kind"], "request");
     }
 }
