@@ -274,6 +274,32 @@ impl Game {
         Ok(outcome)
     }
 
+    /// Plays `mv` asking `dice` for each roll (given the player who rolls); `None` or a value
+    /// outside 1..=6 is an error and changes nothing. Rolls already taken from `dice` by a
+    /// failed call are not given back.
+    pub fn play_with_dice(
+        &mut self,
+        mv: &Move,
+        dice: &mut dyn FnMut(Color) -> Option<u8>,
+    ) -> Result<MoveOutcome, NielsError> {
+        let mv = self.check_move(mv)?;
+        let mut bad = None;
+        let mut checked = |c: Color| match dice(c) {
+            Some(r) if (1..=6).contains(&r) => Some(r),
+            other => {
+                bad = Some(other);
+                None
+            }
+        };
+        let result = resolve(&self.position, &mv, &self.rules, &mut checked);
+        let (p, outcome) = result.map_err(|_| match bad {
+            Some(Some(v)) => NielsError::Rolls(format!("{v} is not a dice result 1..6")),
+            _ => NielsError::Rolls(format!("{mv} needs a roll that was not given")),
+        })?;
+        self.commit(mv, p, outcome.clone());
+        Ok(outcome)
+    }
+
     /// Parses and plays a move.
     pub fn play_str<R: Rng + ?Sized>(
         &mut self,

@@ -12,8 +12,9 @@
 //! * `"moves"`: move strings, applied in order; a refused move is reported with
 //!   `"applied": false` and its error, changes nothing, and the next move is still tried.
 //! * `"seed"`: seed of the dice (ChaCha8), default 0.
-//! * `"rolls"`: optional forced dice, one entry per move: an array of results 1..6 used in
-//!   order, or `null` to roll with the seeded RNG.
+//! * `"rolls"`: optional forced dice: either one entry per move (an array of results 1..6 used
+//!   in order, or `null` to roll with the seeded RNG), or one flat array of results consumed
+//!   in order by the moves that roll (a move that finds it empty is refused).
 //! * `"legal_moves"`: `true` to list the legal moves of the final position.
 //!
 //! Answer: `moves` (one `{"move", "applied", "outcome", "notation", "error"}` each; `outcome`
@@ -44,7 +45,13 @@ pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalErro
         })?,
     };
     let moves = string_array(request.get("moves"), "moves")?;
-    let rolls = parse_rolls(request.get("rolls"), moves.len())?;
+    let flat = flat_rolls(request.get("rolls"))?;
+    let flat_mode = flat.is_some();
+    let rolls = match flat {
+        Some(_) => vec![None; moves.len()],
+        None => parse_rolls(request.get("rolls"), moves.len())?,
+    };
+    let mut queue: std::collections::VecDeque<u8> = flat.unwrap_or_default().into();
     let start = parse_position(request.get("position"), request.get("board"))?;
     let mut game = Game::from_position(rules, start);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -52,6 +59,14 @@ pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalErro
     for (i, text) in moves.iter().enumerate() {
         let result = text.parse().and_then(|mv| match &rolls[i] {
             Some(r) => game.play_with_rolls(&mv, r),
+            None if flat_mode => {
+                let before = queue.clone();
+                let r = game.play_with_dice(&mv, &mut |_| queue.pop_front());
+                if r.is_err() {
+                    queue = before;
+                }
+                r
+            }
             None => game.play(&mv, &mut rng),
         });
         reports.push(match result {
@@ -107,6 +122,30 @@ fn parse_rules(v: Option<&Value>) -> Result<Rules, EvalError> {
         }
     };
     Rules::parse_list(&list).map_err(|e| EvalError::new("request", e.to_string()).at("rules"))
+}
+
+/// A flat array of dice results (`[3, 4]`), or `None` when `"rolls"` is absent or per move.
+fn flat_rolls(v: Option<&Value>) -> Result<Option<Vec<u8>>, EvalError> {
+    let Some(Value::Array(items)) = v else {
+        return Ok(None);
+    };
+    if items.is_empty() || !items.iter().all(Value::is_number) {
+        return Ok(None);
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            r.as_u64()
+                .filter(|x| (1..=6).contains(x))
+                .map(|x| x as u8)
+                .ok_or_else(|| {
+                    EvalError::new("request", "a dice result is an integer 1..6")
+                        .at(format!("rolls[{i}]"))
+                })
+        })
+        .collect::<Result<Vec<u8>, _>>()
+        .map(Some)
 }
 
 fn parse_rolls(v: Option<&Value>, n: usize) -> Result<Vec<Option<Vec<u8>>>, EvalError> {
@@ -358,5 +397,20 @@ mod tests {
         assert_eq!(bad["error"]["kind"], "fen");
         let bad = run(r#"{"variant":"niels","moves":["e2e4"],"rolls":[[7]]}"#);
         assert_eq!(bad["error"]["at"], "rolls[0][0]");
+        let bad = run(r#"{"variant":"niels","moves":["e2e4"],"rolls":[3, 9]}"#);
+        assert_eq!(bad["error"]["at"], "rolls[1]");
+    }
+
+    #[test]
+    fn flat_rolls_are_consumed_in_order() {
+        let v = run(
+            r#"{"variant":"niels","rules":"tunnelling","position":"4k3/8/8/8/4p3/8/4R3/4K3 w - - 0 1","moves":["e2~e5","e8d8","e5e6","e4e3","e1d1"],"rolls":[6]}"#,
+        );
+        assert_eq!(v["moves"][0]["outcome"]["tunnelled"], true, "{v}");
+        assert_eq!(v["pieces"]["e6"], "R", "{v}");
+        let v = run(
+            r#"{"variant":"niels","rules":"tunnelling","position":"4k3/8/8/8/4p3/8/4R3/4K3 w - - 0 1","moves":["e2~e5","e2~e5"],"rolls":[]}"#,
+        );
+        assert_eq!(v["moves"][0]["applied"], true, "{v}");
     }
 }

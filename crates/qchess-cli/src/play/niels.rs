@@ -3,7 +3,8 @@
 //!
 //! Commands at the prompt: a move in the notation of docs/niels.md (`e2e4`, `c6^d4e5:oo`,
 //! `f6&f6d5:oo@e4`, `f:e4`, `z:e4`, `h:e4`, `e1~e5`, `c:e4`), `moves` (legal moves),
-//! `record` (the game record, which `--load` reads back), `help`, `quit`.
+//! `record` (the game record, which `--load` reads back), `save FILE` (writes the record),
+//! `help`, `quit`.
 
 use super::{Opponent, PlayArgs};
 use crate::error::CliError;
@@ -16,7 +17,7 @@ use std::io::{BufRead, Write};
 
 const HELP: &str = "moves: e2e4 (move or attempted capture), c6^d4e5:oo (superposition: red, blue, facings o=opponent p=player), \
 f6&f6d5:oo@e4 (entanglement with the pair on e4), f:e4 (flip), z:e4 (Z), h:e4 (Hadamard), e1~e5 (tunnel), c:e4 (remote collapse), e7e8=q (promotion)\n\
-commands: moves, record, help, quit";
+commands: moves, record, save FILE, help, quit";
 
 /// Plays a game on `input` / `output` (the terminal, or a script in tests).
 pub fn play(
@@ -107,6 +108,13 @@ pub fn play(
                 writeln!(output, "{} legal moves: {}", list.len(), list.join(" "))?;
             }
             "record" => write!(output, "{}", game.record())?,
+            cmd if cmd.starts_with("save ") => {
+                let path = cmd["save ".len()..].trim();
+                match std::fs::write(path, game.record().to_string()) {
+                    Ok(()) => writeln!(output, "saved the game record to {path}")?,
+                    Err(e) => writeln!(output, "cannot write {path}: {e}")?,
+                }
+            }
             text => match game.play_str(text, &mut rng) {
                 Ok(outcome) => writeln!(
                     output,
@@ -175,6 +183,28 @@ mod tests {
         assert!(text.contains("black played e5e4"), "{text}");
         assert!(text.contains("Nro|1"), "{text}");
         assert!(text.contains("legal moves:"), "{text}");
+    }
+
+    #[test]
+    fn save_and_load_round_trip() {
+        let dir = std::env::temp_dir().join(format!("qchess-niels-play-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("game.txt");
+        let script = format!("b1^a3c3:oo\ne5e4\nsave {}\nquit\n", file.display());
+        play(
+            &args(&[], Some("5x6"), Opponent::Human),
+            &mut script.as_bytes(),
+            &mut Vec::new(),
+        )
+        .unwrap();
+        let mut a = args(&[], None, Opponent::Human);
+        a.load = Some(file.clone());
+        let mut out = Vec::new();
+        play(&a, &mut "record\nquit\n".as_bytes(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("b1^a3c3:oo\ne5e4\n"), "{text}");
+        assert!(text.contains("Nro|1"), "{text}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
