@@ -318,6 +318,21 @@ impl Game {
         self.history.push(PlayedMove { mv, outcome });
     }
 
+    /// Takes back the last move (replaying the others with their recorded rolls); returns it,
+    /// or `None` at the start.
+    pub fn undo(&mut self) -> Option<PlayedMove> {
+        let last = self.history.last()?.clone();
+        let mut record = self.record();
+        record.moves.pop();
+        let mut replayed = Game::from_position(self.rules, self.start.clone());
+        for (mv, rolls) in &record.moves {
+            // Every recorded move was legal with exactly these rolls.
+            replayed.play_with_rolls(mv, rolls).ok()?;
+        }
+        *self = replayed;
+        Some(last)
+    }
+
     /// Every outcome `mv` could have from here, with its probability.
     pub fn outcomes(&self, mv: &Move) -> Result<Vec<(Position, f64, MoveOutcome)>, NielsError> {
         let mv = self.check_move(mv)?;

@@ -454,3 +454,14 @@ fn halves_block_lines_6_2_2() {
     assert!(g.check_move(&mv("g1^e2h3:oo")).is_ok());
     assert!(g.check_move(&mv("g1^f3h3:oo")).is_err());
 }
+
+#[test]
+fn undo_restores_the_previous_position() {
+    let mut g = game_with("", "4k3/8/4[rbo|1]3/5P2/3[rro|1]4/8/8/4K3 w - - 0 1");
+    let before = g.position().clone();
+    g.play_with_rolls(&mv("f5e6"), &[3]).unwrap();
+    let undone = g.undo().unwrap();
+    assert_eq!(undone.mv, mv("f5e6"));
+    assert_eq!(g.position(), &before);
+    assert!(g.undo().is_none());
+}

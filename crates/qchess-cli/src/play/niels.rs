@@ -4,7 +4,7 @@
 //! Commands at the prompt: a move in the notation of docs/niels.md (`e2e4`, `c6^d4e5:oo`,
 //! `f6&f6d5:oo@e4`, `f:e4`, `z:e4`, `h:e4`, `e1~e5`, `c:e4`), `moves` (legal moves),
 //! `record` (the game record, which `--load` reads back), `save FILE` (writes the record),
-//! `help`, `quit`.
+//! `undo` (takes back a move; against the random mover, its reply too), `help`, `quit`.
 
 use super::{Opponent, PlayArgs};
 use crate::error::CliError;
@@ -17,7 +17,7 @@ use std::io::{BufRead, Write};
 
 const HELP: &str = "moves: e2e4 (move or attempted capture), c6^d4e5:oo (superposition: red, blue, facings o=opponent p=player), \
 f6&f6d5:oo@e4 (entanglement with the pair on e4), f:e4 (flip), z:e4 (Z), h:e4 (Hadamard), e1~e5 (tunnel), c:e4 (remote collapse), e7e8=q (promotion)\n\
-commands: moves, record, save FILE, help, quit";
+commands: moves, record, save FILE, undo, help, quit";
 
 /// Plays a game on `input` / `output` (the terminal, or a script in tests).
 pub fn play(
@@ -108,6 +108,18 @@ pub fn play(
                 writeln!(output, "{} legal moves: {}", list.len(), list.join(" "))?;
             }
             "record" => write!(output, "{}", game.record())?,
+            "undo" => {
+                let plies = if args.opponent == Opponent::Random {
+                    2
+                } else {
+                    1
+                };
+                for _ in 0..plies {
+                    if let Some(m) = game.undo() {
+                        writeln!(output, "took back {}", m.mv)?;
+                    }
+                }
+            }
             cmd if cmd.starts_with("save ") => {
                 let path = cmd["save ".len()..].trim();
                 match std::fs::write(path, game.record().to_string()) {
@@ -170,7 +182,7 @@ mod tests {
     #[test]
     fn two_people_play_and_errors_are_shown() {
         let mut out = Vec::new();
-        let script = "b1^a3c3:oo\nzz\ne5e4\nmoves\nquit\n";
+        let script = "b1^a3c3:oo\nzz\ne5e4\nundo\ne5e4\nmoves\nquit\n";
         play(
             &args(&["simplified"], Some("5x6"), Opponent::Human),
             &mut script.as_bytes(),
@@ -181,6 +193,7 @@ mod tests {
         assert!(text.contains("white played b1^a3c3:oo"), "{text}");
         assert!(text.contains("cannot parse \"zz\""), "{text}");
         assert!(text.contains("black played e5e4"), "{text}");
+        assert!(text.contains("took back e5e4"), "{text}");
         assert!(text.contains("Nro|1"), "{text}");
         assert!(text.contains("legal moves:"), "{text}");
     }
