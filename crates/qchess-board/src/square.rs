@@ -53,11 +53,12 @@ impl Square {
         all
     };
 
-    /// The square on `file` (0 = a) and `rank` (0 = rank 1). Both must be below 8.
+    /// The square on `file` (0 = a) and `rank` (0 = rank 1). Both must be below 8 (checked in
+    /// debug builds; release builds keep the low three bits, so the result is always a square).
     #[inline]
     pub const fn new(file: u8, rank: u8) -> Square {
         debug_assert!(file < 8 && rank < 8);
-        Square((rank << 3) | (file & 7))
+        Square(((rank & 7) << 3) | (file & 7))
     }
 
     /// The square with this index, or `None` when `index >= 64`.

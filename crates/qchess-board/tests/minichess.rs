@@ -47,7 +47,9 @@ fn silverman_4x4() {
 
 #[test]
 fn microchess_4x5() {
-    check_geometry(4, 5, 6);
+    let counts = check_geometry(4, 5, 6);
+    // By hand: rook a2, a3, a4xp; bishop a2, c2, d3; knight a2, b3, d3; pawn d3; king c2.
+    assert_eq!(counts[0], 11);
 }
 
 #[test]
