@@ -59,7 +59,7 @@ fn random_games_agree_with_cozy_chess() {
             assert_eq!(ours.legal_move_count(), list.len());
             assert_eq!(
                 ours.checkers().count(),
-                cozy.checkers().len() as u32,
+                cozy.checkers().len(),
                 "{}",
                 ours.to_fen()
             );
