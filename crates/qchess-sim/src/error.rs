@@ -70,6 +70,8 @@ pub enum SimError {
         /// The value.
         value: u64,
     },
+    /// Key and amplitude arrays differ in length, or keys are not strictly increasing.
+    UnsortedKeys,
     /// The memory for the result could not be reserved (the cap is set above what the
     /// machine can hold).
     OutOfMemory {
@@ -129,6 +131,9 @@ impl fmt::Display for SimError {
             Self::InvalidPredicate { mask, value } => write!(
                 f,
                 "predicate value {value:#018x} has bits outside its mask {mask:#018x}"
+            ),
+            Self::UnsortedKeys => f.write_str(
+                "key and amplitude arrays must have equal lengths and strictly increasing keys",
             ),
             Self::OutOfMemory { states } => {
                 write!(f, "could not reserve memory for {states} basis states")

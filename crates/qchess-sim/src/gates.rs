@@ -470,8 +470,6 @@ impl<T: Amplitude> State<T> {
         }
         for (s, mut out) in self.sectors.iter_mut().zip(outs) {
             flip_run(&s.keys, &s.amps, bit, cond, &mut out.keys, &mut out.amps);
-            out.keys.truncate(s.keys.len());
-            out.amps.truncate(s.keys.len());
             let old = Buffer {
                 keys: std::mem::replace(&mut s.keys, out.keys),
                 amps: std::mem::replace(&mut s.amps, out.amps),
@@ -538,11 +536,10 @@ fn flip_run<T: Amplitude>(
     amps: &[Complex<T>],
     bit: u32,
     cond: Cond,
-    out_k: &mut [u64],
-    out_a: &mut [Complex<T>],
+    out_k: &mut Vec<u64>,
+    out_a: &mut Vec<Complex<T>>,
 ) {
     let b = 1u64 << bit;
-    let mut w = 0;
     pair::for_each_group(keys, bit, |start, mid, end| {
         // New lower half: unflipped entries of [start, mid) and flipped ones of [mid, end).
         for (lo, hi, stay_lo) in [(start, mid, true), (mid, end, false)] {
@@ -561,15 +558,14 @@ fn flip_run<T: Amplitude>(
                     break;
                 }
                 if j >= other_hi || (i < hi && ki < kj) {
-                    out_k[w] = ki;
-                    out_a[w] = amps[i];
+                    out_k.push(ki);
+                    out_a.push(amps[i]);
                     i += 1;
                 } else {
-                    out_k[w] = kj;
-                    out_a[w] = amps[j];
+                    out_k.push(kj);
+                    out_a.push(amps[j]);
                     j += 1;
                 }
-                w += 1;
             }
         }
     });

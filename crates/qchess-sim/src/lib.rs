@@ -35,6 +35,7 @@
 #![forbid(unsafe_code)]
 
 mod amplitude;
+pub mod bench;
 mod error;
 mod gates;
 mod inspect;

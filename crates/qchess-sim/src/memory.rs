@@ -4,9 +4,8 @@ use crate::amplitude::Amplitude;
 use crate::error::SimError;
 use num_complex::Complex;
 
-/// A key array and an amplitude array of equal length. Between uses a buffer keeps its
-/// initialised length (the contents are stale), so reusing it never rewrites memory that
-/// was already written once.
+/// A key array and an amplitude array, reused from pass to pass so that their pages are
+/// written (faulted in) once, not on every gate.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Buffer<T> {
     pub keys: Vec<u64>,
@@ -22,35 +21,34 @@ impl<T: Amplitude> Buffer<T> {
         self.keys.capacity() * 8 + self.amps.capacity() * std::mem::size_of::<Complex<T>>()
     }
 
-    /// Makes the buffer at least `n` entries long (initialised), reserving fallibly.
-    pub fn ensure_len(&mut self, n: usize) -> Result<(), SimError> {
-        if self.keys.len() < n {
-            let extra = n - self.keys.len();
-            self.keys
-                .try_reserve_exact(extra)
-                .map_err(|_| SimError::OutOfMemory { states: n })?;
-            self.keys.resize(n, 0);
-        }
-        if self.amps.len() < n {
-            let extra = n - self.amps.len();
-            self.amps
-                .try_reserve_exact(extra)
-                .map_err(|_| SimError::OutOfMemory { states: n })?;
-            self.amps.resize(n, Complex::new(T::zero(), T::zero()));
-        }
+    /// Empties the buffer and makes room for `n` entries, reserving fallibly. Pages are
+    /// only touched as entries are written.
+    pub fn prepare(&mut self, n: usize) -> Result<(), SimError> {
+        self.keys.clear();
+        self.amps.clear();
+        let oom = |_| SimError::OutOfMemory { states: n };
+        self.keys.try_reserve_exact(n).map_err(oom)?;
+        self.amps.try_reserve_exact(n).map_err(oom)?;
         Ok(())
     }
 }
 
-/// Retired buffers waiting to be reused by the next pass.
-#[derive(Clone, Debug, Default)]
+/// Retired buffers waiting to be reused by the next pass. Cloning gives an empty pool: the
+/// buffers hold no state.
+#[derive(Debug, Default)]
 pub(crate) struct Pool<T> {
     free: Vec<Buffer<T>>,
 }
 
+impl<T> Clone for Pool<T> {
+    fn clone(&self) -> Self {
+        Self { free: Vec::new() }
+    }
+}
+
 impl<T: Amplitude> Pool<T> {
-    /// A buffer of at least `n` initialised entries: the smallest free one that fits, else the
-    /// largest grown to fit.
+    /// An empty buffer with room for `n` entries: the smallest free one that fits, else a
+    /// fresh one (a too-small buffer is not grown: that would copy stale contents).
     pub fn take(&mut self, n: usize) -> Result<Buffer<T>, SimError> {
         let fit = self
             .free
@@ -59,24 +57,26 @@ impl<T: Amplitude> Pool<T> {
             .filter(|(_, b)| b.capacity() >= n)
             .min_by_key(|(_, b)| b.capacity())
             .map(|(i, _)| i);
-        let idx = fit.or_else(|| {
-            self.free
-                .iter()
-                .enumerate()
-                .max_by_key(|(_, b)| b.capacity())
-                .map(|(i, _)| i)
-        });
-        let mut buf = match idx {
+        let mut buf = match fit {
             Some(i) => self.free.swap_remove(i),
-            None => Buffer {
-                keys: Vec::new(),
-                amps: Vec::new(),
-            },
+            None => {
+                // Free the largest misfit first, so memory is returned before it is asked for.
+                if let Some(i) = self
+                    .free
+                    .iter()
+                    .enumerate()
+                    .max_by_key(|(_, b)| b.capacity())
+                    .map(|(i, _)| i)
+                {
+                    self.free.swap_remove(i);
+                }
+                Buffer {
+                    keys: Vec::new(),
+                    amps: Vec::new(),
+                }
+            }
         };
-        if let Err(e) = buf.ensure_len(n) {
-            self.free.push(buf);
-            return Err(e);
-        }
+        buf.prepare(n)?;
         Ok(buf)
     }
 

@@ -4,7 +4,7 @@
 use crate::amplitude::Amplitude;
 use crate::error::SimError;
 use crate::kernels::pair::{self, PairGate};
-use crate::key::{Key, Normalization};
+use crate::key::{Cond, Key, Normalization};
 use crate::memory::{Buffer, Pool, default_cap};
 use crate::perm::BitPerm;
 use num_complex::Complex;
@@ -44,7 +44,8 @@ pub struct State<T: Amplitude = f64> {
     pub(crate) ancilla_count: u32,
     pub(crate) cap: usize,
     pub(crate) pool: Pool<T>,
-    pub(crate) tmp: Vec<(u64, Complex<T>)>,
+    /// Most heap bytes held at once during a pass since the last `reset_peak_bytes`.
+    pub(crate) peak: usize,
 }
 
 impl<T: Amplitude> fmt::Debug for State<T> {
@@ -80,7 +81,7 @@ impl<T: Amplitude> State<T> {
             ancilla_count: 0,
             cap: default_cap::<T>(),
             pool: Pool::default(),
-            tmp: Vec::new(),
+            peak: 0,
         }
     }
 
@@ -173,8 +174,92 @@ impl<T: Amplitude> State<T> {
             ancilla_count: top,
             cap,
             pool: Pool::default(),
-            tmp: Vec::new(),
+            peak: 0,
         })
+    }
+
+    /// A state with no ancillas from a key array and an amplitude array, without copying:
+    /// the fast way to load large states. Keys must be strictly increasing. Errors: lengths
+    /// differ or keys unsorted/duplicated ([`SimError::UnsortedKeys`]), a non-finite or zero
+    /// amplitude, zero norm, a norm off 1 under [`Normalization::RequireUnit`], or more
+    /// entries than the default cap.
+    ///
+    /// ```
+    /// use qchess_sim::{Complex, Key, Normalization, State};
+    /// let s = State::<f32>::from_board_arrays(
+    ///     vec![1, 2, 8],
+    ///     vec![Complex::new(1.0, 0.0), Complex::new(0.0, 1.0), Complex::new(-1.0, 0.0)],
+    ///     Normalization::Renormalize,
+    /// )?;
+    /// assert_eq!(s.len(), 3);
+    /// assert!((s.amplitude(Key::board(2)).im - 3f32.sqrt().recip()).abs() < 1e-7);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn from_board_arrays(
+        keys: Vec<u64>,
+        mut amps: Vec<Complex<T>>,
+        normalization: Normalization,
+    ) -> Result<Self, SimError> {
+        if keys.len() != amps.len() || keys.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(SimError::UnsortedKeys);
+        }
+        let zero = Complex::new(T::zero(), T::zero());
+        if amps
+            .iter()
+            .any(|a| !(a.re.is_finite() && a.im.is_finite()) || *a == zero)
+        {
+            return Err(SimError::NonFinite {
+                context: "from_board_arrays (or a zero amplitude)",
+            });
+        }
+        let norm = crate::kernels::scan::norm_sqr(&amps);
+        if norm == 0.0 || keys.is_empty() {
+            return Err(SimError::ZeroNorm);
+        }
+        match normalization {
+            Normalization::RequireUnit if (norm - 1.0).abs() > T::UNIT_TOLERANCE => {
+                return Err(SimError::NotNormalized { norm_sqr: norm });
+            }
+            Normalization::RequireUnit => {}
+            Normalization::Renormalize => {
+                let scale = T::of_f64(1.0 / norm.sqrt());
+                amps.par_iter_mut().for_each(|a| *a = *a * scale);
+            }
+        }
+        let cap = default_cap::<T>();
+        if keys.len() > cap {
+            return Err(SimError::CapExceeded {
+                needed: keys.len(),
+                cap,
+            });
+        }
+        Ok(Self {
+            sectors: vec![Sector {
+                ancillas: 0,
+                keys,
+                amps,
+            }],
+            perm: BitPerm::identity(),
+            ancilla_count: 0,
+            cap,
+            pool: Pool::default(),
+            peak: 0,
+        })
+    }
+
+    /// Pre-allocates (and touches) a reusable pass buffer of `states` entries, so the next
+    /// gate does not pay for fresh pages. Errors if the memory cannot be reserved.
+    ///
+    /// ```
+    /// let mut s = qchess_sim::State::<f64>::classical(1);
+    /// s.reserve_buffers(1000)?;
+    /// assert!(s.bytes() >= 24_000);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn reserve_buffers(&mut self, states: usize) -> Result<(), SimError> {
+        let buf = self.pool.take(states)?;
+        self.pool.give(buf);
+        Ok(())
     }
 
     /// Sets the cap and returns the state (builder form of [`State::set_cap`]).
@@ -256,7 +341,6 @@ impl<T: Amplitude> State<T> {
         sectors
             + self.sectors.capacity() * std::mem::size_of::<Sector<T>>()
             + self.pool.heap_bytes()
-            + self.tmp.capacity() * std::mem::size_of::<(u64, Complex<T>)>()
     }
 
     /// Heap bytes of the stored state alone (keys and amplitudes, without reusable buffers).
@@ -272,6 +356,31 @@ impl<T: Amplitude> State<T> {
             .sum()
     }
 
+    /// The most heap bytes this state held at any moment of a pass (input, output and
+    /// reusable buffers together) since it was built or [`State::reset_peak_bytes`] was
+    /// called; at least [`State::bytes`].
+    ///
+    /// ```
+    /// let mut s = qchess_sim::State::<f64>::classical(1);
+    /// s.sqrt_iswap(0, 1, qchess_sim::Controls::NONE)?;
+    /// assert!(s.peak_bytes() >= s.bytes());
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn peak_bytes(&self) -> usize {
+        self.peak.max(self.bytes())
+    }
+
+    /// Restarts [`State::peak_bytes`] from the current [`State::bytes`].
+    ///
+    /// ```
+    /// let mut s = qchess_sim::State::<f64>::classical(1);
+    /// s.reset_peak_bytes();
+    /// assert_eq!(s.peak_bytes(), s.bytes());
+    /// ```
+    pub fn reset_peak_bytes(&mut self) {
+        self.peak = self.bytes();
+    }
+
     /// Frees the reusable pass buffers (the next gate allocates afresh).
     ///
     /// ```
@@ -284,7 +393,6 @@ impl<T: Amplitude> State<T> {
     /// ```
     pub fn release_buffers(&mut self) {
         self.pool.clear();
-        self.tmp = Vec::new();
     }
 
     /// Runs a pair gate over every sector, checking the cap and reserving all output buffers
@@ -301,29 +409,25 @@ impl<T: Amplitude> State<T> {
     {
         let n = self.len();
         let needs: Vec<usize> = if gate.is_dense() {
-            let extra: Vec<usize> = self
-                .sectors
-                .par_iter()
-                .map(|s| pair::count_pair_entries(&s.keys, gate.lo, gate.hi, gate.cond))
-                .collect();
-            let bound = n + extra.iter().sum::<usize>();
-            let extra = if bound > self.cap {
-                let exact: Vec<usize> = self
-                    .sectors
+            // Cheap bound first (every pair entry may gain a partner); the exact count of
+            // unpartnered entries only when the bound is over the cap.
+            let bound = |count: fn(&[u64], u32, u32, Cond) -> usize| -> Vec<usize> {
+                self.sectors
                     .par_iter()
-                    .map(|s| pair::count_unpartnered(&s.keys, gate.lo, gate.hi, gate.cond))
-                    .collect();
-                let needed = n + exact.iter().sum::<usize>();
+                    .map(|s| count(&s.keys, gate.lo, gate.hi, gate.cond))
+                    .collect()
+            };
+            let mut extra = bound(pair::count_pair_entries);
+            if n + extra.iter().sum::<usize>() > self.cap {
+                extra = bound(pair::count_unpartnered);
+                let needed = n + extra.iter().sum::<usize>();
                 if needed > self.cap {
                     return Err(SimError::CapExceeded {
                         needed,
                         cap: self.cap,
                     });
                 }
-                exact
-            } else {
-                extra
-            };
+            }
             self.sectors
                 .iter()
                 .zip(extra)
@@ -347,7 +451,7 @@ impl<T: Amplitude> State<T> {
         if self.sectors.len() == 1 {
             let s = &self.sectors[0];
             let out = &mut outs[0];
-            let w = pair::apply(
+            pair::apply(
                 &s.keys,
                 &s.amps,
                 &gate,
@@ -355,17 +459,13 @@ impl<T: Amplitude> State<T> {
                 &post,
                 &mut out.keys,
                 &mut out.amps,
-                &mut self.tmp,
             );
-            out.keys.truncate(w);
-            out.amps.truncate(w);
         } else {
             self.sectors
                 .par_iter()
                 .zip(outs.par_iter_mut())
                 .for_each(|(s, out)| {
-                    let mut tmp = Vec::new();
-                    let w = pair::apply(
+                    pair::apply(
                         &s.keys,
                         &s.amps,
                         &gate,
@@ -373,12 +473,11 @@ impl<T: Amplitude> State<T> {
                         &post,
                         &mut out.keys,
                         &mut out.amps,
-                        &mut tmp,
                     );
-                    out.keys.truncate(w);
-                    out.amps.truncate(w);
                 });
         }
+        let held = self.bytes() + outs.iter().map(Buffer::heap_bytes).sum::<usize>();
+        self.peak = self.peak.max(held);
         for (s, out) in self.sectors.iter_mut().zip(outs) {
             let old = Buffer {
                 keys: std::mem::replace(&mut s.keys, out.keys),
@@ -394,6 +493,8 @@ impl<T: Amplitude> State<T> {
     pub(crate) fn finish_pass(&mut self) {
         self.sectors.retain(|s| !s.keys.is_empty());
         let n = self.len();
+        // Up to two states' worth of free buffers: a pass's output usually fits one of them,
+        // so pages are reused pass after pass instead of faulted in again.
         self.pool.trim(2 * n + (1 << 16));
     }
 }

@@ -1,7 +1,11 @@
-//! `qchess bench sim`. Owned by the qchess-sim work.
+//! `qchess bench sim`: one simulator operation on a random sparse state of a given size.
+//!
+//! The harness is `qchess_sim::bench`: the input state is built and the pass buffers warmed
+//! outside the timed region; small states repeat on fresh clones and report the median.
 
 use crate::error::CliError;
 use clap::{Args, ValueEnum};
+use qchess_sim::bench::{BenchOp, run_op};
 
 /// The simulator operation to time.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +41,66 @@ pub struct SimArgs {
 }
 
 /// Runs `qchess bench sim`.
-pub fn run(_args: &SimArgs) -> Result<(), CliError> {
-    Err(CliError::failure("bench sim is not implemented yet"))
+pub fn run(args: &SimArgs) -> Result<(), CliError> {
+    if args.states == 0 {
+        return Err(CliError::usage("--states must be at least 1"));
+    }
+    let n = usize::try_from(args.states).map_err(|_| CliError::usage("--states is too large"))?;
+    let threads = args.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|t| t.get())
+            .unwrap_or(1)
+    });
+    if threads == 0 {
+        return Err(CliError::usage("--threads must be at least 1"));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| CliError::failure(format!("cannot start {threads} threads: {e}")))?;
+    let bop = match args.op {
+        SimOp::Iswap => BenchOp::Iswap,
+        SimOp::Split => BenchOp::Split,
+        SimOp::Merge => BenchOp::Merge,
+        SimOp::Measure => BenchOp::Measure,
+    };
+    let result = pool
+        .install(|| {
+            if args.f32 {
+                run_op::<f32>(bop, n)
+            } else {
+                run_op::<f64>(bop, n)
+            }
+        })
+        .map_err(|e| CliError::failure(format!("bench sim: {e}")))?;
+    let op = match args.op {
+        SimOp::Iswap => "iswap",
+        SimOp::Split => "split",
+        SimOp::Merge => "merge",
+        SimOp::Measure => "measure",
+    };
+    let per_sec = n as f64 / result.seconds;
+    if args.json {
+        let obj = serde_json::json!({
+            "op": op,
+            "states": n,
+            "threads": threads,
+            "seconds": result.seconds,
+            "states_per_sec": per_sec,
+            "bytes_per_state": result.bytes_per_state,
+            "peak_bytes": result.peak_bytes,
+            "cpu_seconds": result.cpu_seconds,
+        });
+        println!("{obj}");
+    } else {
+        println!(
+            "{op} on {n} states ({}, {threads} threads): {:.6} s, {:.1} M states/s, {:.1} B/state, peak {:.1} MiB",
+            if args.f32 { "f32" } else { "f64" },
+            result.seconds,
+            per_sec / 1e6,
+            result.bytes_per_state,
+            result.peak_bytes as f64 / (1 << 20) as f64
+        );
+    }
+    Ok(())
 }

@@ -92,163 +92,174 @@ pub(crate) fn for_each_group(keys: &[u64], hi: u32, mut f: impl FnMut(usize, usi
     }
 }
 
-/// Applies `gate` to the run `(keys, amps)`, writing the result to the front of
-/// `(out_k, out_a)` and returning its length. `pre` transforms each input amplitude (given its
-/// input key) and `post` each output amplitude (given its output key): fused diagonal phases.
-/// `out` must hold at least `keys.len() + count_pair_entries(..)` entries.
+/// Applies `gate` to the run `(keys, amps)`, appending the result (in key order) to
+/// `(out_k, out_a)`. `pre` transforms each input amplitude (given its input key) and `post`
+/// each output amplitude (given its output key): fused diagonal phases.
 ///
-/// Inside a group for bit `hi`, each half splits again into sub-groups sharing the bits
-/// above `lo`: `[00 run][lo run]` in the lower half, `[hi run][11 run]` in the upper one, each
-/// run sorted by the bits below `lo`. Sub-groups with the same middle bits are joined: the
-/// `00` and `11` runs are copied, the `lo` and `hi` runs merge-joined on their low bits.
-#[allow(clippy::too_many_arguments)]
+/// Inside a group for bit `hi`, the lower half (`hi` clear) holds the `00` and `lo` entries
+/// and the upper half the `hi` and `11` entries. An `lo` entry at `k` pairs with the `hi`
+/// entry at `k + delta` (`delta = hi - lo`), and both classes stay sorted under that shift,
+/// so each output half is one merge: the half itself (its pair entries updated) with the
+/// other half's unpartnered pair entries shifted in. No sorting, no hashing, no scratch.
 pub(crate) fn apply<T, Pre, Post>(
     keys: &[u64],
     amps: &[Complex<T>],
     gate: &PairGate<T>,
     pre: Pre,
     post: Post,
-    out_k: &mut [u64],
-    out_a: &mut [Complex<T>],
-    tmp: &mut Vec<(u64, Complex<T>)>,
-) -> usize
-where
+    out_k: &mut Vec<u64>,
+    out_a: &mut Vec<Complex<T>>,
+) where
     T: Amplitude,
     Pre: Fn(u64, Complex<T>) -> Complex<T>,
     Post: Fn(u64, Complex<T>) -> Complex<T>,
 {
     let a = 1u64 << gate.lo;
     let b = 1u64 << gate.hi;
-    let low_mask = a - 1;
-    let sub_shift = gate.lo + 1;
+    let ab = a | b;
+    let delta = b - a;
     let dense = gate.is_dense();
     let (d, o) = (gate.diag, gate.off);
     let eps = T::DROP_EPS;
     let cond = gate.cond;
-    let mut w = 0usize;
-    // End of the sub-group starting at `i` (keys sharing the bits above `lo`), and its split.
-    let sub = |i: usize, limit: usize| -> (usize, usize) {
-        let prefix = keys[i] >> sub_shift << sub_shift;
-        let end = match prefix.checked_add(1u64 << sub_shift) {
-            Some(bound) => i + gallop_lower_bound(&keys[i..limit], 0, bound),
-            None => limit,
-        };
-        let mid = i + gallop_lower_bound(&keys[i..end], 0, prefix | a);
-        (mid, end)
+    let is_l = |k: u64| k & ab == a && cond.holds(k);
+    let is_h = |k: u64| k & ab == b && cond.holds(k);
+    let mut push = |k: u64, v: Complex<T>| {
+        out_k.push(k);
+        out_a.push(post(k, v));
+    };
+    // Keeps a merged amplitude unless it cancelled relative to its inputs.
+    let kept = |n: Complex<T>, x: Complex<T>, y: Complex<T>| {
+        inf_norm(n) > inf_norm(x).max(inf_norm(y)) * eps
     };
     for_each_group(keys, gate.hi, |start, mid, end| {
-        tmp.clear();
-        let (mut i, mut j) = (start, mid);
+        // Lower half: [start, mid) merged with the hi entries of [mid, end) shifted down.
+        let next_h = |mut j: usize| {
+            while j < end && !is_h(keys[j]) {
+                j += 1;
+            }
+            j
+        };
+        let (mut i, mut j) = (start, next_h(mid));
         while i < mid || j < end {
-            let pi = if i < mid {
-                keys[i] >> sub_shift
-            } else {
-                u64::MAX
-            };
-            let pj = if j < end {
-                (keys[j] & !b) >> sub_shift
-            } else {
-                u64::MAX
-            };
-            let p = pi.min(pj);
-            let (i_mid, i_end) = if pi == p { sub(i, mid) } else { (i, i) };
-            let (j_mid, j_end) = if pj == p { sub(j, end) } else { (j, j) };
-            // 00 run: unchanged.
-            for r in i..i_mid {
-                out_k[w] = keys[r];
-                out_a[w] = post(keys[r], pre(keys[r], amps[r]));
-                w += 1;
-            }
-            // lo run [i_mid, i_end) against hi run [j, j_mid), joined on the low bits.
-            let (mut x, mut y) = (i_mid, j);
-            while x < i_end || y < j_mid {
-                let lx = if x < i_end {
-                    keys[x] & low_mask
-                } else {
-                    u64::MAX
-                };
-                let ly = if y < j_mid {
-                    keys[y] & low_mask
-                } else {
-                    u64::MAX
-                };
-                let low = lx.min(ly);
-                let (mut hl, mut hh) = (lx == low, ly == low);
-                let kl = if hl { keys[x] } else { (keys[y] ^ b) | a };
-                let kh = kl ^ a ^ b;
-                let mut vl = if hl {
-                    pre(kl, amps[x])
-                } else {
-                    Complex::new(T::zero(), T::zero())
-                };
-                let mut vh = if hh {
-                    pre(kh, amps[y])
-                } else {
-                    Complex::new(T::zero(), T::zero())
-                };
-                x += usize::from(hl);
-                y += usize::from(hh);
-                if cond.holds(kl) {
-                    if !dense {
-                        (vl, vh) = (o * vh, o * vl);
-                        (hl, hh) = (hh, hl);
-                    } else if hl && hh {
-                        let nl = d * vl + o * vh;
-                        let nh = o * vl + d * vh;
-                        let scale = inf_norm(vl).max(inf_norm(vh)) * eps;
-                        hl = inf_norm(nl) > scale;
-                        hh = inf_norm(nh) > scale;
-                        (vl, vh) = (nl, nh);
-                    } else if hl {
-                        (vl, vh) = (d * vl, o * vl);
-                        hh = true;
-                    } else {
-                        (vl, vh) = (o * vh, d * vh);
-                        hl = true;
+            let take_main = j >= end || (i < mid && keys[i] < keys[j] - delta);
+            if take_main {
+                let k = keys[i];
+                let v = pre(k, amps[i]);
+                if !is_l(k) {
+                    push(k, v);
+                } else if dense {
+                    push(k, d * v);
+                } // a permutation moves an unpartnered lo entry away
+                i += 1;
+            } else if i < mid && keys[i] == keys[j] - delta {
+                let k = keys[i];
+                let (vl, vh) = (pre(k, amps[i]), pre(keys[j], amps[j]));
+                if dense {
+                    let n = d * vl + o * vh;
+                    if kept(n, vl, vh) {
+                        push(k, n);
                     }
+                } else {
+                    push(k, o * vh);
                 }
-                if hl {
-                    out_k[w] = kl;
-                    out_a[w] = post(kl, vl);
-                    w += 1;
-                }
-                if hh {
-                    tmp.push((kh, post(kh, vh)));
-                }
+                i += 1;
+                j = next_h(j + 1);
+            } else {
+                let k = keys[j] - delta;
+                push(k, o * pre(keys[j], amps[j]));
+                j = next_h(j + 1);
             }
-            // 11 run: unchanged, after the hi outputs of this sub-group.
-            for r in j_mid..j_end {
-                tmp.push((keys[r], post(keys[r], pre(keys[r], amps[r]))));
-            }
-            i = i_end;
-            j = j_end;
         }
-        for &(k, v) in tmp.iter() {
-            out_k[w] = k;
-            out_a[w] = v;
-            w += 1;
+        // Upper half: [mid, end) merged with the lo entries of [start, mid) shifted up.
+        let next_l = |mut i: usize| {
+            while i < mid && !is_l(keys[i]) {
+                i += 1;
+            }
+            i
+        };
+        let (mut i, mut j) = (next_l(start), mid);
+        while i < mid || j < end {
+            let take_main = i >= mid || (j < end && keys[j] < keys[i] + delta);
+            if take_main {
+                let k = keys[j];
+                let v = pre(k, amps[j]);
+                if !is_h(k) {
+                    push(k, v);
+                } else if dense {
+                    push(k, d * v);
+                }
+                j += 1;
+            } else if j < end && keys[j] == keys[i] + delta {
+                let k = keys[j];
+                let (vl, vh) = (pre(keys[i], amps[i]), pre(k, amps[j]));
+                if dense {
+                    let n = o * vl + d * vh;
+                    if kept(n, vl, vh) {
+                        push(k, n);
+                    }
+                } else {
+                    push(k, o * vl);
+                }
+                j += 1;
+                i = next_l(i + 1);
+            } else {
+                let k = keys[i] + delta;
+                push(k, o * pre(keys[i], amps[i]));
+                i = next_l(i + 1);
+            }
         }
     });
-    w
 }
 
-/// Entries where the gate acts on the `{lo, hi}` pair (bits differ, condition holds): the
-/// result of a dense gate has at most `len + this` entries.
+/// Pair entries (bits `lo`, `hi` differ, condition holds): a dense gate's result has at
+/// most `len + this` entries. One streaming, branch-free pass.
 pub(crate) fn count_pair_entries(keys: &[u64], lo: u32, hi: u32, cond: Cond) -> usize {
     keys.iter()
-        .filter(|&&k| ((k >> lo) ^ (k >> hi)) & 1 == 1 && cond.holds(k))
-        .count()
+        .map(|&k| usize::from((((k >> lo) ^ (k >> hi)) & 1 == 1) & cond.holds(k)))
+        .sum()
 }
 
-/// Pair entries without a partner (`k ^ lo ^ hi` absent): the exact growth of a dense gate
-/// before cancellations.
+/// Pair entries (bits `lo`, `hi` differ, condition holds) whose partner `k ^ lo ^ hi` is
+/// absent: a dense gate's result has exactly `len + this` entries before cancellations.
 pub(crate) fn count_unpartnered(keys: &[u64], lo: u32, hi: u32, cond: Cond) -> usize {
-    let flip = (1u64 << lo) | (1u64 << hi);
-    keys.iter()
-        .filter(|&&k| {
-            ((k >> lo) ^ (k >> hi)) & 1 == 1
-                && cond.holds(k)
-                && keys.binary_search(&(k ^ flip)).is_err()
-        })
-        .count()
+    let a = 1u64 << lo;
+    let b = 1u64 << hi;
+    let ab = a | b;
+    let delta = b - a;
+    let mut singles = 0usize;
+    for_each_group(keys, hi, |start, mid, end| {
+        let next_l = |mut i: usize| {
+            while i < mid && !(keys[i] & ab == a && cond.holds(keys[i])) {
+                i += 1;
+            }
+            i
+        };
+        let next_h = |mut j: usize| {
+            while j < end && !(keys[j] & ab == b && cond.holds(keys[j])) {
+                j += 1;
+            }
+            j
+        };
+        let (mut i, mut j) = (next_l(start), next_h(mid));
+        while i < mid && j < end {
+            let (l, h) = (keys[i] + delta, keys[j]);
+            singles += usize::from(l != h);
+            if l <= h {
+                i = next_l(i + 1);
+            }
+            if h <= l {
+                j = next_h(j + 1);
+            }
+        }
+        while i < mid {
+            singles += 1;
+            i = next_l(i + 1);
+        }
+        while j < end {
+            singles += 1;
+            j = next_h(j + 1);
+        }
+    });
+    singles
 }
