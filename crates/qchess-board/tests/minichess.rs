@@ -95,3 +95,15 @@ fn print_minichess_counts() {
         println!("{w}x{h} {} {counts:?}", pos.to_fen());
     }
 }
+
+#[test]
+fn more_pieces_than_chess_allows() {
+    // Fourteen white queens (a quantum position can hold more pieces of a kind than chess):
+    // no list cap, and the moves agree with the naive generator.
+    let fen = "7k/7p/8/8/8/QQQQQQQ1/QQQQQQQ1/K7 w - - 0 1";
+    let pos = Position::from_fen_relaxed(fen, Geometry::STANDARD).unwrap();
+    let naive = Naive::from_position(&pos);
+    assert_eq!(pos.legal_moves().len(), naive.legal_moves().len());
+    assert!(pos.legal_moves().len() > 100);
+    same_moves(&pos, &naive, 2);
+}
