@@ -106,6 +106,24 @@ impl Game {
         Ok(Self::from_parts(state, layer, None))
     }
 
+    /// A game from an occupancy state and a classical layer (letters, flags), checked: every
+    /// basis state may occupy only lettered squares, and every letter needs a positive
+    /// probability (no double occupancy, section 7).
+    ///
+    /// ```
+    /// use qchess_cantwell::{ClassicalLayer, Game};
+    /// use qchess_sim::State;
+    /// let layer = ClassicalLayer::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1").unwrap();
+    /// let state = State::classical(layer.pieces.occupied_mask());
+    /// assert!(Game::from_state(state, layer).is_ok());
+    /// let wrong = State::classical(1); // a1 has no letter
+    /// assert!(Game::from_state(wrong, layer).is_err());
+    /// ```
+    pub fn from_state(state: State, layer: ClassicalLayer) -> Result<Self, GameError> {
+        crate::position::check_letters(&state, &layer)?;
+        Ok(Self::from_parts(state, layer, None))
+    }
+
     /// A game from a classical layer and an occupancy state the caller has checked.
     pub(crate) fn from_parts(
         state: State,
@@ -312,7 +330,8 @@ impl Game {
                 ),
             });
         }
-        if self.classically_blocked(&c) {
+        let probs_before = self.state.qubit_probabilities();
+        if self.classically_blocked(&c, &probs_before) {
             return Err(GameError::NoEffect { mv: given });
         }
         let mut om = c.occupancy_move();
@@ -333,7 +352,8 @@ impl Game {
                 });
             }
         };
-        if same_state(&before, &self.state) {
+        let probs = self.state.qubit_probabilities();
+        if !marginals_differ(&probs_before, &probs) && same_state(&before, &self.state) {
             self.state = before;
             return Err(GameError::NoEffect { mv: given });
         }
@@ -345,7 +365,7 @@ impl Game {
             fifty_reference: self.fifty_reference,
         };
         let proceeded = applied.measured != Some(false);
-        self.update_layer(&c, proceeded);
+        self.update_layer(&c, proceeded, &probs);
         self.push_snapshot(snapshot);
 
         let mut canonical = QcanMove::plain(c.shape);
@@ -366,8 +386,7 @@ impl Game {
 
     /// Letters, flags and counters after a move that changed the state (Algorithm 1/2's
     /// "update v" and "update F").
-    fn update_layer(&mut self, c: &Classified, proceeded: bool) {
-        let probs = self.state.qubit_probabilities();
+    fn update_layer(&mut self, c: &Classified, proceeded: bool, probs: &[f64; 64]) {
         let old = self.layer.pieces;
         let mut new = PieceVector::EMPTY;
         for sq in Square::ALL {
@@ -382,6 +401,12 @@ impl Game {
                 }
             }
         }
+        // 50-move counter (D14): reset when the summed square probabilities moved by 1.
+        let sum: f64 = probs.iter().sum();
+        let reset = (sum - self.fifty_reference).abs() >= 1.0 - 1e-9;
+        if reset {
+            self.fifty_reference = sum;
+        }
         let flags = &mut self.layer.flags;
         flags.castling.drop_involved(c.involved_mask());
         flags.en_passant_file = None;
@@ -390,11 +415,8 @@ impl Game {
                 flags.en_passant_file = Some(from.file());
             }
         }
-        // 50-move counter (D14): reset when the summed square probabilities moved by 1.
-        let sum: f64 = probs.iter().sum();
-        if (sum - self.fifty_reference).abs() >= 1.0 - 1e-9 {
+        if reset {
             flags.halfmove_clock = 0;
-            self.fifty_reference = sum;
         } else {
             flags.halfmove_clock += 1;
         }
@@ -651,6 +673,14 @@ fn parse_square_list(s: &str) -> Option<u64> {
         board |= 1u64 << sq.index();
     }
     Some(board)
+}
+
+/// Whether some square's probability differs by more than [`UNCHANGED_TOLERANCE`]: a cheap
+/// proof that a move changed the state (one scan each, far cheaper than an overlap).
+pub fn marginals_differ(a: &[f64; 64], b: &[f64; 64]) -> bool {
+    a.iter()
+        .zip(b)
+        .any(|(x, y)| (x - y).abs() > UNCHANGED_TOLERANCE)
 }
 
 /// Whether two normalised states are equal for Definition 2: the same entries within

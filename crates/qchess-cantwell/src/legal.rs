@@ -4,7 +4,7 @@
 
 use crate::circuit;
 use crate::circuit::MoveType;
-use crate::game::{Game, NoRandomness, same_state};
+use crate::game::{Game, NoRandomness, marginals_differ, same_state};
 use crate::notation::{MoveShape, QcanMove};
 use crate::possibility::{Classified, classify, path_between, valid_pattern};
 use qchess_board::{Color, PieceKind, Square};
@@ -111,7 +111,12 @@ impl Game {
     /// Whether `c` changes the state for some outcome of positive probability (Definition 2).
     /// Simulates on a copy; the game is not changed.
     pub fn changes_state(&self, c: &Classified) -> bool {
-        if self.classically_blocked(c) {
+        self.changes_state_given(c, &self.probabilities())
+    }
+
+    /// [`Game::changes_state`] with the current square probabilities already computed.
+    fn changes_state_given(&self, c: &Classified, probs: &[f64; 64]) -> bool {
+        if self.classically_blocked(c, probs) {
             return false;
         }
         let measures = c.move_type.measures(c.variant);
@@ -125,7 +130,9 @@ impl Game {
             let mut om = c.occupancy_move();
             om.forced = forced;
             let mut rng = NoRandomness;
-            if circuit::apply(&mut copy, &om, &mut rng).is_ok() && !same_state(self.state(), &copy)
+            if circuit::apply(&mut copy, &om, &mut rng).is_ok()
+                && (marginals_differ(probs, &copy.qubit_probabilities())
+                    || !same_state(self.state(), &copy))
             {
                 return true;
             }
@@ -165,9 +172,9 @@ impl Game {
     /// Whether a slide's path holds a square that is certainly occupied (rules-notes D9): the
     /// move is then blocked classically, measures nothing and changes nothing. For split and
     /// merge slides both arms must be blocked (one blocked arm still lets the other act, eq. 9
-    /// and 12); each arm's path leaves out the other target or source (D2).
-    pub fn classically_blocked(&self, c: &Classified) -> bool {
-        let probs = self.probabilities();
+    /// and 12); each arm's path leaves out the other target or source (D2). `probs` are the
+    /// current square probabilities ([`Game::probabilities`]).
+    pub fn classically_blocked(&self, c: &Classified, probs: &[f64; 64]) -> bool {
         let blocked = |mask: u64| {
             (0..64).any(|i| mask & (1u64 << i) != 0 && probs[i] >= 1.0 - CERTAIN_TOLERANCE)
         };

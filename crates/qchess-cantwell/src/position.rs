@@ -146,14 +146,34 @@ impl Position {
         }
         let state = State::from_amplitudes(entries, Normalization::RequireUnit)
             .map_err(|e| GameError::Position(e.to_string()))?;
-        let probs = state.qubit_probabilities();
-        for sq in Square::ALL {
-            if lettered & (1u64 << sq.index()) != 0 && probs[sq.index() as usize] <= OCCUPIED_EPS {
-                return Err(GameError::Position(format!(
-                    "{sq} has a piece letter but probability 0: a letter needs a positive probability"
-                )));
-            }
-        }
+        check_letters(&state, &layer)?;
         Ok((state, layer, self.fifty_move_reference))
     }
+}
+
+/// Checks that letters and occupancy agree: every basis state occupies only squares with a
+/// letter, and every letter stands on a square of positive probability.
+pub fn check_letters(state: &State, layer: &ClassicalLayer) -> Result<(), GameError> {
+    let lettered = layer.pieces.occupied_mask();
+    let mut unlettered = 0u64;
+    for (k, a) in state.entries() {
+        if a.norm_sqr() > 0.0 {
+            unlettered |= k.board & !lettered;
+        }
+    }
+    if unlettered != 0 {
+        return Err(GameError::Position(format!(
+            "squares {} are occupied but have no piece letter",
+            board_squares(unlettered)
+        )));
+    }
+    let probs = state.qubit_probabilities();
+    for sq in Square::ALL {
+        if lettered & (1u64 << sq.index()) != 0 && probs[sq.index() as usize] <= OCCUPIED_EPS {
+            return Err(GameError::Position(format!(
+                "{sq} has a piece letter but probability 0: a letter needs a positive probability"
+            )));
+        }
+    }
+    Ok(())
 }
