@@ -232,3 +232,34 @@ fn hadamard_follows_the_amplitudes() {
         let _ = Facing::Owner;
     }
 }
+
+/// Heavy version (about a minute in release): every dice rule combination on every small
+/// board and 8x8, more seeds. Run with `cargo test --release -- --ignored`.
+#[test]
+#[ignore]
+fn legality_reference_heavy() {
+    let dice_options = [
+        "simplified",
+        "hadamard",
+        "tunnelling",
+        "no-box",
+        "stay-only",
+        "remote-collapse",
+    ];
+    for mask in 0u32..64 {
+        let rules: Vec<&str> = dice_options
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask & (1 << i) != 0)
+            .map(|(_, n)| *n)
+            .collect();
+        for (i, board) in ["4x4", "4x5", "4x6", "5x6", "8x8"].into_iter().enumerate() {
+            walk(
+                board,
+                &rules.join(","),
+                u64::from(mask) * 7 + i as u64,
+                if board == "8x8" { 12 } else { 30 },
+            );
+        }
+    }
+}
