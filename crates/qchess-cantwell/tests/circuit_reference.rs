@@ -637,7 +637,8 @@ fn slots_needed(mv: &OccupancyMove) -> usize {
 fn every_move_type_and_variant_matches_the_reference() {
     let mut rng = ChaCha8Rng::seed_from_u64(2019);
     for (move_type, variant) in all_types_and_variants() {
-        for trial in 0..12 {
+        // 12 random states per type and variant in release, 3 in (slow) debug builds.
+        for trial in 0..if cfg!(debug_assertions) { 3 } else { 12 } {
             let boards = 1 + trial % 6;
             let (mut state, mut d) = random_state(&mut rng, boards, 0.5);
             let mv = random_move(&mut rng, move_type, variant);
@@ -772,7 +773,9 @@ fn errors_leave_the_state_unchanged() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    // 48 cases in release (about a second); fewer in debug builds, where the dense
+    // 16-qubit reference is slow.
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(debug_assertions) { 6 } else { 48 }))]
     #[test]
     fn random_sequences_match_the_reference(seed in any::<u64>(), len in 1usize..7, boards in 1usize..5) {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
