@@ -9,7 +9,7 @@
 use super::{Opponent, PlayArgs};
 use crate::error::CliError;
 use qchess_board::{Color, Geometry};
-use qchess_niels::{Game, GameRecord, Rules, Status, color_name, render};
+use qchess_niels::{Diagonal, Game, GameRecord, Move, Rules, Status, color_name, render};
 use rand::SeedableRng;
 use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
@@ -127,16 +127,85 @@ pub fn play(
                     Err(e) => writeln!(output, "cannot write {path}: {e}")?,
                 }
             }
-            text => match game.play_str(text, &mut rng) {
-                Ok(outcome) => writeln!(
-                    output,
-                    "{} played {text}{}",
-                    color_name(side),
-                    rolls_text(&outcome)
-                )?,
-                Err(e) => writeln!(output, "{e}")?,
-            },
+            text => {
+                let played = text
+                    .parse::<Move>()
+                    .and_then(|mv| game.check_move(&mv))
+                    .and_then(|mv| {
+                        let mv = choose_diagonal(&game, mv, args, input, output, &mut rng);
+                        game.play(&mv, &mut rng).map(|o| (mv, o))
+                    });
+                match played {
+                    Ok((mv, outcome)) => writeln!(
+                        output,
+                        "{} played {mv}{}",
+                        color_name(side),
+                        rolls_text(&outcome)
+                    )?,
+                    Err(e) => writeln!(output, "{e}")?,
+                }
+            }
         }
+    }
+}
+
+/// 8.3 step 2: the *opponent* rotates their pair onto a diagonal. When the move leaves the
+/// choice open (both diagonals free, no diagonal typed), the opponent is asked (the random
+/// mover picks at random). Both diagonals are equivalent, so a bad answer keeps the default.
+fn choose_diagonal(
+    game: &Game,
+    mv: Move,
+    args: &PlayArgs,
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+    rng: &mut ChaCha8Rng,
+) -> Move {
+    let Move::Entanglement { target, .. } = mv else {
+        return mv;
+    };
+    let pos = game.position();
+    let open = pos.pair_at(target).is_some_and(|q| q.diagonal.is_none())
+        && Diagonal::ALL.iter().all(|d| pos.group(*d).is_empty());
+    if !open {
+        return mv;
+    }
+    let opponent = pos.side_to_move().opposite();
+    let chosen = if args.opponent == Opponent::Random {
+        *Diagonal::ALL.choose(rng).unwrap_or(&Diagonal::Minus)
+    } else {
+        let _ = write!(
+            output,
+            "{}, rotate your pair on {target}: diagonal + or - > ",
+            color_name(opponent)
+        );
+        let _ = output.flush();
+        let mut line = String::new();
+        let _ = input.read_line(&mut line);
+        line.trim()
+            .chars()
+            .next()
+            .and_then(Diagonal::from_char)
+            .unwrap_or(Diagonal::Minus)
+    };
+    match mv {
+        Move::Entanglement {
+            from,
+            red,
+            blue,
+            facings,
+            promotion,
+            target,
+            ..
+        } => Move::Entanglement {
+            from,
+            red,
+            blue,
+            facings,
+            promotion,
+            target,
+            diagonal: Some(chosen),
+        },
+        other => other,
     }
 }
 
@@ -196,6 +265,27 @@ mod tests {
         assert!(text.contains("took back e5e4"), "{text}");
         assert!(text.contains("Nro|1"), "{text}");
         assert!(text.contains("legal moves:"), "{text}");
+    }
+
+    #[test]
+    fn the_opponent_chooses_the_diagonal() {
+        let dir = std::env::temp_dir().join(format!("qchess-niels-diag-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("start.txt");
+        std::fs::write(
+            &file,
+            "Rules: \nBoard: 8x8\nStart: 5k2/8/5n2/8/r3[Rro|1][Rbo|1]2/8/4B3/7K b - - 0 1\n",
+        )
+        .unwrap();
+        let mut a = args(&[], None, Opponent::Human);
+        a.load = Some(file);
+        let mut out = Vec::new();
+        play(&a, &mut "f6&f6d5:oo@e4\n+\nquit\n".as_bytes(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("white, rotate your pair on e4"), "{text}");
+        assert!(text.contains("black played f6&f6d5:oo@e4+"), "{text}");
+        assert!(text.contains("Rro+1"), "{text}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
