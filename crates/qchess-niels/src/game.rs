@@ -4,13 +4,13 @@ use crate::error::NielsError;
 use crate::legal::{check_legal, in_check, legal_moves, outcomes};
 use crate::moves::Move;
 use crate::position::Position;
+use crate::record::GameRecord;
 use crate::resolve::{MoveOutcome, resolve};
 use crate::rules::Rules;
 use qchess_board::{Color, Geometry, PieceKind, Square};
 use rand::Rng;
 use std::collections::HashMap;
 use std::fmt;
-use std::str::FromStr;
 
 /// Why a game was drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -362,125 +362,4 @@ fn insufficient_material(pos: &Position) -> bool {
         pos.piece_at(*sq)
             .is_none_or(|pc| pc.kind == PieceKind::King)
     })
-}
-
-/// A game record: the rule options, the start position and every move with its rolls.
-///
-/// Text form, one item per line: `Rules: <list>` (may be empty), `Start: <position>`, then one
-/// line per move: the move, then ` [3]` or ` [3,5]` when dice were rolled.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GameRecord {
-    /// Rule options.
-    pub rules: Rules,
-    /// Board size.
-    pub geometry: Geometry,
-    /// Serialised start position.
-    pub start: String,
-    /// Moves and their rolls.
-    pub moves: Vec<(Move, Vec<u8>)>,
-}
-
-impl GameRecord {
-    /// Replays the record exactly (forced rolls); errors name the move that fails.
-    pub fn replay(&self) -> Result<Game, NielsError> {
-        let start = Position::from_fen(&self.start, self.geometry)?;
-        let mut game = Game::from_position(self.rules, start);
-        for (i, (mv, rolls)) in self.moves.iter().enumerate() {
-            game.play_with_rolls(mv, rolls).map_err(|e| match e {
-                NielsError::Illegal { mv, reason } => NielsError::Illegal {
-                    mv,
-                    reason: format!("move {}: {reason}", i + 1),
-                },
-                other => other,
-            })?;
-        }
-        Ok(game)
-    }
-}
-
-impl fmt::Display for GameRecord {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "Rules: {}", self.rules)?;
-        writeln!(f, "Board: {}", self.geometry)?;
-        writeln!(f, "Start: {}", self.start)?;
-        for (mv, rolls) in &self.moves {
-            if rolls.is_empty() {
-                writeln!(f, "{mv}")?;
-            } else {
-                let r: Vec<String> = rolls.iter().map(|r| r.to_string()).collect();
-                writeln!(f, "{mv} [{}]", r.join(","))?;
-            }
-        }
-        Ok(())
-    }
-}
-
-impl FromStr for GameRecord {
-    type Err = NielsError;
-
-    fn from_str(text: &str) -> Result<GameRecord, NielsError> {
-        let mut rules = None;
-        let mut start = None;
-        let mut geometry = Geometry::STANDARD;
-        let mut moves = Vec::new();
-        let mut offset = 0;
-        for line in text.split_inclusive('\n') {
-            let at = offset;
-            offset += line.len();
-            let line = line.trim_end();
-            if line.trim().is_empty() {
-                continue;
-            }
-            if let Some(r) = line.strip_prefix("Rules:") {
-                rules = Some(Rules::parse_list(r.trim())?);
-            } else if let Some(b) = line.strip_prefix("Board:") {
-                geometry = b
-                    .trim()
-                    .parse()
-                    .map_err(|e| NielsError::parse(text, at + 6, format!("{e}")))?;
-            } else if let Some(s) = line.strip_prefix("Start:") {
-                start = Some(s.trim().to_string());
-            } else {
-                let (mv_text, rolls_text) = match line.find(" [") {
-                    Some(i) => (&line[..i], Some((i + 2, &line[i + 2..]))),
-                    None => (line, None),
-                };
-                let mv: Move = mv_text.parse().map_err(|e| match e {
-                    NielsError::Parse { at: a, message, .. } => {
-                        NielsError::parse(text, at + a, message)
-                    }
-                    other => other,
-                })?;
-                let mut rolls = Vec::new();
-                if let Some((ri, r)) = rolls_text {
-                    let inner = r
-                        .strip_suffix(']')
-                        .ok_or_else(|| NielsError::parse(text, at + line.len(), "expected ']'"))?;
-                    for part in inner.split(',') {
-                        let v: u8 = part
-                            .trim()
-                            .parse()
-                            .ok()
-                            .filter(|v| (1..=6).contains(v))
-                            .ok_or_else(|| {
-                                NielsError::parse(
-                                    text,
-                                    at + ri,
-                                    format!("{part:?} is not a dice result 1..6"),
-                                )
-                            })?;
-                        rolls.push(v);
-                    }
-                }
-                moves.push((mv, rolls));
-            }
-        }
-        let start = start.ok_or_else(|| NielsError::parse(text, 0, "missing the 'Start:' line"))?;
-        Ok(GameRecord {
-            rules: rules.unwrap_or_default(),
-            geometry,
-            start,
-            moves,
-        })
-    }
 }
