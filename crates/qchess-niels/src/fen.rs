@@ -37,7 +37,7 @@ pub(crate) fn half_token(pos: &Position, sq: Square) -> Option<String> {
     match pos.occupant(sq)? {
         Occupant::Piece(p) => Some(p.fen_char().to_string()),
         Occupant::Half { pair, mark } => {
-            let p = pos.pair(pair);
+            let p = pos.pair_ref(pair);
             let diag = p.diagonal.map_or('|', Diagonal::to_char);
             Some(format!(
                 "{}{}{}{}{}",
@@ -444,7 +444,7 @@ pub(crate) fn validate(pos: &Position) -> Result<(), String> {
         let members = pos.group(d);
         let colors: std::collections::BTreeSet<_> = members
             .iter()
-            .map(|id| pos.pair(*id).piece.color.index())
+            .map(|id| pos.pair_ref(*id).piece.color.index())
             .collect();
         if members.len() < 2 || colors.len() < 2 {
             return Err(format!(

@@ -212,7 +212,7 @@ fn entanglement_moves(
     }
     for t in quiet {
         for (qid, target) in entanglement_targets(pos, piece, sq, t) {
-            let q = pos.pair(qid);
+            let q = pos.pair_ref(qid);
             let Some(diagonal) = q.diagonal.or_else(|| free_diagonal(pos)) else {
                 continue;
             };
@@ -282,7 +282,7 @@ fn half_moves(
     sq: Square,
     out: &mut Vec<Move>,
 ) {
-    let pair = pos.pair(id);
+    let pair = pos.pair_ref(id);
     let occ = pos.occupied();
     let g = pos.geometry;
     let adjacent = one_move_away(pair.piece, pair.red, pair.blue, occ, g)

@@ -146,14 +146,14 @@ impl Position {
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
         match self.occupant(sq)? {
             Occupant::Piece(p) => Some(p),
-            Occupant::Half { pair, .. } => Some(self.pair(pair).piece),
+            Occupant::Half { pair, .. } => Some(self.pair_ref(pair).piece),
         }
     }
 
     /// The pair with a half on `sq`, if any.
     pub fn pair_at(&self, sq: Square) -> Option<&Pair> {
         match self.occupant(sq)? {
-            Occupant::Half { pair, .. } => Some(self.pair(pair)),
+            Occupant::Half { pair, .. } => Some(self.pair_ref(pair)),
             Occupant::Piece(_) => None,
         }
     }
@@ -168,8 +168,13 @@ impl Position {
         &self.pairs
     }
 
-    /// The pair with identity `id`. Panics if there is none: ids come from this position.
-    pub fn pair(&self, id: PairId) -> &Pair {
+    /// The pair with identity `id`, if it is on the board.
+    pub fn pair(&self, id: PairId) -> Option<&Pair> {
+        self.pairs.iter().find(|p| p.id == id)
+    }
+
+    /// The pair `id`, which the caller took from this position (an internal invariant).
+    pub(crate) fn pair_ref(&self, id: PairId) -> &Pair {
         self.pairs
             .iter()
             .find(|p| p.id == id)
@@ -184,11 +189,12 @@ impl Position {
     }
 
     /// The pairs that collapse together with `id` (its entangled group, or itself alone), in
-    /// creation order.
+    /// creation order; empty if `id` is not on the board.
     pub fn group_of(&self, id: PairId) -> Vec<PairId> {
-        match self.pair(id).diagonal {
-            None => vec![id],
-            Some(d) => self.group(d),
+        match self.pair(id).map(|p| p.diagonal) {
+            None => Vec::new(),
+            Some(None) => vec![id],
+            Some(Some(d)) => self.group(d),
         }
     }
 
@@ -308,7 +314,7 @@ impl Position {
     /// Replaces pair `id` by its conventional piece on the square of `mark` (a collapse). The
     /// other half's square becomes empty.
     pub(crate) fn collapse_pair(&mut self, id: PairId, mark: Mark) -> (Piece, Square) {
-        let pair = self.pair(id).clone();
+        let pair = self.pair_ref(id).clone();
         let keep = pair.square(mark);
         let gone = pair.square(mark.other());
         self.pairs.retain(|p| p.id != id);

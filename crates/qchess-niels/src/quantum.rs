@@ -26,13 +26,21 @@ pub(crate) fn marks_for_roll(
 ) -> Vec<(PairId, Mark)> {
     group
         .iter()
-        .map(|id| (*id, pos.pair(*id).facings.collapse_mark(roll, rules)))
+        .map(|id| (*id, pos.pair_ref(*id).facings.collapse_mark(roll, rules)))
         .collect()
 }
 
 /// The distinct outcomes of collapsing `group` by one dice roll, with their probabilities
-/// and amplitudes, in order of the smallest roll producing each.
+/// and amplitudes, in order of the smallest roll producing each (ids not on the board are
+/// left out).
 pub fn group_outcomes(pos: &Position, group: &[PairId], rules: &Rules) -> Vec<GroupOutcome> {
+    // Ids not on the board are left out.
+    let group: Vec<PairId> = group
+        .iter()
+        .copied()
+        .filter(|id| pos.pair(*id).is_some())
+        .collect();
+    let group = group.as_slice();
     let mut out: Vec<GroupOutcome> = Vec::new();
     for roll in 1..=6u8 {
         let marks = marks_for_roll(pos, group, roll, rules);
@@ -49,7 +57,7 @@ pub fn group_outcomes(pos: &Position, group: &[PairId], rules: &Rules) -> Vec<Gr
         let sign: f64 = o
             .marks
             .iter()
-            .map(|(id, m)| pos.pair(*id).facings.of(*m).sign())
+            .map(|(id, m)| pos.pair_ref(*id).facings.of(*m).sign())
             .product();
         o.amplitude = sign * o.probability.sqrt();
     }

@@ -68,7 +68,7 @@ pub fn render(pos: &Position, rules: &Rules) -> String {
             let names: Vec<String> = members
                 .iter()
                 .map(|id| {
-                    let p = pos.pair(*id);
+                    let p = pos.pair_ref(*id);
                     format!("{}{}", p.piece.fen_char(), p.pattern)
                 })
                 .collect();

@@ -159,7 +159,7 @@ pub(crate) fn resolve(
         }
         Move::Flip { square } => {
             if let Some(id) = p.pair_at(square).map(|q| q.id) {
-                let f = p.pair(id).facings.flipped();
+                let f = p.pair_ref(id).facings.flipped();
                 p.pair_mut(id).facings = f;
             }
         }
@@ -197,7 +197,7 @@ pub(crate) fn resolve(
             if let Some(id) = p.pair_at(square).map(|q| q.id) {
                 let marks = collapse_group_of(&mut p, id, mover, rules, dice, &mut out)?;
                 if let Some((_, m)) = marks.iter().find(|(pid, _)| *pid == id) {
-                    p.must_move = Some(pos.pair(id).square(*m));
+                    p.must_move = Some(pos.pair_ref(id).square(*m));
                 }
                 reset_clock = true;
                 switch_side = false;
@@ -348,7 +348,7 @@ fn step(
 
 /// 7.8: an indefinite pawn on the furthest rank turns its whole pair into `promotion`.
 fn promote_pair_if_due(p: &mut Position, id: PairId, promotion: Option<PieceKind>) {
-    let pair = p.pair(id).clone();
+    let pair = p.pair_ref(id).clone();
     if pair.piece.kind != PieceKind::Pawn {
         return;
     }
@@ -415,6 +415,6 @@ pub(crate) fn sweep_castling(p: &mut Position) {
 
 impl Position {
     pub(crate) fn pieces_color(&self, id: PairId) -> Color {
-        self.pair(id).piece.color
+        self.pair_ref(id).piece.color
     }
 }

@@ -28,7 +28,10 @@ fn check_invariants(game: &Game) {
         let group = pos.group(d);
         if !group.is_empty() {
             assert!(group.len() >= 2, "{pos}");
-            let colors: Vec<_> = group.iter().map(|id| pos.pair(*id).piece.color).collect();
+            let colors: Vec<_> = group
+                .iter()
+                .map(|id| pos.pair(*id).unwrap().piece.color)
+                .collect();
             assert!(
                 colors.windows(2).any(|w| w[0] != w[1]) || colors.len() < 2,
                 "{pos}"

@@ -73,7 +73,7 @@ fn flip_of_an_entangled_pair_changes_the_correlation() {
             .map(|o| {
                 o.marks
                     .iter()
-                    .map(|(id, m)| g.position().pair(*id).square(*m).to_string())
+                    .map(|(id, m)| g.position().pair(*id).unwrap().square(*m).to_string())
                     .collect()
             })
             .collect()

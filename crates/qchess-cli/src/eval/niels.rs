@@ -277,8 +277,9 @@ fn describe(game: &Game) -> Map<String, Value> {
         }
     }
     let name = |id| {
-        let p = pos.pair(id);
-        format!("{}{}", p.piece.fen_char(), p.pattern)
+        pos.pair(id).map_or(String::new(), |p| {
+            format!("{}{}", p.piece.fen_char(), p.pattern)
+        })
     };
     let pairs: Vec<Value> = pos
         .pairs()
@@ -319,7 +320,7 @@ fn describe(game: &Game) -> Map<String, Value> {
                     let squares: Map<String, Value> = o
                         .marks
                         .iter()
-                        .map(|(id, m)| (name(*id), json!(pos.pair(*id).square(*m).to_string())))
+                        .map(|(id, m)| (name(*id), json!(pos.pair(*id).map(|p| p.square(*m).to_string()))))
                         .collect();
                     json!({"squares": squares, "probability": o.probability, "amplitude": o.amplitude})
                 })
