@@ -403,6 +403,26 @@ mod tests {
     }
 
     #[test]
+    fn fig_9_group_through_eval() {
+        let v = run(
+            r#"{"variant":"niels","position":"5k2/8/5n2/8/r3[Rro|1][Rbo|1]2/8/4B3/7K b - - 0 1","moves":["f6&f6d5:oo@e4","e2&c4e2:oo@d5","a4c4"]}"#,
+        );
+        assert_eq!(v["ok"], true, "{v}");
+        assert_eq!(v["moves"][0]["notation"], "f6&f6d5:oo@e4-");
+        assert_eq!(v["moves"][2]["applied"], false);
+        assert_eq!(v["moves"][2]["error"]["kind"], "illegal_move");
+        let group = &v["groups"][0];
+        assert_eq!(group["diagonal"], "-");
+        assert_eq!(group["pairs"], serde_json::json!(["R1", "n1", "B1"]));
+        assert_eq!(group["outcomes"].as_array().unwrap().len(), 2);
+        assert_eq!(group["outcomes"][1]["probability"], 0.5);
+        assert_eq!(group["outcomes"][1]["squares"]["B1"], "c4");
+        assert_eq!(v["pairs"][2]["diagonal"], "-");
+        assert_eq!(v["side_to_move"], "b");
+        assert_eq!(v["in_check"], false);
+    }
+
+    #[test]
     fn flat_rolls_are_consumed_in_order() {
         let v = run(
             r#"{"variant":"niels","rules":"tunnelling","position":"4k3/8/8/8/4p3/8/4R3/4K3 w - - 0 1","moves":["e2~e5","e8d8","e5e6","e4e3","e1d1"],"rolls":[6]}"#,
