@@ -107,3 +107,39 @@ fn more_pieces_than_chess_allows() {
     assert!(pos.legal_moves().len() > 100);
     same_moves(&pos, &naive, 2);
 }
+
+#[test]
+fn random_games_on_every_geometry_match_the_naive_generator() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0x5EED_4B0A);
+    let mut compared = 0;
+    for w in 4..=8 {
+        for h in 4..=8 {
+            for _game in 0..8 {
+                let mut pos = Position::startpos_for(Geometry::new(w, h).unwrap());
+                let mut naive = Naive::from_position(&pos);
+                for _ in 0..120 {
+                    let mut ours = pos.legal_moves();
+                    let mut reference: Vec<_> =
+                        naive.legal_moves().into_iter().map(to_move).collect();
+                    ours.sort();
+                    reference.sort();
+                    assert_eq!(ours, reference, "{}", pos.to_fen());
+                    compared += 1;
+                    if ours.is_empty() {
+                        break;
+                    }
+                    let mv = ours[rng.random_range(0..ours.len())];
+                    pos.play(mv).unwrap();
+                    let m = naive
+                        .legal_moves()
+                        .into_iter()
+                        .find(|&m| to_move(m) == mv)
+                        .unwrap();
+                    naive = naive.play(m);
+                }
+            }
+        }
+    }
+    assert!(compared > 10_000, "only {compared} positions compared");
+}
