@@ -91,6 +91,7 @@ impl<T: Amplitude> State<T> {
             let zero = c(0.0, 0.0);
             self.apply_pair(
                 PairGate::new(pa, pb, cond, zero, i_pow(inverse)),
+                true,
                 identity,
                 identity,
             )
@@ -107,7 +108,7 @@ impl<T: Amplitude> State<T> {
             c(h, 0.0),
             c(0.0, if inverse { -h } else { h }),
         );
-        self.apply_pair(gate, identity, identity)
+        self.apply_pair(gate, true, identity, identity)
     }
 
     fn pair_checks(&self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
@@ -213,7 +214,7 @@ impl<T: Amplitude> State<T> {
             let h = std::f64::consts::FRAC_1_SQRT_2;
             let gate = PairGate::new(ps, self.perm.phys(t1), cond_sqrt, c(h, 0.0), c(0.0, h));
             let i: Complex<T> = c(0.0, 1.0);
-            self.apply_pair(gate, identity, move |k, a| {
+            self.apply_pair(gate, false, identity, move |k, a| {
                 if ((k >> ps) ^ (k >> pt2)) & 1 == 1 {
                     a * i
                 } else {
@@ -265,6 +266,7 @@ impl<T: Amplitude> State<T> {
             let mi: Complex<T> = c(0.0, -1.0);
             self.apply_pair(
                 gate,
+                false,
                 move |k, a| {
                     if ((k >> pt) ^ (k >> ps1)) & 1 == 1 {
                         a * mi

@@ -396,10 +396,12 @@ impl<T: Amplitude> State<T> {
     }
 
     /// Runs a pair gate over every sector, checking the cap and reserving all output buffers
-    /// before anything changes.
+    /// before anything changes. `plain` promises that `pre` and `post` are identities
+    /// (untouched entries are then copied in bulk).
     pub(crate) fn apply_pair<Pre, Post>(
         &mut self,
         gate: PairGate<T>,
+        plain: bool,
         pre: Pre,
         post: Post,
     ) -> Result<(), SimError>
@@ -455,6 +457,7 @@ impl<T: Amplitude> State<T> {
                 &s.keys,
                 &s.amps,
                 &gate,
+                plain,
                 &pre,
                 &post,
                 &mut out.keys,
@@ -469,6 +472,7 @@ impl<T: Amplitude> State<T> {
                         &s.keys,
                         &s.amps,
                         &gate,
+                        plain,
                         &pre,
                         &post,
                         &mut out.keys,

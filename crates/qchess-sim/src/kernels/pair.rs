@@ -101,10 +101,12 @@ pub(crate) fn for_each_group(keys: &[u64], hi: u32, mut f: impl FnMut(usize, usi
 /// entry at `k + delta` (`delta = hi - lo`), and both classes stay sorted under that shift,
 /// so each output half is one merge: the half itself (its pair entries updated) with the
 /// other half's unpartnered pair entries shifted in. No sorting, no hashing, no scratch.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn apply<T, Pre, Post>(
     keys: &[u64],
     amps: &[Complex<T>],
     gate: &PairGate<T>,
+    plain: bool,
     pre: Pre,
     post: Post,
     out_k: &mut Vec<u64>,
@@ -124,92 +126,111 @@ pub(crate) fn apply<T, Pre, Post>(
     let cond = gate.cond;
     let is_l = |k: u64| k & ab == a && cond.holds(k);
     let is_h = |k: u64| k & ab == b && cond.holds(k);
-    let mut push = |k: u64, v: Complex<T>| {
-        out_k.push(k);
-        out_a.push(post(k, v));
-    };
+    // Local vectors: lengths stay in registers.
+    let mut ok = std::mem::take(out_k);
+    let mut oa = std::mem::take(out_a);
     // Keeps a merged amplitude unless it cancelled relative to its inputs.
     let kept = |n: Complex<T>, x: Complex<T>, y: Complex<T>| {
         inf_norm(n) > inf_norm(x).max(inf_norm(y)) * eps
     };
-    for_each_group(keys, gate.hi, |start, mid, end| {
-        // Lower half: [start, mid) merged with the hi entries of [mid, end) shifted down.
-        let next_h = |mut j: usize| {
-            while j < end && !is_h(keys[j]) {
-                j += 1;
-            }
-            j
-        };
-        let (mut i, mut j) = (start, next_h(mid));
-        while i < mid || j < end {
-            let take_main = j >= end || (i < mid && keys[i] < keys[j] - delta);
-            if take_main {
-                let k = keys[i];
-                let v = pre(k, amps[i]);
-                if !is_l(k) {
-                    push(k, v);
-                } else if dense {
-                    push(k, d * v);
-                } // a permutation moves an unpartnered lo entry away
-                i += 1;
-            } else if i < mid && keys[i] == keys[j] - delta {
-                let k = keys[i];
-                let (vl, vh) = (pre(k, amps[i]), pre(keys[j], amps[j]));
-                if dense {
-                    let n = d * vl + o * vh;
-                    if kept(n, vl, vh) {
-                        push(k, n);
-                    }
-                } else {
-                    push(k, o * vh);
-                }
-                i += 1;
-                j = next_h(j + 1);
-            } else {
-                let k = keys[j] - delta;
-                push(k, o * pre(keys[j], amps[j]));
-                j = next_h(j + 1);
+    // Copies entries the gate leaves alone: in bulk when `pre` and `post` are identities.
+    let copy = |ok: &mut Vec<u64>, oa: &mut Vec<Complex<T>>, from: usize, to: usize| {
+        if plain {
+            ok.extend_from_slice(&keys[from..to]);
+            oa.extend_from_slice(&amps[from..to]);
+        } else {
+            for r in from..to {
+                ok.push(keys[r]);
+                oa.push(post(keys[r], pre(keys[r], amps[r])));
             }
         }
-        // Upper half: [mid, end) merged with the lo entries of [start, mid) shifted up.
+    };
+    for_each_group(keys, gate.hi, |start, mid, end| {
         let next_l = |mut i: usize| {
             while i < mid && !is_l(keys[i]) {
                 i += 1;
             }
             i
         };
+        let next_h = |mut j: usize| {
+            while j < end && !is_h(keys[j]) {
+                j += 1;
+            }
+            j
+        };
+        // Lower half: [start, mid) merged with the hi entries of [mid, end) shifted down.
+        let (mut i, mut j) = (start, next_h(mid));
+        loop {
+            let partner = j < end;
+            let limit = if partner { keys[j] - delta } else { 0 };
+            let from = i;
+            while i < mid && (!partner || keys[i] < limit) && !is_l(keys[i]) {
+                i += 1;
+            }
+            copy(&mut ok, &mut oa, from, i);
+            if i < mid && (!partner || keys[i] < limit) {
+                // An unpartnered lo entry: keeps d * v (a permutation moves it away).
+                if dense {
+                    let k = keys[i];
+                    ok.push(k);
+                    oa.push(post(k, d * pre(k, amps[i])));
+                }
+                i += 1;
+            } else if !partner {
+                break;
+            } else if i < mid && keys[i] == limit {
+                let (vl, vh) = (pre(limit, amps[i]), pre(keys[j], amps[j]));
+                let n = if dense { d * vl + o * vh } else { o * vh };
+                if !dense || kept(n, vl, vh) {
+                    ok.push(limit);
+                    oa.push(post(limit, n));
+                }
+                i += 1;
+                j = next_h(j + 1);
+            } else {
+                // An unpartnered hi entry sends o * v down.
+                ok.push(limit);
+                oa.push(post(limit, o * pre(keys[j], amps[j])));
+                j = next_h(j + 1);
+            }
+        }
+        // Upper half: [mid, end) merged with the lo entries of [start, mid) shifted up.
         let (mut i, mut j) = (next_l(start), mid);
-        while i < mid || j < end {
-            let take_main = i >= mid || (j < end && keys[j] < keys[i] + delta);
-            if take_main {
-                let k = keys[j];
-                let v = pre(k, amps[j]);
-                if !is_h(k) {
-                    push(k, v);
-                } else if dense {
-                    push(k, d * v);
+        loop {
+            let partner = i < mid;
+            let limit = if partner { keys[i] + delta } else { 0 };
+            let from = j;
+            while j < end && (!partner || keys[j] < limit) && !is_h(keys[j]) {
+                j += 1;
+            }
+            copy(&mut ok, &mut oa, from, j);
+            if j < end && (!partner || keys[j] < limit) {
+                if dense {
+                    let k = keys[j];
+                    ok.push(k);
+                    oa.push(post(k, d * pre(k, amps[j])));
                 }
                 j += 1;
-            } else if j < end && keys[j] == keys[i] + delta {
-                let k = keys[j];
-                let (vl, vh) = (pre(keys[i], amps[i]), pre(k, amps[j]));
-                if dense {
-                    let n = o * vl + d * vh;
-                    if kept(n, vl, vh) {
-                        push(k, n);
-                    }
-                } else {
-                    push(k, o * vl);
+            } else if !partner {
+                break;
+            } else if j < end && keys[j] == limit {
+                let (vl, vh) = (pre(keys[i], amps[i]), pre(limit, amps[j]));
+                let n = if dense { o * vl + d * vh } else { o * vl };
+                if !dense || kept(n, vl, vh) {
+                    ok.push(limit);
+                    oa.push(post(limit, n));
                 }
                 j += 1;
                 i = next_l(i + 1);
             } else {
-                let k = keys[i] + delta;
-                push(k, o * pre(keys[i], amps[i]));
+                ok.push(limit);
+                oa.push(post(limit, o * pre(keys[i], amps[i])));
                 i = next_l(i + 1);
             }
         }
     });
+    *out_k = ok;
+    *out_a = oa;
 }
 
 /// Pair entries (bits `lo`, `hi` differ, condition holds): a dense gate's result has at
