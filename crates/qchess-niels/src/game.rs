@@ -170,17 +170,17 @@ impl Game {
 
     /// Checks a move without playing it; returns the engine's form of it.
     pub fn check_move(&self, mv: &Move) -> Result<Move, NielsError> {
-        if let Some(reason) = self.over_reason() {
-            return Err(NielsError::GameOver(reason));
+        if self.is_over_by_rule() {
+            return Err(NielsError::GameOver(self.status().to_string()));
         }
-        check_legal(&self.position, mv, &self.rules)
-    }
-
-    fn over_reason(&self) -> Option<String> {
-        match self.status() {
-            Status::Ongoing => None,
-            s => Some(s.to_string()),
-        }
+        // Only a refused move pays for the full move list (is it mate or stalemate?).
+        check_legal(&self.position, mv, &self.rules).map_err(|e| {
+            if legal_moves(&self.position, &self.rules).is_empty() {
+                NielsError::GameOver(self.status().to_string())
+            } else {
+                e
+            }
+        })
     }
 
     fn is_over_by_rule(&self) -> bool {
