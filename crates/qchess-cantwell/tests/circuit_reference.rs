@@ -792,3 +792,83 @@ proptest! {
         }
     }
 }
+
+/// A state with every occupancy pattern of `squares` (random amplitudes), nothing elsewhere.
+fn every_pattern(rng: &mut ChaCha8Rng, squares: &[Square]) -> (State, Dense) {
+    let mut amps = vec![c(0.0, 0.0); 1 << NQ];
+    let mut entries = Vec::new();
+    for pattern in 0..1u32 << squares.len() {
+        let (mut board, mut idx) = (0u64, 0usize);
+        for (k, sq) in squares.iter().enumerate() {
+            if pattern >> k & 1 == 1 {
+                board |= 1 << sq.index();
+                idx |= 1 << pos(*sq);
+            }
+        }
+        let a = c(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5);
+        entries.push((Key::board(board), a));
+        amps[idx] = a;
+    }
+    let norm: f64 = amps.iter().map(|a| a.norm_sqr()).sum::<f64>().sqrt();
+    amps.iter_mut().for_each(|a| *a /= norm);
+    entries.iter_mut().for_each(|(_, a)| *a /= norm);
+    let state = State::from_amplitudes(entries, Normalization::RequireUnit).unwrap();
+    (state, Dense { amps, next_slot: 0 })
+}
+
+#[test]
+fn measured_moves_on_every_occupancy_pattern_of_their_squares() {
+    // Every basis pattern of the squares a move reads (source, target, path, e.p. square,
+    // castling squares) is present, so every part of M0 and M1 has weight; both outcomes.
+    let mut rng = ChaCha8Rng::seed_from_u64(23);
+    let cases: [(&str, &[Square]); 8] = [
+        (
+            "a1e1:SLIDE:CAPTURE",
+            &[Square::A1, Square::B1, Square::C1, Square::D1, Square::E1],
+        ),
+        ("a3c1:SLIDE:CAPTURE", &[Square::A3, Square::B2, Square::C1]),
+        (
+            "a1d1:SLIDE:EXCLUDED",
+            &[Square::A1, Square::B1, Square::C1, Square::D1],
+        ),
+        ("a2b1:PAWN_CAPTURE:BASIC", &[Square::A2, Square::B1]),
+        ("b2a1:PAWN_EP:BASIC", &[Square::B2, Square::A1, Square::A2]),
+        (
+            "b2a1:PAWN_EP:EXCLUDED",
+            &[Square::B2, Square::A1, Square::A2],
+        ),
+        (
+            "b2a1:PAWN_EP:CAPTURE",
+            &[Square::B2, Square::A1, Square::A2],
+        ),
+        (
+            "e1c1:QS_CASTLE:BASIC",
+            &[Square::A1, Square::B1, Square::C1, Square::D1, Square::E1],
+        ),
+    ];
+    for (text, squares) in cases {
+        let mv: OccupancyMove = text.parse().unwrap();
+        let outcomes: &[bool] = if mv.measures() {
+            &[true, false]
+        } else {
+            &[true]
+        };
+        for &outcome in outcomes {
+            let (mut state, mut d) = every_pattern(&mut rng, squares);
+            let r = reference(&mut d, &mv, outcome).expect("both outcomes possible");
+            let applied = apply(&mut state, &mv.with_forced(outcome), &mut rng).unwrap();
+            match (applied.probability, r.probability) {
+                (Some(p), Some(q)) => assert!((p - q).abs() < TOL, "{text}: {p} vs {q}"),
+                (None, None) => {}
+                other => panic!("{text}: measurement mismatch {other:?}"),
+            }
+            let mut slots = HashMap::new();
+            if let Some(first) = applied.ancilla {
+                for (k, &slot) in r.slots.iter().enumerate() {
+                    slots.insert(first + k as u32, slot);
+                }
+            }
+            assert_same(&state, &d, &slots, &format!("{text} outcome {outcome}"));
+        }
+    }
+}

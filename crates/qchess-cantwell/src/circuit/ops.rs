@@ -48,11 +48,18 @@ impl Condition {
     fn probability(self, state: &State) -> f64 {
         match self {
             Condition::Board(p) => state.probability(p),
-            Condition::CaptureSlide { .. } => state
-                .entries()
-                .filter(|(key, _)| self.holds(key.board))
-                .map(|(_, amp)| amp.norm_sqr())
-                .sum(),
+            // p(path clear, source occupied) + p(target empty) - p(path clear, target empty).
+            Condition::CaptureSlide {
+                path,
+                source,
+                target,
+            } => {
+                state.probability(Predicate::Equals {
+                    mask: path | source,
+                    value: source,
+                }) + state.probability(Predicate::AllZero(target))
+                    - state.probability(Predicate::AllZero(path | target))
+            }
         }
     }
 }
@@ -91,6 +98,31 @@ pub(crate) fn measure<R: Rng + ?Sized>(
     match condition {
         Condition::Board(p) => {
             state.force(p, outcome)?;
+        }
+        Condition::CaptureSlide {
+            path,
+            source,
+            target,
+        } if outcome => {
+            // M1 is the intersection of the complements of "path clear and source empty" and,
+            // for each path square x, "x and the target occupied": a product of commuting
+            // diagonal projections, each one native. Their probabilities are at least p(M1).
+            let clear_and_empty = Predicate::AllZero(path | source);
+            if state.probability(clear_and_empty) > 0.0 {
+                state.force(clear_and_empty, false)?;
+            }
+            let mut rest = path;
+            while rest != 0 {
+                let x = rest & rest.wrapping_neg();
+                rest &= rest - 1;
+                let both = Predicate::Equals {
+                    mask: x | target,
+                    value: x | target,
+                };
+                if state.probability(both) > 0.0 {
+                    state.force(both, false)?;
+                }
+            }
         }
         Condition::CaptureSlide { .. } => {
             let keep = |key: &Key| condition.holds(key.board) == outcome;
