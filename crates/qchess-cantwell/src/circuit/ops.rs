@@ -1,8 +1,9 @@
 //! The building blocks the move circuits share: measurements with the paper's M1 sets, and
 //! the few controlled operations the simulator has no gate for (a capture controlled on board
-//! qubits, an iSwap controlled on a capture ancilla, the projection of eq. 23b). Those rebuild
-//! the state from its entries; each first checks whether the plain gate already does the same
-//! thing on this state, so the rebuild only runs when the control genuinely splits the state.
+//! qubits, an iSwap controlled on a capture ancilla, eq. 23b's outcome-0 projection). Those
+//! rebuild the state from its entries; each first checks whether the plain gate already does
+//! the same thing on this state, so the rebuild only runs when the control genuinely splits the
+//! state. Eq. 23b's outcome 1 is a product of native projections.
 
 use super::error::CircuitError;
 use num_complex::Complex64;
