@@ -89,6 +89,37 @@ impl Position {
         list
     }
 
+    /// Legal moves of the piece on `from` (empty if there is none of the side to move).
+    ///
+    /// ```
+    /// use qchess_board::{Position, Square};
+    /// let pos = Position::startpos();
+    /// assert_eq!(pos.legal_moves_from(Square::G1).len(), 2);
+    /// assert!(pos.legal_moves_from(Square::E4).is_empty());
+    /// ```
+    pub fn legal_moves_from(&self, from: Square) -> MoveList {
+        let mut list = MoveList::new();
+        self.generate_legal(|pm| {
+            if pm.from == from {
+                list.extend(pm);
+            }
+            false
+        });
+        list
+    }
+
+    /// Pseudo-legal moves of the piece on `from`.
+    pub fn pseudo_legal_moves_from(&self, from: Square) -> MoveList {
+        let mut list = MoveList::new();
+        self.generate_pseudo_legal(|pm| {
+            if pm.from == from {
+                list.extend(pm);
+            }
+            false
+        });
+        list
+    }
+
     /// Number of legal moves, counted set by set without listing them.
     #[inline]
     pub fn legal_move_count(&self) -> usize {
