@@ -200,3 +200,31 @@ fn errors_display_what_and_where() {
     let err: &dyn std::error::Error = &err;
     assert!(err.source().is_none());
 }
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        /// Arbitrary text, and mutations of valid moves, parse to a move or an error whose
+        /// position lies inside the input.
+        #[test]
+        fn parsing_never_panics(text in ".{0,40}", base in 0usize..6, cut in 0usize..30, junk in "[a-z0-9^.:_A-Z]{0,6}") {
+            for candidate in [text.clone(), {
+                let valid = ["b1^a3c3:SPLIT_JUMP:BASIC", "c3a3^b1:MERGE_SLIDE:BASIC", "a1c1.m1:SLIDE:CAPTURE",
+                             "a7a8q:PAWN_STEP:BASIC", "e1g1.m0:KS_CASTLE:BASIC", "e5d6:PAWN_EP:CAPTURE"][base];
+                let cut = cut.min(valid.len());
+                format!("{}{}{}", &valid[..cut], junk, &valid[cut..])
+            }] {
+                match parse(&candidate) {
+                    Ok(mv) => prop_assert_eq!(parse(&mv.to_string()), Ok(mv)),
+                    Err(CircuitError::Parse { position, .. }) => {
+                        prop_assert!(position <= candidate.chars().count());
+                    }
+                    Err(other) => prop_assert!(false, "unexpected error {other:?}"),
+                }
+            }
+        }
+    }
+}
