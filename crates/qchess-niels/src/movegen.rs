@@ -5,7 +5,7 @@ use crate::attacks::{attacks_from, one_move_away, quiet_targets};
 use crate::moves::Move;
 use crate::pair::{Diagonal, Facings, Mark, PairId};
 use crate::position::{Occupant, Position};
-use crate::quantum::{group_outcomes, same_state};
+use crate::quantum::{group_outcomes, hadamard_marks, same_state};
 use crate::rules::Rules;
 use qchess_board::{Bitboard, Color, Piece, PieceKind, Square};
 
@@ -68,7 +68,11 @@ fn flip_makes_difference(pos: &Position, id: PairId, rules: &Rules, f: Facings) 
     let before = group_outcomes(pos, &group, rules);
     let mut p = pos.clone();
     p.pair_mut(id).facings = f;
+    // A real difference (rules-notes 8): a probability, a correlation or, in the Hadamard
+    // Games, the result of a Hadamard move.
     !same_state(&before, &group_outcomes(&p, &group, rules))
+        || (rules.hadamard
+            && hadamard_marks(pos, &group, rules) != hadamard_marks(&p, &group, rules))
 }
 
 pub(crate) fn pseudo_moves_from(pos: &Position, rules: &Rules, sq: Square, out: &mut Vec<Move>) {

@@ -1,6 +1,6 @@
 //! Collapse outcomes, probabilities and amplitudes of pairs and entangled groups.
 
-use crate::pair::{Mark, PairId};
+use crate::pair::{Facings, Mark, PairId};
 use crate::position::Position;
 use crate::rules::Rules;
 
@@ -93,8 +93,19 @@ pub(crate) fn same_state(a: &[GroupOutcome], b: &[GroupOutcome]) -> bool {
 /// group's oldest pair is on its red half; it goes to X when a and b have the same sign and
 /// to Y otherwise. For a single pair X is the red half: an equal superposition goes to red,
 /// one with phase to blue. A state with other than two equally likely outcomes (unequal
-/// superpositions of the basic game) goes to its most likely outcome.
+/// superpositions of the basic game) goes to its most likely outcome. Exception (rules-notes
+/// 8, unless `unitary-hadamard`): a single pair in equal superposition with owner-facing
+/// marks goes to blue.
 pub fn hadamard_marks(pos: &Position, group: &[PairId], rules: &Rules) -> Vec<(PairId, Mark)> {
+    // rules-notes 8: an equal superposition with owner-facing marks swaps red and blue,
+    // also for the Hadamard move (unless the unitary reading is chosen).
+    if let [id] = group {
+        if let Some(p) = pos.pair(*id) {
+            if p.facings == Facings::EQUAL_OWNER && !rules.unitary_hadamard {
+                return vec![(*id, Mark::Blue)];
+            }
+        }
+    }
     let outs = group_outcomes(pos, group, rules);
     if outs.len() == 2 && (outs[0].probability - outs[1].probability).abs() < 1e-12 {
         let first_red = |o: &GroupOutcome| o.marks.first().is_some_and(|(_, m)| *m == Mark::Red);

@@ -34,10 +34,14 @@ pub struct Rules {
     pub stay_only: bool,
     /// Competitive rule 3: remotely collapse one's own pair, then move the resulting piece.
     pub remote_collapse: bool,
+    /// Hadamard Games: read an equal superposition with owner-facing marks as the
+    /// opponent-facing one times -1 (a global phase), so a Hadamard move sends it to red, not
+    /// to blue as rules-notes 8 has it (docs/niels.md, reading 7).
+    pub unitary_hadamard: bool,
 }
 
 /// Names of the options, in the order [`Rules`] prints them.
-pub const RULE_NAMES: [&str; 8] = [
+pub const RULE_NAMES: [&str; 9] = [
     "simplified",
     "hadamard",
     "hadamard-plus",
@@ -46,6 +50,7 @@ pub const RULE_NAMES: [&str; 8] = [
     "no-box",
     "stay-only",
     "remote-collapse",
+    "unitary-hadamard",
 ];
 
 impl Rules {
@@ -71,6 +76,7 @@ impl Rules {
             "no-box" | "nobox" | "no_box" => self.no_box = true,
             "stay-only" | "rule2" | "stay_only" => self.stay_only = true,
             "remote-collapse" | "rule3" | "remote_collapse" => self.remote_collapse = true,
+            "unitary-hadamard" | "unitary_hadamard" => self.unitary_hadamard = true,
             other => {
                 return Err(NielsError::Rules(format!(
                     "unknown rule option {other:?}: expected one of {}",
@@ -103,6 +109,7 @@ impl Rules {
             self.no_box,
             self.stay_only,
             self.remote_collapse,
+            self.unitary_hadamard,
         ];
         RULE_NAMES
             .iter()
@@ -134,7 +141,7 @@ mod tests {
         assert!(r.hadamard && r.hadamard_plus && r.deterministic);
         assert_eq!(r.to_string(), "hadamard,hadamard-plus,deterministic");
         let all = Rules::parse_list(&RULE_NAMES.join(",")).unwrap();
-        assert_eq!(all.names().len(), 8);
+        assert_eq!(all.names().len(), 9);
         let err = Rules::parse_list("simplified,quantum").unwrap_err();
         assert!(err.to_string().contains("quantum"));
     }

@@ -203,35 +203,51 @@ fn legality_and_check_agree_with_the_reference_on_small_boards() {
     }
 }
 
-/// Every configuration of an unentangled pair: the Hadamard move lands on red exactly when
-/// both amplitudes have the same sign, and the dice probabilities are the squared
-/// amplitudes.
+/// Every configuration of an unentangled pair: the dice probabilities are the squared
+/// amplitudes; in the unitary reading the Hadamard move lands on red exactly when both
+/// amplitudes have the same sign; by default (rules-notes 8) an owner-facing equal pair swaps
+/// red and blue and goes to blue.
 #[test]
 fn hadamard_follows_the_amplitudes() {
-    let rules = Rules::parse_list("hadamard").unwrap();
+    let default = Rules::parse_list("hadamard").unwrap();
+    let unitary = Rules::parse_list("hadamard,unitary-hadamard").unwrap();
     for facings in Facings::ALL {
-        let mut text = String::from("4k3/8/8/8/8/2[N");
-        text.push_str(&format!(
-            "r{}|1]5/8/1[Nb{}|1]2K3 w - - 0 1",
+        let text = format!(
+            "4k3/8/8/8/8/2[Nr{}|1]5/8/1[Nb{}|1]2K3 w - - 0 1",
             facings.red.to_char(),
             facings.blue.to_char()
-        ));
+        );
         let pos: Position = text.parse().unwrap();
         let pair: &Pair = &pos.pairs()[0];
-        let outs = group_outcomes(&pos, &[pair.id], &rules);
-        assert_eq!(outs.len(), 2);
-        for o in &outs {
-            assert!((o.amplitude * o.amplitude - o.probability).abs() < 1e-12);
-            assert!((o.probability - 0.5).abs() < 1e-12);
+        for rules in [default, unitary] {
+            let outs = group_outcomes(&pos, &[pair.id], &rules);
+            assert_eq!(outs.len(), 2);
+            for o in &outs {
+                assert!((o.amplitude * o.amplitude - o.probability).abs() < 1e-12);
+                assert!((o.probability - 0.5).abs() < 1e-12);
+            }
         }
         let same_sign = facings.red == facings.blue;
-        let expect = if same_sign { Mark::Red } else { Mark::Blue };
+        let unitary_mark = if same_sign { Mark::Red } else { Mark::Blue };
         assert_eq!(
-            hadamard_marks(&pos, &[pair.id], &rules),
-            vec![(pair.id, expect)],
+            hadamard_marks(&pos, &[pair.id], &unitary),
+            vec![(pair.id, unitary_mark)],
             "{facings}"
         );
-        let _ = Facing::Owner;
+        let default_mark = if facings == Facings::EQUAL {
+            Mark::Red
+        } else {
+            Mark::Blue
+        };
+        assert_eq!(
+            hadamard_marks(&pos, &[pair.id], &default),
+            vec![(pair.id, default_mark)],
+            "{facings}"
+        );
+        assert_eq!(
+            facings.red == Facing::Owner && facings.blue == Facing::Owner,
+            facings == Facings::EQUAL_OWNER
+        );
     }
 }
 

@@ -11,7 +11,7 @@ use rand::seq::IndexedRandom;
 
 const BOARDS: [&str; 5] = ["4x4", "4x5", "4x6", "5x6", "8x8"];
 
-fn rules_from_mask(mask: u8) -> Rules {
+fn rules_from_mask(mask: u16) -> Rules {
     let names: Vec<&str> = RULE_NAMES
         .iter()
         .enumerate()
@@ -45,7 +45,7 @@ fn check_invariants(game: &Game) {
     assert!(pos.king_squares(qchess_board::Color::White).len() <= 2);
 }
 
-fn play_random(board: &str, mask: u8, seed: u64, plies: usize) -> Game {
+fn play_random(board: &str, mask: u16, seed: u64, plies: usize) -> Game {
     let geometry: Geometry = board.parse().unwrap();
     let mut game = Game::new(rules_from_mask(mask), geometry).unwrap();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
@@ -67,7 +67,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
-    fn random_games_replay_exactly(board in 0usize..4, mask in 0u8..=255, seed in any::<u64>()) {
+    fn random_games_replay_exactly(board in 0usize..4, mask in 0u16..512, seed in any::<u64>()) {
         let game = play_random(BOARDS[board], mask, seed, 40);
         let text = game.record().to_string();
         let record: GameRecord = text.parse().unwrap();
@@ -79,7 +79,7 @@ proptest! {
     }
 
     #[test]
-    fn bad_moves_change_nothing(board in 0usize..4, mask in 0u8..=255, seed in any::<u64>(), junk in "[a-h1-9^&:@~=+opqrbnfzhcx -]{0,16}") {
+    fn bad_moves_change_nothing(board in 0usize..4, mask in 0u16..512, seed in any::<u64>(), junk in "[a-h1-9^&:@~=+opqrbnfzhcx -]{0,16}") {
         let mut game = play_random(BOARDS[board], mask, seed, 12);
         let before = game.position().clone();
         let history = game.history().len();
@@ -103,7 +103,7 @@ proptest! {
 
     /// The standard board is slower per ply: fewer, shorter games.
     #[test]
-    fn random_games_on_the_full_board(mask in 0u8..=255, seed in any::<u64>()) {
+    fn random_games_on_the_full_board(mask in 0u16..512, seed in any::<u64>()) {
         let game = play_random(BOARDS[4], mask, seed, 24);
         let replayed = game.record().replay().unwrap();
         prop_assert_eq!(replayed.position().to_string(), game.position().to_string());

@@ -465,3 +465,18 @@ fn undo_restores_the_previous_position() {
     assert_eq!(g.position(), &before);
     assert!(g.undo().is_none());
 }
+
+#[test]
+fn hadamard_game_flip_changes_the_hadamard_result() {
+    // rules-notes 8: flipping an unentangled equal pair makes a real difference in the
+    // Hadamard Game, because a Hadamard move then lands on blue instead of red.
+    let mut g = game_with("hadamard", KNIGHT_PAIR);
+    assert!(g.legal_moves().contains(&mv("f:c3")));
+    g.play_with_rolls(&mv("f:c3"), &[]).unwrap();
+    g.play_with_rolls(&mv("e8d8"), &[]).unwrap();
+    g.play_with_rolls(&mv("h:c3"), &[]).unwrap();
+    assert_eq!(letter(&g, "b1"), Some('N'));
+    // In the unitary reading the flip is a global phase: no real difference, not allowed.
+    let g = game_with("hadamard,unitary-hadamard", KNIGHT_PAIR);
+    assert!(g.check_move(&mv("f:c3")).is_err());
+}

@@ -8,7 +8,7 @@
 //!   position the size is read from it when `"board"` is absent.
 //! * `"rules"`: rule options, an array of names or one comma-separated string
 //!   (`simplified`, `hadamard`, `hadamard-plus`, `deterministic`, `tunnelling`, `no-box`,
-//!   `stay-only`, `remote-collapse`).
+//!   `stay-only`, `remote-collapse`, `unitary-hadamard`).
 //! * `"moves"`: move strings, applied in order; a refused move is reported with
 //!   `"applied": false` and its error, changes nothing, and the next move is still tried.
 //! * `"seed"`: seed of the dice (ChaCha8), default 0.
