@@ -289,6 +289,21 @@ mod tests {
     }
 
     #[test]
+    fn every_rule_option_plays_in_the_terminal() {
+        for name in qchess_niels::RULE_NAMES {
+            for board in ["5x6", "4x4"] {
+                let mut a = args(&[name], Some(board), Opponent::Random);
+                a.color = "b".into();
+                let mut out = Vec::new();
+                play(&a, &mut "moves\nquit\n".as_bytes(), &mut out).unwrap();
+                let text = String::from_utf8(out).unwrap();
+                assert!(text.contains("white plays "), "{name} {board}: {text}");
+                assert!(text.contains("legal moves: "), "{name} {board}: {text}");
+            }
+        }
+    }
+
+    #[test]
     fn save_and_load_round_trip() {
         let dir = std::env::temp_dir().join(format!("qchess-niels-play-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
