@@ -193,6 +193,18 @@ fn validate_pseudo(pos: &Position, mv: &Move, rules: &Rules) -> Result<Move, Nie
     if list.contains(mv) {
         return Ok(*mv);
     }
+    // Flip, Hadamard and remote collapse are listed from the red half; either half names
+    // the pair.
+    let red = pos.pair_at(from).map(|q| q.red);
+    let from_red = match (*mv, red) {
+        (Move::Flip { .. }, Some(square)) => Some(Move::Flip { square }),
+        (Move::Hadamard { .. }, Some(square)) => Some(Move::Hadamard { square }),
+        (Move::RemoteCollapse { .. }, Some(square)) => Some(Move::RemoteCollapse { square }),
+        _ => None,
+    };
+    if from_red.is_some_and(|m| list_from(pos, rules, m.from_square()).contains(&m)) {
+        return Ok(*mv);
+    }
     // A pawn reaching the last rank without a promotion letter promotes to a queen.
     if let Move::Step {
         from,
@@ -242,6 +254,12 @@ fn reason_not_pseudo(pos: &Position, mv: &Move, rules: &Rules) -> String {
         Move::RemoteCollapse { .. } => "remote collapse needs a pair of the mover".into(),
         _ => "the piece cannot move there".into(),
     }
+}
+
+fn list_from(pos: &Position, rules: &Rules, sq: Square) -> Vec<Move> {
+    let mut list = Vec::new();
+    pseudo_moves_from(pos, rules, sq, &mut list);
+    list
 }
 
 /// Checks `mv` fully: returns the engine's form of it if legal, else why not.

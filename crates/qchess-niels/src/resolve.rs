@@ -212,7 +212,8 @@ pub(crate) fn resolve(
         forfeit_castling_for(&mut p, pc, mv.from_square());
     }
     sweep_castling(&mut p);
-    p.en_passant = if switch_side { new_ep } else { None };
+    // After a remote collapse the same player moves on: the en passant right stays.
+    p.en_passant = if switch_side { new_ep } else { pos.en_passant };
     p.halfmove_clock = if reset_clock { 0 } else { p.halfmove_clock + 1 };
     if switch_side {
         if mover == Color::Black {

@@ -37,6 +37,7 @@ fn flip_needs_a_real_difference() {
     // Unequal: the flip swaps 4/6 and 2/6.
     let mut g = game_with("", "4k3/8/8/8/8/2[Nro|1]5/8/1[Nbp|1]2K3 w - - 0 1");
     assert!(g.legal_moves().contains(&mv("f:c3")));
+    assert!(g.check_move(&mv("f:b1")).is_ok()); // either half names the pair
     g.play_with_rolls(&mv("f:c3"), &[]).unwrap();
     let pair = &g.position().pairs()[0];
     assert_eq!(pair.facings, Facings::BLUE_AHEAD);
@@ -98,7 +99,7 @@ fn hadamard_interference_not_a_coin_toss() {
     assert_eq!(outs.len(), 1);
     assert_eq!(outs[0].1, 1.0);
     let mut a = g.clone();
-    a.play_with_rolls(&mv("h:c3"), &[]).unwrap();
+    a.play_with_rolls(&mv("h:b1"), &[]).unwrap();
     assert_eq!(letter(&a, "c3"), Some('N'));
     assert!(a.position().pairs().is_empty());
     // After a Z move on the blue half: still 1/2 - 1/2 to a dice collapse, but H now lands on
