@@ -10,6 +10,8 @@
 //! * `d1xd5.m1` capture slide with a measurement (path d4 partly occupied).
 //!
 //! Run: `cargo bench --bench cantwell` (set `QCHESS_BENCH_MAX=1000000` to stop earlier).
+// criterion_group! generates undocumented public items.
+#![allow(missing_docs)]
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use num_complex::Complex64;

@@ -157,13 +157,30 @@ impl Game {
 
     /// The same game with the optional end rules set.
     pub fn with_options(mut self, options: RuleOptions) -> Self {
-        self.options = options;
+        self.set_options(options);
         self
     }
 
-    /// Sets the optional end rules.
+    /// Sets the optional end rules. Switching the repetition option on or off restarts the
+    /// repetition count from the current position (earlier positions were fingerprinted
+    /// without their amplitudes).
     pub fn set_options(&mut self, options: RuleOptions) {
+        let recount =
+            options.repetition_claim_measurement != self.options.repetition_claim_measurement;
         self.options = options;
+        if recount {
+            let now = self.fingerprint();
+            self.fingerprints = vec![now; self.history.len() + 1];
+            // Only the current entry is meaningful; mark the older ones as distinct.
+            for (i, f) in self
+                .fingerprints
+                .iter_mut()
+                .enumerate()
+                .take(self.history.len())
+            {
+                *f = now.wrapping_add(1 + i as u64);
+            }
+        }
     }
 
     /// The optional end rules in force.
@@ -216,7 +233,7 @@ impl Game {
 
     /// Probability that each square is occupied, indexed by square (a1 = 0).
     pub fn probabilities(&self) -> [f64; 64] {
-        self.state.qubit_probabilities()
+        square_probabilities(&self.state)
     }
 
     /// Probability that `sq` is occupied.
@@ -330,7 +347,7 @@ impl Game {
                 ),
             });
         }
-        let probs_before = self.state.qubit_probabilities();
+        let probs_before = square_probabilities(&self.state);
         if self.classically_blocked(&c, &probs_before) {
             return Err(GameError::NoEffect { mv: given });
         }
@@ -352,7 +369,7 @@ impl Game {
                 });
             }
         };
-        let probs = self.state.qubit_probabilities();
+        let probs = square_probabilities(&self.state);
         if !marginals_differ(&probs_before, &probs) && same_state(&before, &self.state) {
             self.state = before;
             return Err(GameError::NoEffect { mv: given });
@@ -599,7 +616,8 @@ impl Game {
         Ok(Game::from_parts(state, layer, reference))
     }
 
-    /// A fingerprint of letters, flags (without counters) and amplitudes rounded to 1e-9.
+    /// A fingerprint of letters, flags (without counters) and, with the repetition option, the
+    /// amplitudes up to a global phase, rounded to 1e-9.
     fn fingerprint(&self) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -608,20 +626,30 @@ impl Game {
         self.layer.flags.castling.hash(&mut h);
         self.layer.flags.en_passant_file.hash(&mut h);
         if self.options.repetition_claim_measurement {
-            let mut entries: Vec<(u64, u128, i64, i64)> = self
+            // A global phase is no difference: rotate the first sizeable amplitude (in key
+            // order) onto the positive real axis before rounding.
+            let mut entries: Vec<(u128, u64, num_complex::Complex64)> = self
                 .state
                 .entries()
-                .map(|(k, a)| {
-                    (
-                        k.board,
-                        k.ancillas,
-                        (a.re * 1e9).round() as i64,
-                        (a.im * 1e9).round() as i64,
-                    )
-                })
+                .map(|(k, a)| (k.ancillas, k.board, a))
                 .collect();
-            entries.sort_unstable();
-            entries.hash(&mut h);
+            entries.sort_unstable_by_key(|e| (e.0, e.1));
+            let rot = entries
+                .iter()
+                .find(|e| e.2.norm() > 1e-6)
+                .map_or(num_complex::Complex64::new(1.0, 0.0), |e| {
+                    e.2.conj() / e.2.norm()
+                });
+            for (ancillas, board, a) in entries {
+                let a = a * rot;
+                (
+                    ancillas,
+                    board,
+                    (a.re * 1e9).round() as i64,
+                    (a.im * 1e9).round() as i64,
+                )
+                    .hash(&mut h);
+            }
         }
         h.finish()
     }
@@ -675,6 +703,25 @@ fn parse_square_list(s: &str) -> Option<u64> {
     Some(board)
 }
 
+/// The probability of each square. Small states are summed here directly: the simulator's
+/// scan has a fixed cost that dominates states of a few entries (legal-move listing runs it
+/// once per candidate move).
+pub fn square_probabilities(state: &State) -> [f64; 64] {
+    if state.len() > 1024 {
+        return state.qubit_probabilities();
+    }
+    let mut p = [0.0f64; 64];
+    for (key, amp) in state.entries() {
+        let w = amp.norm_sqr();
+        let mut bits = key.board;
+        while bits != 0 {
+            p[bits.trailing_zeros() as usize] += w;
+            bits &= bits - 1;
+        }
+    }
+    p
+}
+
 /// Whether some square's probability differs by more than [`UNCHANGED_TOLERANCE`]: a cheap
 /// proof that a move changed the state (one scan each, far cheaper than an overlap).
 pub fn marginals_differ(a: &[f64; 64], b: &[f64; 64]) -> bool {
@@ -699,7 +746,7 @@ pub fn same_state(a: &State, b: &State) -> bool {
 }
 
 fn summed_probability(state: &State) -> f64 {
-    state.qubit_probabilities().iter().sum()
+    square_probabilities(state).iter().sum()
 }
 
 fn kings_present(v: &PieceVector) -> (bool, bool) {

@@ -4,7 +4,7 @@
 
 use crate::circuit;
 use crate::circuit::MoveType;
-use crate::game::{Game, NoRandomness, marginals_differ, same_state};
+use crate::game::{Game, NoRandomness, marginals_differ, same_state, square_probabilities};
 use crate::notation::{MoveShape, QcanMove};
 use crate::possibility::{Classified, classify, path_between, valid_pattern};
 use qchess_board::{Color, PieceKind, Square};
@@ -131,7 +131,7 @@ impl Game {
             om.forced = forced;
             let mut rng = NoRandomness;
             if circuit::apply(&mut copy, &om, &mut rng).is_ok()
-                && (marginals_differ(probs, &copy.qubit_probabilities())
+                && (marginals_differ(probs, &square_probabilities(&copy))
                     || !same_state(self.state(), &copy))
             {
                 return true;

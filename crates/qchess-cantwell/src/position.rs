@@ -167,7 +167,7 @@ pub fn check_letters(state: &State, layer: &ClassicalLayer) -> Result<(), GameEr
             board_squares(unlettered)
         )));
     }
-    let probs = state.qubit_probabilities();
+    let probs = crate::game::square_probabilities(state);
     for sq in Square::ALL {
         if lettered & (1u64 << sq.index()) != 0 && probs[sq.index() as usize] <= OCCUPIED_EPS {
             return Err(GameError::Position(format!(
