@@ -470,6 +470,7 @@ impl<T: Amplitude> State<T> {
                 }
             }
         }
+        self.pool.clear();
         for (s, mut out) in self.sectors.iter_mut().zip(outs) {
             flip_run(&s.keys, &s.amps, bit, cond, &mut out.keys, &mut out.amps);
             let old = Buffer {

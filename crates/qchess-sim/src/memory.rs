@@ -47,8 +47,8 @@ impl<T> Clone for Pool<T> {
 }
 
 impl<T: Amplitude> Pool<T> {
-    /// An empty buffer with room for `n` entries: the smallest free one that fits, else a
-    /// fresh one (a too-small buffer is not grown: that would copy stale contents).
+    /// An empty buffer with room for `n` entries: the smallest free one that fits, else the
+    /// largest grown in place (for large blocks the allocator remaps pages instead of copying).
     pub fn take(&mut self, n: usize) -> Result<Buffer<T>, SimError> {
         let fit = self
             .free
@@ -56,27 +56,25 @@ impl<T: Amplitude> Pool<T> {
             .enumerate()
             .filter(|(_, b)| b.capacity() >= n)
             .min_by_key(|(_, b)| b.capacity())
-            .map(|(i, _)| i);
-        let mut buf = match fit {
-            Some(i) => self.free.swap_remove(i),
-            None => {
-                // Free the largest misfit first, so memory is returned before it is asked for.
-                if let Some(i) = self
-                    .free
+            .map(|(i, _)| i)
+            .or_else(|| {
+                self.free
                     .iter()
                     .enumerate()
                     .max_by_key(|(_, b)| b.capacity())
                     .map(|(i, _)| i)
-                {
-                    self.free.swap_remove(i);
-                }
-                Buffer {
-                    keys: Vec::new(),
-                    amps: Vec::new(),
-                }
-            }
+            });
+        let mut buf = match fit {
+            Some(i) => self.free.swap_remove(i),
+            None => Buffer {
+                keys: Vec::new(),
+                amps: Vec::new(),
+            },
         };
-        buf.prepare(n)?;
+        if let Err(e) = buf.prepare(n) {
+            self.free.push(buf);
+            return Err(e);
+        }
         Ok(buf)
     }
 

@@ -450,6 +450,9 @@ impl<T: Amplitude> State<T> {
                 }
             }
         }
+        // The remaining free buffers are not needed during the pass: release them, so the
+        // peak is input + output.
+        self.pool.clear();
         if self.sectors.len() == 1 {
             let s = &self.sectors[0];
             let out = &mut outs[0];
