@@ -157,3 +157,30 @@ fn undo_with_nothing_to_undo_and_moves_after_the_end() {
     assert_eq!(snapshot(&g), before);
     assert!(g.legal_moves().is_empty());
 }
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Arbitrary move strings (biased towards move-like characters) never panic; a refused
+        /// one leaves the game exactly as it was.
+        #[test]
+        fn arbitrary_move_strings(mv in "[a-i0-9^xwQNBRKP.m ]{0,9}|\\PC{0,6}") {
+            let mut g = quantum_game();
+            let before = snapshot(&g);
+            let mut rng = ChaCha8Rng::seed_from_u64(3);
+            if g.apply(&mv, &mut rng).is_err() {
+                prop_assert_eq!(snapshot(&g), before);
+            }
+        }
+
+        /// Arbitrary FEN-like strings never panic.
+        #[test]
+        fn arbitrary_fens(fen in "[1-9pnbrqkPNBRQK/]{0,40} [wbx] [KQkq-]{1,4} [a-h1-8-]{1,2} [0-9]{1,2} [0-9]{1,2}") {
+            let _ = Game::from_fen(&fen);
+        }
+    }
+}
