@@ -75,7 +75,8 @@ fn map_sqrt(m: &Map, a: u32, b: u32, inverse: bool) -> Map {
     out
 }
 
-fn map_op(op: BenchOp, m: &Map, n: usize) -> Map {
+/// The hash-map version of `op`; a measurement keeps `keep` (default: the likelier outcome).
+fn map_op(op: BenchOp, m: &Map, n: usize, keep: Option<bool>) -> Map {
     let (lo, mid, hi) = qubits(n);
     match op {
         BenchOp::Iswap => map_iswap(m, lo, hi, 0),
@@ -103,7 +104,7 @@ fn map_op(op: BenchOp, m: &Map, n: usize) -> Map {
                 .map(|(_, v)| v.norm_sqr())
                 .sum();
             let all: f64 = m.values().map(|v| v.norm_sqr()).sum();
-            let keep = p >= 0.5 * all;
+            let keep = keep.unwrap_or(p >= 0.5 * all);
             let scale = 1.0 / (if keep { p } else { all - p }).sqrt();
             let mut out = m.clone();
             out.retain(|k, _| (*k & bit != 0) == keep);
@@ -116,8 +117,15 @@ fn map_op(op: BenchOp, m: &Map, n: usize) -> Map {
 /// Both implementations agree on every qubit probability after the operation.
 fn check(op: BenchOp, n: usize) {
     let mut s = random_state::<f64>(n).expect("state");
-    let m = map_op(op, &to_map(&s), n);
+    let base = to_map(&s);
     apply_op(op, &mut s, n).expect("op");
+    let mid = qubits(n).1 as u8;
+    let m = map_op(
+        op,
+        &base,
+        n,
+        Some(s.probability(qchess_sim::Predicate::One(mid)) > 0.5),
+    );
     assert_eq!(s.len(), m.len(), "{op:?} at {n}: sizes differ");
     let all: f64 = m.values().map(|v| v.norm_sqr()).sum();
     let probs = s.qubit_probabilities();
@@ -154,7 +162,7 @@ fn gates(c: &mut Criterion) {
                 )
             });
             g.bench_function(BenchmarkId::new("hashmap", n), |b| {
-                b.iter(|| black_box(map_op(op, &map, n)))
+                b.iter(|| black_box(map_op(op, &map, n, None)))
             });
             g.finish();
         }
@@ -187,7 +195,7 @@ fn ratios(_: &mut Criterion) {
             });
             let hashed = median_secs(|| {
                 let t = Instant::now();
-                black_box(map_op(op, &map, n));
+                black_box(map_op(op, &map, n, None));
                 t.elapsed()
             });
             println!(

@@ -27,7 +27,7 @@ pub enum BenchOp {
     Split,
     /// Merge: the inverse of a split.
     Merge,
-    /// Probability of a qubit, then projection onto its likelier outcome.
+    /// Measurement of one qubit: one probability scan, then the projection.
     Measure,
 }
 
@@ -116,9 +116,30 @@ pub fn apply_op<T: Amplitude>(op: BenchOp, s: &mut State<T>, n: usize) -> Result
         BenchOp::SlideIswap => s.iswap(lo, hi, Controls::empty_path(1 << mid)),
         BenchOp::Split => s.split(mid, lo, hi, Controls::NONE),
         BenchOp::Merge => s.merge(lo, hi, mid, Controls::NONE),
-        BenchOp::Measure => {
-            let p = s.probability(Predicate::One(mid));
-            s.force(Predicate::One(mid), p >= 0.5).map(|_| ())
+        BenchOp::Measure => s
+            .measure(Predicate::One(mid), &mut SplitMix(0x5eed))
+            .map(|_| ()),
+    }
+}
+
+/// A tiny fixed-seed generator for the measurement outcome (splitmix64).
+struct SplitMix(u64);
+
+impl rand::RngCore for SplitMix {
+    fn next_u32(&mut self) -> u32 {
+        (self.next_u64() >> 32) as u32
+    }
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn fill_bytes(&mut self, dst: &mut [u8]) {
+        for chunk in dst.chunks_mut(8) {
+            let v = self.next_u64().to_le_bytes();
+            chunk.copy_from_slice(&v[..chunk.len()]);
         }
     }
 }
