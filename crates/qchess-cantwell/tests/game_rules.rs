@@ -160,3 +160,26 @@ fn measuring_every_square_can_decide_for_one_side() {
     assert_eq!(g.state_size(), 1, "the measurement collapses the board");
     assert_eq!(g.pieces().occupied_mask().count_ones(), 2);
 }
+
+#[test]
+fn outcome_zero_that_changes_the_state_ends_the_turn() {
+    // D12: the capture jump f3e5 measures "f3 occupied"; outcome 0 collapses the knight onto
+    // h3 without moving it, which changes the state, so the turn passes.
+    let mut rng = ChaCha8Rng::seed_from_u64(0);
+    let mut g = Game::new();
+    g.apply("g1^f3h3", &mut rng).unwrap();
+    g.apply("e7e5", &mut rng).unwrap();
+    let rec = g.apply("f3e5.m0", &mut rng).unwrap();
+    assert_eq!(rec.notation, "f3e5.m0");
+    assert!((rec.probability.unwrap() - 0.5).abs() < 1e-12);
+    assert_eq!(g.side_to_move(), Color::Black);
+    use qchess_board::Square;
+    assert_eq!(
+        g.piece_at(Square::F3),
+        None,
+        "f3 was measured empty: its letter goes"
+    );
+    assert!((g.probability(Square::H3) - 1.0).abs() < 1e-12);
+    assert_eq!(g.piece_at(Square::E5).unwrap().fen_char(), 'p');
+    assert_eq!(g.state_size(), 1);
+}
