@@ -32,6 +32,14 @@ pub enum BenchOp {
 }
 
 /// What one timed run measured.
+///
+/// ```
+/// use qchess_sim::bench::{BenchOp, run_op};
+/// let r = run_op::<f64>(BenchOp::Iswap, 2000)?;
+/// let rate = r.states as f64 / r.seconds;
+/// assert!(rate > 0.0 && r.peak_bytes >= 2000 * 24);
+/// # Ok::<(), qchess_sim::SimError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BenchResult {
     /// Basis states of the input state.

@@ -11,7 +11,12 @@ use num_complex::Complex;
 use rayon::prelude::*;
 use std::fmt;
 
-/// Most capture ancillas a state can hold (one bit each of a `u128`).
+/// Most capture ancillas a state can hold (one bit each of a `u128`); the next capture
+/// returns [`SimError::TooManyAncillas`].
+///
+/// ```
+/// assert_eq!(qchess_sim::MAX_ANCILLAS, 128);
+/// ```
 pub const MAX_ANCILLAS: u32 = 128;
 
 /// One ancilla value's share of the state, sorted by physical key, no duplicate keys, no
