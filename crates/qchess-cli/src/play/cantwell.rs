@@ -107,6 +107,14 @@ pub fn play(
     input: &mut dyn BufRead,
     output: &mut dyn Write,
 ) -> Result<(), CliError> {
+    if let Some(board) = &args.board {
+        let size = board.trim().to_ascii_lowercase();
+        if size != "8x8" {
+            return Err(CliError::usage(format!(
+                "--board {board}: Cantwell quantum chess is played on the 8x8 board only"
+            )));
+        }
+    }
     let options = options_of(args)?;
     let human = match args.color.as_str() {
         "w" | "white" => Color::White,
