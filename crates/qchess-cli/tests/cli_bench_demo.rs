@@ -1,0 +1,289 @@
+//! End-to-end tests of `qchess bench sim`, `qchess bench game`, `qchess demo` and the
+//! top-level usage errors, through the real binary. Inputs are tiny (1000 states, one game):
+//! these tests check the JSON contract, not speed.
+
+use serde_json::Value;
+
+/// What one run of the binary left behind.
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `qchess args` with `stdin` piped in; kills it (and fails) after 60 s so a hung
+/// process cannot stall CI.
+fn qchess_bytes(args: &[&str], stdin: &[u8]) -> Run {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_qchess"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the qchess binary starts");
+    let mut input = child.stdin.take().expect("piped stdin");
+    let data = stdin.to_vec();
+    // Feed and drain on threads: a large answer must not block on a full pipe.
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let mut out_pipe = child.stdout.take().expect("piped stdout");
+    let mut err_pipe = child.stderr.take().expect("piped stderr");
+    let out_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = out_pipe.read_to_end(&mut buf);
+        buf
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = err_pipe.read_to_end(&mut buf);
+        buf
+    });
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait on qchess") {
+            break status;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("qchess {args:?} ran for more than 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    writer.join().expect("stdin writer");
+    Run {
+        code: status.code(),
+        stdout: String::from_utf8(out_reader.join().expect("stdout reader"))
+            .expect("stdout is UTF-8"),
+        stderr: String::from_utf8_lossy(&err_reader.join().expect("stderr reader")).into_owned(),
+    }
+}
+
+fn qchess(args: &[&str], stdin: &str) -> Run {
+    qchess_bytes(args, stdin.as_bytes())
+}
+
+/// Runs a bench that must print exactly one JSON object, and returns it.
+fn one_json(args: &[&str]) -> Value {
+    let run = qchess(args, "");
+    assert_eq!(run.code, Some(0), "qchess {args:?}: {}", run.stderr);
+    assert_eq!(run.stdout.lines().count(), 1, "one line: {:?}", run.stdout);
+    let v: Value = serde_json::from_str(run.stdout.trim()).expect("valid JSON");
+    assert!(v.is_object(), "{v}");
+    v
+}
+
+fn num(v: &Value, key: &str) -> f64 {
+    v[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} is not a number: {v}"))
+}
+
+#[test]
+fn bench_sim_prints_one_object_per_run_with_the_contract_keys() {
+    for op in ["iswap", "split", "merge", "measure"] {
+        for (f32, amplitude_bytes) in [(false, 16.0), (true, 8.0)] {
+            let mut args = vec![
+                "bench",
+                "sim",
+                "--op",
+                op,
+                "--states",
+                "1000",
+                "--threads",
+                "1",
+                "--json",
+            ];
+            if f32 {
+                args.push("--f32");
+            }
+            let v = one_json(&args);
+            for key in [
+                "op",
+                "states",
+                "threads",
+                "seconds",
+                "states_per_sec",
+                "bytes_per_state",
+                "peak_bytes",
+            ] {
+                assert!(v.get(key).is_some(), "{args:?}: no {key:?} in {v}");
+            }
+            assert_eq!(v["op"], op);
+            assert_eq!(v["states"].as_u64(), Some(1000), "{v}");
+            assert_eq!(v["threads"].as_u64(), Some(1), "{v}");
+            let seconds = num(&v, "seconds");
+            assert!(seconds.is_finite() && seconds > 0.0, "{v}");
+            let rate = num(&v, "states_per_sec");
+            assert!(
+                (rate - 1000.0 / seconds).abs() <= 1e-9 * rate,
+                "states_per_sec = states / seconds: {v}"
+            );
+            // A stored basis state is at least its 8-byte key and its complex amplitude.
+            let per_state = num(&v, "bytes_per_state");
+            assert!(per_state >= 8.0 + amplitude_bytes, "{v}");
+            let peak = v["peak_bytes"].as_u64().expect("peak_bytes is an integer");
+            assert!(
+                peak as f64 >= 1000.0 * (8.0 + amplitude_bytes),
+                "the input state is held: {v}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bench_sim_threads_are_reported() {
+    let v = one_json(&[
+        "bench",
+        "sim",
+        "--op",
+        "split",
+        "--states",
+        "1000",
+        "--threads",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(v["threads"].as_u64(), Some(2), "{v}");
+    let v = one_json(&[
+        "bench", "sim", "--op", "iswap", "--states", "1000", "--json",
+    ]);
+    assert!(
+        v["threads"].as_u64().is_some_and(|t| t >= 1),
+        "default: all cores: {v}"
+    );
+}
+
+#[test]
+fn bench_sim_iswap_keeps_the_exact_size_in_f64() {
+    // An iSwap permutes basis states: 1000 states stay 1000 (8-byte key + 16-byte amplitude).
+    let v = one_json(&[
+        "bench",
+        "sim",
+        "--op",
+        "iswap",
+        "--states",
+        "1000",
+        "--threads",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(num(&v, "bytes_per_state"), 24.0, "{v}");
+}
+
+fn assert_usage_error(args: &[&str]) {
+    let run = qchess(args, "");
+    assert_eq!(
+        run.code,
+        Some(2),
+        "qchess {args:?}: stdout {:?} stderr {:?}",
+        run.stdout,
+        run.stderr
+    );
+    assert!(!run.stderr.trim().is_empty(), "qchess {args:?}: no message");
+}
+
+#[test]
+fn bench_bad_arguments_exit_2() {
+    assert_usage_error(&["bench"]);
+    assert_usage_error(&["bench", "nothing"]);
+    assert_usage_error(&["bench", "sim", "--states", "1000", "--json"]);
+    assert_usage_error(&["bench", "sim", "--op", "split", "--json"]);
+    assert_usage_error(&[
+        "bench", "sim", "--op", "teleport", "--states", "1000", "--json",
+    ]);
+    assert_usage_error(&["bench", "sim", "--op", "split", "--states", "0", "--json"]);
+    assert_usage_error(&["bench", "sim", "--op", "split", "--states", "-5", "--json"]);
+    assert_usage_error(&[
+        "bench",
+        "sim",
+        "--op",
+        "split",
+        "--states",
+        "1000",
+        "--threads",
+        "0",
+        "--json",
+    ]);
+    assert_usage_error(&["bench", "game", "--games", "x"]);
+}
+
+#[test]
+fn bench_game_reports_moves_per_second_and_the_largest_state() {
+    let args = ["bench", "game", "--seed", "3", "--games", "1", "--json"];
+    let v = one_json(&args);
+    assert_eq!(v["games"].as_u64(), Some(1), "{v}");
+    let moves = v["moves"].as_u64().expect("moves");
+    assert!(moves > 0, "{v}");
+    let seconds = num(&v, "seconds");
+    assert!(seconds > 0.0, "{v}");
+    let rate = num(&v, "moves_per_second");
+    assert!(
+        (rate - moves as f64 / seconds).abs() <= 1e-9 * rate,
+        "moves/s = moves / seconds: {v}"
+    );
+    let largest = v["largest_state"].as_u64().expect("largest_state");
+    assert!(largest >= 1, "{v}");
+    // Same seed, same games (times aside).
+    let again = one_json(&args);
+    assert_eq!(
+        (&again["moves"], &again["largest_state"]),
+        (&v["moves"], &v["largest_state"])
+    );
+    // Without --json: one human-readable line with the same numbers.
+    let run = qchess(&["bench", "game", "--seed", "3", "--games", "1"], "");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stdout.contains(&format!("{moves} moves")),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(&format!("largest state {largest}")),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn demo_matches_the_paper() {
+    let run = qchess(&["demo"], "");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let last = run
+        .stdout
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .expect("output");
+    assert!(last.contains("match"), "last line: {last}");
+    assert!(!run.stdout.contains("MISMATCH"), "{}", run.stdout);
+    // Section 11.2's interference, printed in full precision.
+    assert!(
+        run.stdout.contains("p(a1) = 0.7285533905932737"),
+        "{}",
+        run.stdout
+    );
+    // A tolerance that is not a number is a usage error.
+    assert_usage_error(&["demo", "--tolerance", "nan"]);
+}
+
+#[test]
+fn top_level_usage() {
+    assert_usage_error(&[]);
+    assert_usage_error(&["frobnicate"]);
+    assert_usage_error(&["--frobnicate"]);
+    let run = qchess(&["--help"], "");
+    assert_eq!(run.code, Some(0));
+    for sub in ["perft", "eval", "play", "bench", "demo"] {
+        assert!(
+            run.stdout.contains(sub),
+            "--help lists {sub}: {}",
+            run.stdout
+        );
+    }
+    let run = qchess(&["--version"], "");
+    assert_eq!(run.code, Some(0));
+    assert!(run.stdout.starts_with("qchess "), "{}", run.stdout);
+}
