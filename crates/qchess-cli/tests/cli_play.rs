@@ -88,7 +88,7 @@ fn shows_board(out: &str, files: &str) -> bool {
 }
 
 /// The last rendered row of `rank` in `out`.
-fn rank_row<'a>(out: &'a str, rank: char) -> &'a str {
+fn rank_row(out: &str, rank: char) -> &str {
     out.lines()
         .rev()
         .find(|l| l.trim_start().starts_with(rank) && l.contains("  "))
