@@ -311,9 +311,10 @@ impl Game {
         }
         let same_squares = pending.moves.iter().any(|m| m.to == mv.to);
         let reason = if same_squares && mv.promotion.is_none() {
-            "a pawn reaching the last rank must promote: add q, r, b or n".to_string()
+            "a pawn reaching the last rank must promote: add q, r, b, n or p".to_string()
         } else if same_squares {
-            "a pawn promotes to a queen, rook, bishop or knight".to_string()
+            "a pawn promotes to any type but king: a queen, rook, bishop, knight or pawn"
+                .to_string()
         } else if mv.promotion.is_some() {
             "only a pawn reaching the last rank promotes".to_string()
         } else {

@@ -51,8 +51,8 @@ impl FromStr for AklMove {
         let promotion = match s[4..].chars().next() {
             None => None,
             Some(c) => match PieceKind::from_char(c.to_ascii_lowercase()) {
-                Some(k) if k != PieceKind::King && k != PieceKind::Pawn => Some(k),
-                _ => return Err(bad(4, "promotion must be one of q, r, b, n")),
+                Some(k) if k != PieceKind::King => Some(k),
+                _ => return Err(bad(4, "promotion must be one of q, r, b, n, p")),
             },
         };
         Ok(AklMove {
@@ -63,12 +63,15 @@ impl FromStr for AklMove {
     }
 }
 
-/// The types a pawn may promote to: any but king (and not pawn, which could never move again).
-pub const PROMOTION_TYPES: [PieceKind; 4] = [
+/// The types a pawn may promote to: any type but king (rules-notes 5), pawn included. A piece
+/// promoted to a pawn cannot move as a pawn from the last rank, but it keeps the pawn's other
+/// type and regains its superposition on a dark square, so the choice is not empty.
+pub const PROMOTION_TYPES: [PieceKind; 5] = [
     PieceKind::Queen,
     PieceKind::Rook,
     PieceKind::Bishop,
     PieceKind::Knight,
+    PieceKind::Pawn,
 ];
 
 /// Every move of the piece on `from` if it were classical of type `kind` (its colour is the

@@ -252,9 +252,9 @@ fn parse_dest(c: &mut Cursor<'_>) -> Result<Destination, AklError> {
     let to = c.square()?;
     let promotion = if c.eat("=") {
         let k = c.kind()?;
-        if matches!(k, PieceKind::King | PieceKind::Pawn) {
+        if k == PieceKind::King {
             c.pos -= 1;
-            return Err(c.err("a pawn promotes to Q, R, B or N"));
+            return Err(c.err("a pawn promotes to any type but king: Q, R, B, N or P"));
         }
         Some(k)
     } else {

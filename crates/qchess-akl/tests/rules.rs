@@ -328,7 +328,13 @@ fn promotion_keeps_the_pawns_quantum_nature() {
     // A pawn/knight piece on e7 (knight secret) collapses to a pawn and promotes on light e8.
     let mut g = game("8/4(PN?)3/k7/8/8/8/8/4K3 w - 0 1");
     let moves = touch_moves(&mut g, "e7", Some(Pawn));
-    assert_eq!(moves.len(), 4, "one move per promotion type: Q R B N");
+    let mut promotions: Vec<_> = moves.iter().map(|m| m.promotion.unwrap()).collect();
+    promotions.sort();
+    assert_eq!(
+        promotions,
+        vec![Pawn, Knight, Bishop, Rook, Queen],
+        "one move per type but king (rules-notes 5)"
+    );
     assert!(matches!(
         g.play_forced(mv("e7e8"), None),
         Err(AklError::IllegalMove { .. })
@@ -368,6 +374,41 @@ fn promotion_keeps_the_pawns_quantum_nature() {
         .filter(|(_, p)| p.current() == Some(Queen))
         .count();
     assert_eq!(queens, 4);
+}
+
+#[test]
+fn promotion_to_a_pawn_is_allowed_and_keeps_the_other_type() {
+    // "Any type but king" (rules-notes 5) includes pawn. On dark d8 the promoted piece is in
+    // superposition of pawn and the pawn's other type (knight), so it can move again.
+    let mut g = game("k7/3(PN?)4/8/8/8/8/8/4K3 w - 5 1");
+    touch_moves(&mut g, "d7", Some(Pawn));
+    let done = g.play_forced(mv("d7d8p"), None).unwrap();
+    assert_eq!(done.to_string(), "<P|d7> -> d8=P|psi>_prom");
+    let d8 = g.position().piece(sq("d8")).unwrap();
+    assert_eq!(d8.pair, TypePair::new(Pawn, Knight).unwrap());
+    assert_eq!(d8.state, PieceState::Quantum);
+    assert_eq!(g.position().quiet_plies, 0);
+    // The notation round-trips, and a king is still refused.
+    assert_eq!(
+        "<P|d7> -> d8=P|psi>_prom".parse::<qchess_akl::TurnEntry>(),
+        Ok(done)
+    );
+    assert!("d7 -> d8=K".parse::<qchess_akl::TurnEntry>().is_err());
+    assert!("d7d8k".parse::<qchess_akl::AklMove>().is_err());
+    // Light e8: a classical pawn on the last rank, which has no move when touched.
+    let mut g = game("k7/4(PN?)3/8/8/8/8/8/4K3 w - 0 1");
+    touch_moves(&mut g, "e7", Some(Pawn));
+    g.play_forced(mv("e7e8p"), None).unwrap();
+    assert_eq!(
+        g.position().piece(sq("e8")).unwrap().state,
+        PieceState::Classical(Pawn)
+    );
+    touch_moves(&mut g, "a8", None);
+    g.play_forced(mv("a8a7"), None).unwrap();
+    assert_eq!(
+        g.touch_forced(sq("e8"), None).unwrap().result,
+        TouchResult::NoLegalMove
+    );
 }
 
 #[test]
