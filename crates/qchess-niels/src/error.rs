@@ -33,7 +33,13 @@ pub enum NielsError {
 }
 
 impl NielsError {
-    pub(crate) fn parse(input: &str, at: usize, message: impl Into<String>) -> NielsError {
+    /// A parse error at byte offset `byte_at` of `input`, reported as a character index.
+    pub(crate) fn parse(input: &str, byte_at: usize, message: impl Into<String>) -> NielsError {
+        // Parsers walk bytes; a person (and `Parse::at`) counts characters.
+        let at = input
+            .char_indices()
+            .take_while(|(i, _)| *i < byte_at)
+            .count();
         NielsError::Parse {
             input: input.to_string(),
             at,

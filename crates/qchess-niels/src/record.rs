@@ -92,7 +92,9 @@ impl FromStr for GameRecord {
                 };
                 let mv: Move = mv_text.parse().map_err(|e| match e {
                     NielsError::Parse { at: a, message, .. } => {
-                        NielsError::parse(text, at + a, message)
+                        // `a` counts characters of the move text; `at` is a byte offset.
+                        let byte = mv_text.char_indices().nth(a).map_or(mv_text.len(), |c| c.0);
+                        NielsError::parse(text, at + byte, message)
                     }
                     other => other,
                 })?;

@@ -214,10 +214,15 @@ pub(crate) fn resolve(
     sweep_castling(&mut p);
     // After a remote collapse the same player moves on: the en passant right stays.
     p.en_passant = if switch_side { new_ep } else { pos.en_passant };
-    p.halfmove_clock = if reset_clock { 0 } else { p.halfmove_clock + 1 };
+    // Saturating: a loaded position may carry counters at the top of their range.
+    p.halfmove_clock = if reset_clock {
+        0
+    } else {
+        p.halfmove_clock.saturating_add(1)
+    };
     if switch_side {
         if mover == Color::Black {
-            p.fullmove_number += 1;
+            p.fullmove_number = p.fullmove_number.saturating_add(1);
         }
         p.side = mover.opposite();
     }
