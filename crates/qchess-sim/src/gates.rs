@@ -472,6 +472,7 @@ impl<T: Amplitude> State<T> {
         }
         self.pool.clear();
         for (s, mut out) in self.sectors.iter_mut().zip(outs) {
+            out.clear();
             flip_run(&s.keys, &s.amps, bit, cond, &mut out.keys, &mut out.amps);
             let old = Buffer {
                 keys: std::mem::replace(&mut s.keys, out.keys),

@@ -21,15 +21,32 @@ impl<T: Amplitude> Buffer<T> {
         self.keys.capacity() * 8 + self.amps.capacity() * std::mem::size_of::<Complex<T>>()
     }
 
-    /// Empties the buffer and makes room for `n` entries, reserving fallibly. Pages are
-    /// only touched as entries are written.
+    /// Makes room for `n` entries (capacity), reserving fallibly. The old length and contents
+    /// are kept: callers either clear and push, or overwrite by index.
     pub fn prepare(&mut self, n: usize) -> Result<(), SimError> {
+        let oom = |_| SimError::OutOfMemory { states: n };
+        self.keys
+            .try_reserve_exact(n.saturating_sub(self.keys.len()))
+            .map_err(oom)?;
+        self.amps
+            .try_reserve_exact(n.saturating_sub(self.amps.len()))
+            .map_err(oom)?;
+        Ok(())
+    }
+
+    /// Makes the first `n` entries writable by index. A reused buffer's old length counts as
+    /// initialised (its stale contents are overwritten), so only growth is filled.
+    pub fn ensure_initialized(&mut self, n: usize) -> Result<(), SimError> {
+        self.prepare(n)?;
+        self.keys.resize(n, 0);
+        self.amps.resize(n, Complex::new(T::zero(), T::zero()));
+        Ok(())
+    }
+
+    /// Empties the buffer (capacity kept) for appending.
+    pub fn clear(&mut self) {
         self.keys.clear();
         self.amps.clear();
-        let oom = |_| SimError::OutOfMemory { states: n };
-        self.keys.try_reserve_exact(n).map_err(oom)?;
-        self.amps.try_reserve_exact(n).map_err(oom)?;
-        Ok(())
     }
 }
 

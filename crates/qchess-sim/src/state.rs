@@ -3,7 +3,7 @@
 
 use crate::amplitude::Amplitude;
 use crate::error::SimError;
-use crate::kernels::pair::{self, PairGate};
+use crate::kernels::pair::{self, PairGate, SliceSink, VecSink};
 use crate::key::{Cond, Key, Normalization};
 use crate::memory::{Buffer, Pool, default_cap};
 use crate::perm::BitPerm;
@@ -18,6 +18,84 @@ use std::fmt;
 /// assert_eq!(qchess_sim::MAX_ANCILLAS, 128);
 /// ```
 pub const MAX_ANCILLAS: u32 = 128;
+
+/// A single sector at least this large runs a pair gate as parallel key-range tasks.
+const PARALLEL_MIN: usize = 1 << 17;
+
+/// One sector's pair gate as independent tasks over key ranges cut at group boundaries: each
+/// task's exact output size (before cancellations) is counted first, so every task writes
+/// straight into its own slot of `out`; slots left short by cancellations are closed up
+/// afterwards. The result is the same entries in the same order as the sequential kernel.
+fn apply_pair_parallel<T, Pre, Post>(
+    s: &Sector<T>,
+    gate: &PairGate<T>,
+    plain: bool,
+    pre: &Pre,
+    post: &Post,
+    out: &mut Buffer<T>,
+    parts: usize,
+) -> Result<(), SimError>
+where
+    T: Amplitude,
+    Pre: Fn(u64, Complex<T>) -> Complex<T> + Sync,
+    Post: Fn(u64, Complex<T>) -> Complex<T> + Sync,
+{
+    let ranges = pair::group_ranges(&s.keys, gate.hi, parts);
+    let sizes: Vec<usize> = ranges
+        .par_iter()
+        .map(|&(a, b)| {
+            let grow = if gate.is_dense() {
+                pair::count_unpartnered(&s.keys[a..b], gate.lo, gate.hi, gate.cond)
+            } else {
+                0
+            };
+            b - a + grow
+        })
+        .collect();
+    let total: usize = sizes.iter().sum();
+    out.ensure_initialized(total)?;
+    let mut slots = Vec::with_capacity(ranges.len());
+    let (mut ks, mut as_) = (&mut out.keys[..total], &mut out.amps[..total]);
+    for &size in &sizes {
+        let (k, kr) = ks.split_at_mut(size);
+        let (a, ar) = as_.split_at_mut(size);
+        slots.push((k, a));
+        (ks, as_) = (kr, ar);
+    }
+    let written: Vec<usize> = ranges
+        .par_iter()
+        .zip(slots.into_par_iter())
+        .map(|(&(a, b), (k, amp))| {
+            let mut sink = SliceSink {
+                keys: k,
+                amps: amp,
+                len: 0,
+            };
+            pair::apply(
+                &s.keys[a..b],
+                &s.amps[a..b],
+                gate,
+                plain,
+                pre,
+                post,
+                &mut sink,
+            );
+            sink.len
+        })
+        .collect();
+    let (mut w, mut offset) = (0usize, 0usize);
+    for (&size, &len) in sizes.iter().zip(&written) {
+        if offset != w {
+            out.keys.copy_within(offset..offset + len, w);
+            out.amps.copy_within(offset..offset + len, w);
+        }
+        w += len;
+        offset += size;
+    }
+    out.keys.truncate(w);
+    out.amps.truncate(w);
+    Ok(())
+}
 
 /// One ancilla value's share of the state, sorted by physical key, no duplicate keys, no
 /// zero amplitudes, never empty.
@@ -458,34 +536,30 @@ impl<T: Amplitude> State<T> {
         // The remaining free buffers are not needed during the pass: release them, so the
         // peak is input + output.
         self.pool.clear();
-        if self.sectors.len() == 1 {
+        let threads = rayon::current_num_threads();
+        if self.sectors.len() == 1 && threads > 1 && n >= PARALLEL_MIN {
+            let s = &self.sectors[0];
+            apply_pair_parallel(s, &gate, plain, &pre, &post, &mut outs[0], threads * 4)?;
+        } else if self.sectors.len() == 1 {
             let s = &self.sectors[0];
             let out = &mut outs[0];
-            pair::apply(
-                &s.keys,
-                &s.amps,
-                &gate,
-                plain,
-                &pre,
-                &post,
-                &mut out.keys,
-                &mut out.amps,
-            );
+            out.clear();
+            let mut sink = VecSink {
+                keys: &mut out.keys,
+                amps: &mut out.amps,
+            };
+            pair::apply(&s.keys, &s.amps, &gate, plain, &pre, &post, &mut sink);
         } else {
             self.sectors
                 .par_iter()
                 .zip(outs.par_iter_mut())
                 .for_each(|(s, out)| {
-                    pair::apply(
-                        &s.keys,
-                        &s.amps,
-                        &gate,
-                        plain,
-                        &pre,
-                        &post,
-                        &mut out.keys,
-                        &mut out.amps,
-                    );
+                    out.clear();
+                    let mut sink = VecSink {
+                        keys: &mut out.keys,
+                        amps: &mut out.amps,
+                    };
+                    pair::apply(&s.keys, &s.amps, &gate, plain, &pre, &post, &mut sink);
                 });
         }
         let held = self.bytes() + outs.iter().map(Buffer::heap_bytes).sum::<usize>();

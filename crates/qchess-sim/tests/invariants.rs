@@ -281,13 +281,14 @@ fn more_than_64_ancillas_then_refusal_past_128() {
     assert!((s.norm_sqr() - 1.0).abs() < 1e-12);
 }
 
-/// A random state over `n` entries with keys in 40 scattered bits and a few sectors.
-fn big_state(n: usize, seed: u64) -> State<f64> {
+/// A random state over `n` entries with keys in 40 scattered bits, in `sectors` ancilla
+/// sectors (one sector exercises the parallel key-range path of a single sector).
+fn big_state(n: usize, seed: u64, sectors: u8) -> State<f64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let entries: Vec<(Key, Complex<f64>)> = (0..n)
         .map(|_| {
             let board = rng.random::<u64>() & 0x0f0f_ffff_ff0f_f0ff;
-            let anc = u128::from(rng.random_range(0..3u8));
+            let anc = u128::from(rng.random_range(0..sectors));
             (
                 Key {
                     board,
@@ -316,7 +317,13 @@ fn workload(s: &mut State<f64>) -> (Vec<f64>, Vec<(u64, f64)>) {
 
 #[test]
 fn results_do_not_depend_on_the_thread_count() {
-    let base = big_state(400_000, 1);
+    for sectors in [1, 3] {
+        let base = big_state(400_000, 1, sectors);
+        same_for_any_pool(&base);
+    }
+}
+
+fn same_for_any_pool(base: &State<f64>) {
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

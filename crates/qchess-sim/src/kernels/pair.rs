@@ -11,6 +11,78 @@ use crate::amplitude::Amplitude;
 use crate::key::Cond;
 use num_complex::Complex;
 
+/// Where a kernel writes its output, in key order.
+pub(crate) trait Sink<T> {
+    /// Appends one entry.
+    fn put(&mut self, k: u64, v: Complex<T>);
+    /// Appends a run of untouched entries.
+    fn put_run(&mut self, ks: &[u64], vs: &[Complex<T>]);
+}
+
+/// Appends to a pair of vectors (capacity reserved beforehand).
+pub(crate) struct VecSink<'a, T> {
+    pub keys: &'a mut Vec<u64>,
+    pub amps: &'a mut Vec<Complex<T>>,
+}
+
+impl<T: Copy> Sink<T> for VecSink<'_, T> {
+    #[inline(always)]
+    fn put(&mut self, k: u64, v: Complex<T>) {
+        self.keys.push(k);
+        self.amps.push(v);
+    }
+    #[inline(always)]
+    fn put_run(&mut self, ks: &[u64], vs: &[Complex<T>]) {
+        self.keys.extend_from_slice(ks);
+        self.amps.extend_from_slice(vs);
+    }
+}
+
+/// Writes into a pre-sized slot of a shared output (one parallel task's share).
+pub(crate) struct SliceSink<'a, T> {
+    pub keys: &'a mut [u64],
+    pub amps: &'a mut [Complex<T>],
+    pub len: usize,
+}
+
+impl<T: Copy> Sink<T> for SliceSink<'_, T> {
+    #[inline(always)]
+    fn put(&mut self, k: u64, v: Complex<T>) {
+        self.keys[self.len] = k;
+        self.amps[self.len] = v;
+        self.len += 1;
+    }
+    #[inline(always)]
+    fn put_run(&mut self, ks: &[u64], vs: &[Complex<T>]) {
+        let end = self.len + ks.len();
+        self.keys[self.len..end].copy_from_slice(ks);
+        self.amps[self.len..end].copy_from_slice(vs);
+        self.len = end;
+    }
+}
+
+/// Cuts a run into about `parts` key ranges at group boundaries for bit `hi` (each group
+/// whole in one range), so ranges can be processed independently.
+pub(crate) fn group_ranges(keys: &[u64], hi: u32, parts: usize) -> Vec<(usize, usize)> {
+    let n = keys.len();
+    let mut cuts = vec![0usize];
+    if hi < 63 {
+        let shift = hi + 1;
+        for p in 1..parts {
+            let prefix = keys[p * n / parts] >> shift << shift;
+            let start = keys.partition_point(|&k| k < prefix);
+            if start > *cuts.last().unwrap_or(&0) {
+                cuts.push(start);
+            }
+        }
+    }
+    cuts.push(n);
+    cuts.windows(2)
+        .filter(|w| w[1] > w[0])
+        .map(|w| (w[0], w[1]))
+        .collect()
+}
+
 /// A symmetric 2x2 gate `[[diag, off], [off, diag]]` on the `{lo, hi}` pair of a basis
 /// state's two bits (`lo` set, `hi` clear) and (`hi` set, `lo` clear), acting where `cond`
 /// holds. Every gate of the paper is symmetric under exchanging its two qubits.
@@ -102,19 +174,19 @@ pub(crate) fn for_each_group(keys: &[u64], hi: u32, mut f: impl FnMut(usize, usi
 /// so each output half is one merge: the half itself (its pair entries updated) with the
 /// other half's unpartnered pair entries shifted in. No sorting, no hashing, no scratch.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn apply<T, Pre, Post>(
+pub(crate) fn apply<T, Pre, Post, S>(
     keys: &[u64],
     amps: &[Complex<T>],
     gate: &PairGate<T>,
     plain: bool,
     pre: Pre,
     post: Post,
-    out_k: &mut Vec<u64>,
-    out_a: &mut Vec<Complex<T>>,
+    sink: &mut S,
 ) where
     T: Amplitude,
     Pre: Fn(u64, Complex<T>) -> Complex<T>,
     Post: Fn(u64, Complex<T>) -> Complex<T>,
+    S: Sink<T>,
 {
     let a = 1u64 << gate.lo;
     let b = 1u64 << gate.hi;
@@ -126,22 +198,17 @@ pub(crate) fn apply<T, Pre, Post>(
     let cond = gate.cond;
     let is_l = |k: u64| k & ab == a && cond.holds(k);
     let is_h = |k: u64| k & ab == b && cond.holds(k);
-    // Local vectors: lengths stay in registers.
-    let mut ok = std::mem::take(out_k);
-    let mut oa = std::mem::take(out_a);
     // Keeps a merged amplitude unless it cancelled relative to its inputs.
     let kept = |n: Complex<T>, x: Complex<T>, y: Complex<T>| {
         inf_norm(n) > inf_norm(x).max(inf_norm(y)) * eps
     };
     // Copies entries the gate leaves alone: in bulk when `pre` and `post` are identities.
-    let copy = |ok: &mut Vec<u64>, oa: &mut Vec<Complex<T>>, from: usize, to: usize| {
+    let copy = |sink: &mut S, from: usize, to: usize| {
         if plain {
-            ok.extend_from_slice(&keys[from..to]);
-            oa.extend_from_slice(&amps[from..to]);
+            sink.put_run(&keys[from..to], &amps[from..to]);
         } else {
             for r in from..to {
-                ok.push(keys[r]);
-                oa.push(post(keys[r], pre(keys[r], amps[r])));
+                sink.put(keys[r], post(keys[r], pre(keys[r], amps[r])));
             }
         }
     };
@@ -167,13 +234,12 @@ pub(crate) fn apply<T, Pre, Post>(
             while i < mid && (!partner || keys[i] < limit) && !is_l(keys[i]) {
                 i += 1;
             }
-            copy(&mut ok, &mut oa, from, i);
+            copy(sink, from, i);
             if i < mid && (!partner || keys[i] < limit) {
                 // An unpartnered lo entry: keeps d * v (a permutation moves it away).
                 if dense {
                     let k = keys[i];
-                    ok.push(k);
-                    oa.push(post(k, d * pre(k, amps[i])));
+                    sink.put(k, post(k, d * pre(k, amps[i])));
                 }
                 i += 1;
             } else if !partner {
@@ -182,15 +248,13 @@ pub(crate) fn apply<T, Pre, Post>(
                 let (vl, vh) = (pre(limit, amps[i]), pre(keys[j], amps[j]));
                 let n = if dense { d * vl + o * vh } else { o * vh };
                 if !dense || kept(n, vl, vh) {
-                    ok.push(limit);
-                    oa.push(post(limit, n));
+                    sink.put(limit, post(limit, n));
                 }
                 i += 1;
                 j = next_h(j + 1);
             } else {
                 // An unpartnered hi entry sends o * v down.
-                ok.push(limit);
-                oa.push(post(limit, o * pre(keys[j], amps[j])));
+                sink.put(limit, post(limit, o * pre(keys[j], amps[j])));
                 j = next_h(j + 1);
             }
         }
@@ -203,12 +267,11 @@ pub(crate) fn apply<T, Pre, Post>(
             while j < end && (!partner || keys[j] < limit) && !is_h(keys[j]) {
                 j += 1;
             }
-            copy(&mut ok, &mut oa, from, j);
+            copy(sink, from, j);
             if j < end && (!partner || keys[j] < limit) {
                 if dense {
                     let k = keys[j];
-                    ok.push(k);
-                    oa.push(post(k, d * pre(k, amps[j])));
+                    sink.put(k, post(k, d * pre(k, amps[j])));
                 }
                 j += 1;
             } else if !partner {
@@ -217,20 +280,16 @@ pub(crate) fn apply<T, Pre, Post>(
                 let (vl, vh) = (pre(keys[i], amps[i]), pre(limit, amps[j]));
                 let n = if dense { o * vl + d * vh } else { o * vl };
                 if !dense || kept(n, vl, vh) {
-                    ok.push(limit);
-                    oa.push(post(limit, n));
+                    sink.put(limit, post(limit, n));
                 }
                 j += 1;
                 i = next_l(i + 1);
             } else {
-                ok.push(limit);
-                oa.push(post(limit, o * pre(keys[i], amps[i])));
+                sink.put(limit, post(limit, o * pre(keys[i], amps[i])));
                 i = next_l(i + 1);
             }
         }
     });
-    *out_k = ok;
-    *out_a = oa;
 }
 
 /// Pair entries (bits `lo`, `hi` differ, condition holds): a dense gate's result has at
