@@ -122,3 +122,39 @@ fn promotion_of_a_pawn_in_superposition() {
         vec!["b6^a8c8", "b7a8Q.m1", "e8e7", "b7b8Q"]
     );
 }
+
+#[test]
+fn castling_measures_the_squares_between_and_loses_the_right_either_way() {
+    // A white knight splits onto g1/f2: king-side castling measures "f1 and g1 empty" (D5).
+    let start = "4k3/8/8/8/8/7N/8/4K2R w K - 0 1";
+    let mut g = Game::from_fen(start).unwrap();
+    play(&mut g, &["h3^g1f2", "e8e7"]);
+    let c = g.classify("e1g1").unwrap();
+    assert_eq!(c.move_type, MoveType::KsCastle);
+    let mut yes = g.clone();
+    let rec = yes
+        .apply("e1g1.m1", &mut ChaCha8Rng::seed_from_u64(0))
+        .unwrap();
+    assert!((rec.probability.unwrap() - 0.5).abs() < TOL);
+    assert_eq!(letter(&yes, Q::G1), Some('K'));
+    assert_eq!(letter(&yes, Q::F1), Some('R'));
+    assert_eq!(letter(&yes, Q::F2), Some('N'));
+    assert_eq!((letter(&yes, Q::E1), letter(&yes, Q::H1)), (None, None));
+    assert_eq!(yes.state_size(), 1);
+    assert!(!yes.classical().flags.castling.white_king_side);
+    // Outcome 0: the knight is found on g1, nothing castles, the right is gone (D13) and the
+    // turn passes (D12).
+    play(&mut g, &["e1g1.m0"]);
+    assert_eq!(letter(&g, Q::G1), Some('N'));
+    assert_eq!(letter(&g, Q::E1), Some('K'));
+    assert_eq!(letter(&g, Q::F2), None);
+    assert!(!g.classical().flags.castling.white_king_side);
+    assert_eq!(g.side_to_move(), qchess_board::Color::Black);
+    play(&mut g, &["e7e8", "g1h3", "e8e7"]);
+    assert!(
+        g.classify("e1g1")
+            .unwrap_err()
+            .to_string()
+            .contains("castling right")
+    );
+}
