@@ -129,9 +129,15 @@ fn string_list(value: Option<&Value>) -> Result<Vec<String>, EvalError> {
     }
 }
 
-/// Applies one entry string and reports it.
+/// Applies one entry string and reports it. A refused entry changes nothing, the random
+/// stream included: an entry may draw a capture's collapse before it is found wrong.
 fn apply_one(game: &mut Game, text: &str, rng: &mut ChaCha8Rng) -> Value {
-    match apply_entry_text(game, text, rng) {
+    let saved_rng = rng.clone();
+    let result = apply_entry_text(game, text, rng);
+    if result.is_err() {
+        *rng = saved_rng;
+    }
+    match result {
         Ok((outcome, notation)) => json!({
             "move": text, "applied": true, "outcome": outcome, "notation": notation, "error": Value::Null,
         }),
@@ -380,6 +386,25 @@ mod tests {
             "quiet_plies",
         ] {
             assert_eq!(clean[field], noisy[field], "{field}");
+        }
+    }
+
+    #[test]
+    fn a_refused_entry_does_not_use_up_randomness() {
+        // `d1 -> d5|psi>` draws the capture's collapse, then is refused (d5 is light). The
+        // next entry must draw the same collapse as without the refused one, for every seed.
+        let fen = "4k3/8/8/3(pq?)4/8/8/8/3[R*R]K3 w - 0 1";
+        for seed in 0..16 {
+            let clean = run(&format!(
+                r#"{{"variant": "akl", "seed": {seed}, "position": "{fen}", "moves": ["d1 -> d5"]}}"#
+            ));
+            let noisy = run(&format!(
+                r#"{{"variant": "akl", "seed": {seed}, "position": "{fen}",
+                    "moves": ["d1 -> d5|psi>", "d1 -> d5"]}}"#
+            ));
+            assert_eq!(noisy["moves"][0]["error"]["kind"], "entry_mismatch");
+            assert_eq!(clean["moves"][0]["notation"], noisy["moves"][1]["notation"]);
+            assert_eq!(clean["record"], noisy["record"], "seed {seed}");
         }
     }
 
