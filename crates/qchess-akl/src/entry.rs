@@ -151,13 +151,17 @@ impl Game {
                 !self.collapse_gives_check(from, piece.color, kind)
                     && moves_as(&self.position, from, kind).contains(&mv)
             })
-            .ok_or_else(|| AklError::IllegalMove {
-                mv: mv.to_string(),
-                reason: format!(
-                    "neither type of the piece on {from} ({} or {}) can make it",
-                    kind_name(piece.pair.primary),
-                    kind_name(piece.pair.secondary)
-                ),
+            .ok_or_else(|| {
+                // Name only the types the players have seen: the message must not reveal a
+                // secret secondary type.
+                let known: Vec<&str> = piece.known.iter().map(kind_name).collect();
+                AklError::IllegalMove {
+                    mv: mv.to_string(),
+                    reason: format!(
+                        "neither type of the piece on {from} can make it (known: {})",
+                        known.join(", ")
+                    ),
+                }
             })
     }
 

@@ -516,6 +516,16 @@ fn bad_input_is_an_error_and_changes_nothing() {
         "{}",
         errors[6]
     );
+    // An unwritten collapse that no type allows: the message names only the public type,
+    // not the secret knight.
+    let mut secret = game("4k3/8/8/8/8/8/4(PN?)3/4K3 w - 0 1");
+    assert_eq!(
+        secret
+            .apply_entry(&"e2 -> e6".parse().unwrap(), None)
+            .unwrap_err()
+            .to_string(),
+        "illegal move e2e6: neither type of the piece on e2 can make it (known: a pawn)"
+    );
     assert!(
         matches!(errors[7], AklError::EntryMismatch { .. }),
         "{}",
