@@ -274,6 +274,9 @@ fn top_level_usage() {
     assert_usage_error(&[]);
     assert_usage_error(&["frobnicate"]);
     assert_usage_error(&["--frobnicate"]);
+    assert_usage_error(&["eval", "--frobnicate"]);
+    assert_usage_error(&["demo", "--frobnicate"]);
+    assert_usage_error(&["play", "--variant", "niels", "--frobnicate"]);
     let run = qchess(&["--help"], "");
     assert_eq!(run.code, Some(0));
     for sub in ["perft", "eval", "play", "bench", "demo"] {

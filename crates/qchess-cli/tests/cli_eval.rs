@@ -187,6 +187,11 @@ fn the_last_line_needs_no_newline_and_crlf_is_accepted() {
     // No input at all: no output, success.
     let run = qchess(&["eval"], "");
     assert_eq!((run.code, run.stdout.as_str()), (Some(0), ""));
+    // Two objects on one line are one bad line: one error answer.
+    let out = eval_lines(&[r#"{"moves": []} {"moves": []}"#]);
+    assert_eq!(out.len(), 1);
+    assert_error_shape(&out[0]);
+    assert_eq!(out[0]["error"]["kind"], "json");
 }
 
 #[test]

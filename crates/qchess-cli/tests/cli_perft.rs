@@ -319,6 +319,21 @@ fn bad_arguments_exit_2_with_a_message() {
         "--fen",
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
     ]);
+    // Positions no game can reach, and malformed fields.
+    for fen in [
+        "4k3/4R3/8/8/8/8/8/4K3 w - - 0 1",
+        "P3k3/8/8/8/8/8/8/4K3 w - - 0 1",
+        "4k3/8/8/8/8/8/8/4K2K w - - 0 1",
+        "8/8/8/8/8/8/8/8 w - - 0 1",
+        "4k3/8/8/8/8/8/8/4K3 w KQkq - 0 1",
+        "4k3/8/8/8/8/8/8/4K3 w - e5 0 1",
+        "4k3/8/8/8/8/8/8/4K3 w - - -1 1",
+        "4k3/9/8/8/8/8/8/4K3 w - - 0 1",
+        "4k3/8/8/8/8/8/8/4K3 W - - 0 1",
+        "4k3/8/8/8/8/8/8/4K3 w - - 0 1 extra",
+    ] {
+        assert_usage_error(&["perft", "--depth", "1", "--fen", fen]);
+    }
     assert_usage_error(&["perft", "--depth", "1", "--board", "9x9"]);
     assert_usage_error(&["perft", "--depth", "1", "--board", "3x3"]);
     assert_usage_error(&["perft", "--depth", "1", "--board", "big"]);
