@@ -196,6 +196,32 @@ impl Game {
     }
 }
 
+impl Game {
+    /// Plays a uniformly chosen legal move (measurements drawn from `rng`) and returns its
+    /// record; `None` when there is no legal move or the game is over. Cheaper than
+    /// [`Game::random_legal_move`] followed by [`Game::apply`]: each candidate is played once,
+    /// and a candidate that changes nothing is refused and restored exactly (Definition 2).
+    /// A move the simulator refuses (state size cap) ends the search with that error.
+    pub fn play_random_move<R: Rng + ?Sized>(
+        &mut self,
+        rng: &mut R,
+    ) -> Result<Option<crate::game::MoveRecord>, crate::GameError> {
+        if !self.status().is_ongoing() {
+            return Ok(None);
+        }
+        let mut moves = self.possible_moves();
+        moves.shuffle(rng);
+        for c in moves {
+            match self.apply(&notation_of(&c), rng) {
+                Ok(record) => return Ok(Some(record)),
+                Err(crate::GameError::NoEffect { .. }) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(None)
+    }
+}
+
 /// A path square with probability within this of 1 is certainly occupied (D9).
 pub const CERTAIN_TOLERANCE: f64 = 1e-12;
 

@@ -128,3 +128,19 @@ fn undo_beyond_the_snapshot_budget_replays_exactly() {
     }
     assert!(positions.is_empty());
 }
+
+#[test]
+fn play_random_move_plays_listed_legal_moves() {
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    let mut game = Game::new();
+    for _ in 0..60 {
+        let legal = game.legal_moves();
+        let Some(rec) = game.play_random_move(&mut rng).unwrap() else {
+            assert!(legal.is_empty());
+            break;
+        };
+        let plain = rec.notation.split('.').next().unwrap().to_string();
+        assert!(legal.contains(&plain), "{plain} not in {legal:?}");
+    }
+    assert!(game.history().len() >= 30);
+}

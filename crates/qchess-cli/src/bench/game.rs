@@ -1,7 +1,8 @@
 //! `qchess bench game`. Owned by the Cantwell work.
 //!
 //! Plays random legal Cantwell games from the standard start with a fixed seed (moves chosen
-//! uniformly among the legal ones, measurements drawn from the same ChaCha8 stream) and
+//! uniformly among the legal ones by `Game::play_random_move`, measurements drawn from the same
+//! ChaCha8 stream) and
 //! reports moves per second (choosing and playing) and the largest superposition reached.
 
 use crate::error::CliError;
@@ -62,16 +63,14 @@ pub fn bench(args: &GameArgs) -> GameBench {
         game.set_state_cap(args.cap);
         game.set_snapshot_budget(0); // undo is not exercised; keep memory flat
         for _ in 0..args.plies {
-            let Some(mv) = game.random_legal_move(&mut rng) else {
-                break;
-            };
-            match game.apply(&mv, &mut rng) {
-                Ok(_) => result.moves += 1,
+            match game.play_random_move(&mut rng) {
+                Ok(Some(_)) => result.moves += 1,
+                Ok(None) => break,
                 Err(GameError::Simulation(_)) => {
                     result.capped += 1;
                     break;
                 }
-                Err(e) => panic!("a legal move was refused: {mv}: {e}"),
+                Err(e) => panic!("a random legal move was refused: {e}"),
             }
             result.largest_state = result.largest_state.max(game.state_size());
             if !game.status().is_ongoing() {

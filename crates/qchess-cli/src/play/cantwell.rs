@@ -134,17 +134,13 @@ pub fn play(
     writeln!(output, "Cantwell quantum chess. {HELP}")?;
     loop {
         if random && game.status().is_ongoing() && game.side_to_move() != human {
-            match game.random_legal_move(&mut rng) {
-                Some(mv) => {
-                    let rec = game
-                        .apply(&mv, &mut rng)
-                        .map_err(|e| CliError::failure(format!("random mover: {e}")))?;
-                    writeln!(output, "random mover plays {}", rec.notation)?;
-                }
-                None => {
+            match game.play_random_move(&mut rng) {
+                Ok(Some(rec)) => writeln!(output, "random mover plays {}", rec.notation)?,
+                Ok(None) => {
                     writeln!(output, "the random mover has no legal move")?;
                     break;
                 }
+                Err(e) => return Err(CliError::failure(format!("random mover: {e}"))),
             }
         }
         write!(output, "{}", render(&game))?;
