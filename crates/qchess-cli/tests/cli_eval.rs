@@ -481,6 +481,19 @@ fn cantwell_same_seed_same_answer_and_the_seed_drives_measurements() {
 }
 
 #[test]
+fn cantwell_a_captured_king_ends_the_game() {
+    let a =
+        eval_one(&json!({"position": "R3k3/8/8/8/8/8/8/4K3 w - - 0 1", "moves": ["a8e8", "e1e2"]}));
+    assert_eq!(a["ok"], true, "{a}");
+    assert_eq!(a["moves"][0]["applied"], true, "{a}");
+    assert_eq!(a["status"], "white_wins", "{a}");
+    assert_eq!(a["moves"][1]["applied"], false);
+    assert_eq!(a["moves"][1]["error"]["kind"], "game_over", "{a}");
+    assert_eq!(a["pieces"]["e8"], "R");
+    assert_eq!(prob(&a, "a8"), 0.0);
+}
+
+#[test]
 fn cantwell_bad_requests_are_line_errors() {
     for (request, kind, at) in [
         (json!({"position": "rnbqkbnr/8 w - - 0 1"}), "fen", None),
