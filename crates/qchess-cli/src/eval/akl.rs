@@ -408,6 +408,123 @@ mod tests {
         }
     }
 
+    /// A random request: real and mutated entries of a random game, bare touches and
+    /// destinations, odd field values.
+    fn random_request(rng: &mut ChaCha8Rng) -> Value {
+        use qchess_akl::RandomMover;
+        use rand::Rng;
+        let game_seed = rng.random_range(0..1000u64);
+        let mut game_rng = ChaCha8Rng::seed_from_u64(game_seed);
+        let mut game = Game::new_random(&mut game_rng);
+        for _ in 0..rng.random_range(0..40) {
+            if game.status() != qchess_akl::GameStatus::Ongoing {
+                break;
+            }
+            RandomMover.play_turn(&mut game, &mut game_rng).unwrap();
+        }
+        const ODD: [&str; 14] = [
+            "g1",
+            "-> f3",
+            "→ c3",
+            "<Q|d1>",
+            "e1 -> g1",
+            "e2",
+            "-> e4",
+            "",
+            "->",
+            "<P|e7> -> e8=Q",
+            "|psi> -> e5",
+            "d1 -> <R|Q>d5",
+            "⟨ψ|ψ⟩",
+            "e7 -> e8=P|psi>_prom",
+        ];
+        const CHARS: &str = "abcdefgh12345678<>|-=+#_PNBRQKpnbrqk→⟨⟩ψ ";
+        let mut moves = Vec::new();
+        for e in game.history() {
+            let mut text = e.to_string();
+            if rng.random_bool(0.2) {
+                let mut chars: Vec<char> = text.chars().collect();
+                let i = rng.random_range(0..chars.len());
+                let c = CHARS
+                    .chars()
+                    .nth(rng.random_range(0..CHARS.chars().count()));
+                chars[i] = c.unwrap();
+                text = chars.into_iter().collect();
+            }
+            moves.push(Value::String(text));
+            if rng.random_bool(0.15) {
+                moves.push(Value::String(ODD[rng.random_range(0..ODD.len())].into()));
+            }
+        }
+        let mut req = Map::new();
+        req.insert("variant".into(), json!("akl"));
+        let seed = match rng.random_range(0..6) {
+            0 => json!(-3),
+            1 => json!(1.5),
+            2 => json!("7"),
+            3 => json!(u64::MAX),
+            _ => json!(game_seed),
+        };
+        req.insert("seed".into(), seed);
+        let fen = game.position().to_string();
+        let position = match rng.random_range(0..6) {
+            0 => json!("startpos"),
+            1 => json!(fen),
+            2 => json!(fen.replacen('/', "", 1)),
+            3 => json!(null),
+            _ => json!(game.start_position().to_string()),
+        };
+        req.insert("position".into(), position);
+        req.insert(
+            "moves".into(),
+            if rng.random_bool(0.05) {
+                json!({"a": 1})
+            } else {
+                Value::Array(moves)
+            },
+        );
+        if rng.random_bool(0.2) {
+            req.insert(
+                "visibility".into(),
+                [json!("own-pairs"), json!("revealed"), json!("x"), json!(3)]
+                    [rng.random_range(0..4)]
+                .clone(),
+            );
+        }
+        Value::Object(req)
+    }
+
+    #[test]
+    fn random_requests_never_panic_and_refused_entries_change_nothing() {
+        // Every answer is the same as that of the request with only its applied entries.
+        let mut rng = ChaCha8Rng::seed_from_u64(2026);
+        let mut refused = 0;
+        for _ in 0..300 {
+            let Value::Object(req) = random_request(&mut rng) else {
+                unreachable!()
+            };
+            let Ok(out) = eval(&req) else { continue };
+            let applied: Vec<Value> = out["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|m| m["applied"] == true)
+                .map(|m| m["move"].clone())
+                .collect();
+            refused += out["moves"].as_array().unwrap().len() - applied.len();
+            let mut clean = req.clone();
+            clean.insert("moves".into(), Value::Array(applied));
+            let again = eval(&clean).unwrap();
+            for field in ["pieces", "views", "pending", "position", "record", "status"] {
+                assert_eq!(out[field], again[field], "{field} of {req:?}");
+            }
+        }
+        assert!(
+            refused > 50,
+            "only {refused} refused entries: the test is too tame"
+        );
+    }
+
     #[test]
     fn bad_requests_are_errors() {
         for (line, kind, at) in [
