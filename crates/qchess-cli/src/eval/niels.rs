@@ -434,4 +434,213 @@ mod tests {
         );
         assert_eq!(v["moves"][0]["applied"], true, "{v}");
     }
+
+    /// Random and malformed requests, fed to `eval` directly: it never panics, and a request
+    /// with its refused moves left out ends in exactly the same position and record (a refused
+    /// move changes nothing, not even the dice stream).
+    #[test]
+    fn random_requests_never_panic_and_refused_moves_change_nothing() {
+        use rand::{Rng, SeedableRng, seq::IndexedRandom};
+        use serde_json::{Map, json};
+        const POSITIONS: [&str; 6] = [
+            "4k3/8/4[rbo|1]3/5P2/3[rro|1]4/8/8/4K3 w - - 0 1",
+            "5k2/8/5n2/8/r3[Rro|1][Rbo|1]2/8/4B3/7K b - - 0 1",
+            "4k3/8/8/8/4p3/8/4R3/4K3 w - - 0 1",
+            "3rk/3p1/5/r4/5/2Q1K w - - 0 1",
+            "4k3/8/8/8/8/2[Nro|1]5/8/1[Nbo|1]2K3 w - - 0 1",
+            "startpos",
+        ];
+        const MOVES: [&str; 16] = [
+            "f5e6",
+            "f6&f6d5:oo@e4",
+            "e2&c4e2:oo@d5",
+            "a4c4",
+            "f4f6",
+            "e2~e5",
+            "c1^c3e3:oo",
+            "a3e3",
+            "f:c3",
+            "h:c3",
+            "z:b1",
+            "c:c3",
+            "e2e4",
+            "e7e5",
+            "b1^a3c3:oo",
+            "e1d1",
+        ];
+        const JUNK: [&str; 8] = ["", "zz", "e2e9", "é:e4", "f5e6 ", "[", "e7e8=k", "h:"];
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let (mut n_applied, mut n_refused) = (0, 0);
+        for case in 0..300 {
+            let mut req = Map::new();
+            req.insert("variant".into(), json!("niels"));
+            let pos = *POSITIONS.choose(&mut rng).unwrap();
+            match rng.random_range(0..8) {
+                0 => {}
+                1 => {
+                    req.insert("position".into(), json!(42));
+                }
+                2 => {
+                    // A corrupted position: one character replaced.
+                    let mut chars: Vec<char> = pos.chars().collect();
+                    let i = rng.random_range(0..chars.len());
+                    chars[i] = *['[', ']', '9', 'x', '/', ' ', 'é']
+                        .choose(&mut rng)
+                        .unwrap();
+                    req.insert(
+                        "position".into(),
+                        json!(chars.into_iter().collect::<String>()),
+                    );
+                }
+                _ => {
+                    req.insert("position".into(), json!(pos));
+                }
+            }
+            if rng.random_bool(0.2) {
+                let b = *["5x6", "8x8", "4x4", "9x9", "", "x"]
+                    .choose(&mut rng)
+                    .unwrap();
+                req.insert("board".into(), json!(b));
+            }
+            match rng.random_range(0..6) {
+                0 => {}
+                1 => {
+                    req.insert("rules".into(), json!("tunnelling,remote-collapse,hadamard"));
+                }
+                2 => {
+                    req.insert("rules".into(), json!(["no-box", "deterministic"]));
+                }
+                3 => {
+                    req.insert("rules".into(), json!(["quantum"]));
+                }
+                4 => {
+                    req.insert("rules".into(), json!(7));
+                }
+                _ => {
+                    req.insert("rules".into(), json!("tunnelling"));
+                }
+            }
+            // A shadow game supplies moves that are often legal (its dice differ from the
+            // request's, so later ones may be refused).
+            let mut shadow = match (
+                super::parse_position(req.get("position"), req.get("board")),
+                super::parse_rules(req.get("rules")),
+            ) {
+                (Ok(p), Ok(r)) => Some(qchess_niels::Game::from_position(r, p)),
+                _ => None,
+            };
+            let n = rng.random_range(0..6);
+            let moves: Vec<String> = (0..n)
+                .map(|_| {
+                    let legal = shadow.as_ref().map(|g| g.legal_moves()).unwrap_or_default();
+                    match (rng.random_range(0..10), legal.choose(&mut rng)) {
+                        (0..6, Some(m)) => {
+                            if let Some(g) = shadow.as_mut() {
+                                g.play(m, &mut rng).unwrap();
+                            }
+                            m.to_string()
+                        }
+                        (0..9, _) => MOVES.choose(&mut rng).unwrap().to_string(),
+                        _ => JUNK.choose(&mut rng).unwrap().to_string(),
+                    }
+                })
+                .collect();
+            if rng.random_bool(0.05) {
+                req.insert("moves".into(), json!({"not": "an array"}));
+            } else {
+                req.insert("moves".into(), json!(moves));
+            }
+            let per_move = match rng.random_range(0..5) {
+                0 => {
+                    let r: Vec<u64> = (0..rng.random_range(0..4))
+                        .map(|_| rng.random_range(0..8))
+                        .collect();
+                    req.insert("rolls".into(), json!(r));
+                    false
+                }
+                1 => {
+                    let r: Vec<Value> = (0..n)
+                        .map(|_| match rng.random_range(0..3) {
+                            0 => Value::Null,
+                            _ => json!(
+                                (0..rng.random_range(0..3))
+                                    .map(|_| rng.random_range(1..7))
+                                    .collect::<Vec<u64>>()
+                            ),
+                        })
+                        .collect();
+                    req.insert("rolls".into(), json!(r));
+                    true
+                }
+                2 => {
+                    req.insert("rolls".into(), json!("3"));
+                    false
+                }
+                _ => false,
+            };
+            match rng.random_range(0..4) {
+                0 => {
+                    req.insert("seed".into(), json!(-1));
+                }
+                1 => {
+                    req.insert("seed".into(), json!(rng.random::<u64>()));
+                }
+                _ => {}
+            }
+            if rng.random_bool(0.1) {
+                req.insert("legal_moves".into(), json!(true));
+            }
+            let Ok(answer) = super::eval(&req) else {
+                continue;
+            };
+            let reports = answer["moves"].as_array().unwrap();
+            assert_eq!(reports.len(), moves.len(), "case {case}: {req:?}");
+            let applied: Vec<bool> = reports.iter().map(|r| r["applied"] == true).collect();
+            n_applied += applied.iter().filter(|a| **a).count();
+            n_refused += applied.iter().filter(|a| !**a).count();
+            for r in reports.iter().filter(|r| r["applied"] == false) {
+                assert!(
+                    r["error"]["message"]
+                        .as_str()
+                        .is_some_and(|m| !m.is_empty())
+                );
+            }
+            // The same request without the refused moves (and their roll entries).
+            let mut kept = req.clone();
+            let keep = |v: &[Value]| -> Vec<Value> {
+                v.iter()
+                    .zip(&applied)
+                    .filter(|(_, a)| **a)
+                    .map(|(x, _)| x.clone())
+                    .collect()
+            };
+            kept.insert(
+                "moves".into(),
+                json!(keep(&req["moves"].as_array().unwrap().clone())),
+            );
+            if per_move {
+                let mut rolls = req["rolls"].as_array().unwrap().clone();
+                rolls.resize(moves.len(), Value::Null);
+                kept.insert("rolls".into(), json!(keep(&rolls)));
+            }
+            let again = super::eval(&kept).unwrap();
+            assert_eq!(
+                again["position"], answer["position"],
+                "case {case}: {req:?}"
+            );
+            assert_eq!(again["record"], answer["record"], "case {case}: {req:?}");
+            assert!(
+                again["moves"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|r| r["applied"] == true)
+            );
+        }
+        // Both kinds were exercised (the generator is seeded, so these counts are fixed).
+        assert!(
+            n_applied >= 30 && n_refused >= 30,
+            "{n_applied} {n_refused}"
+        );
+    }
 }
