@@ -58,23 +58,34 @@ pub fn run(_args: &EvalArgs) -> Result<(), CliError> {
 }
 
 /// Evaluates every line of `input`, writing one JSON line per non-blank input line.
-pub fn eval_stream(input: impl BufRead, output: &mut impl Write) -> Result<(), CliError> {
-    for line in input.lines() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
+pub fn eval_stream(mut input: impl BufRead, output: &mut impl Write) -> Result<(), CliError> {
+    let mut raw = Vec::new();
+    loop {
+        raw.clear();
+        if input.read_until(b'\n', &mut raw)? == 0 {
+            return Ok(());
         }
-        let answer = match eval_line(&line) {
-            Ok(mut fields) => {
-                fields.insert("ok".into(), Value::Bool(true));
-                Value::Object(fields)
-            }
-            Err(err) => err.to_json(),
+        // Bytes, not `lines()`: a line that is not UTF-8 is that line's error, not the run's.
+        let answer = match std::str::from_utf8(&raw) {
+            Err(e) => EvalError::new("json", format!("the line is not valid UTF-8: {e}"))
+                .at(json!({"column": e.valid_up_to() + 1}))
+                .to_json(),
+            Ok(line) if line.trim().is_empty() => continue,
+            Ok(line) => answer_line(line),
         };
         writeln!(output, "{answer}")?;
         output.flush()?;
     }
-    Ok(())
+}
+
+fn answer_line(line: &str) -> Value {
+    match eval_line(line) {
+        Ok(mut fields) => {
+            fields.insert("ok".into(), Value::Bool(true));
+            Value::Object(fields)
+        }
+        Err(err) => err.to_json(),
+    }
 }
 
 fn eval_line(line: &str) -> Result<Map<String, Value>, EvalError> {
@@ -129,5 +140,20 @@ mod tests {
                 .contains("chess960")
         );
         assert_eq!(out[3]["error"]["kind"], "request");
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_answered_and_the_run_goes_on() {
+        let mut out = Vec::new();
+        eval_stream(&b"{\"a\": \"\xff\"}\n[1]\n"[..], &mut out).unwrap();
+        let lines: Vec<Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["error"]["kind"], "json");
+        assert_eq!(lines[0]["error"]["at"]["column"], 8);
+        assert_eq!(lines[1]["error"]["kind"], "request");
     }
 }
