@@ -59,16 +59,15 @@ pub fn play(
         }
         None => Game::with_rules(AklPosition::startpos_random(&mut rng), rules),
     };
-    writeln!(
-        output,
-        "Akl-style quantum chess (seed {})\n{HELP}",
-        args.seed
-    )?;
+    // The seed is not shown while the game goes on: it determines the secret secondary
+    // types and every future collapse.
+    writeln!(output, "Akl-style quantum chess\n{HELP}")?;
     loop {
         let status = game.status();
         if status != GameStatus::Ongoing {
             writeln!(output, "\n{}{status}", game.view(human).render())?;
             write!(output, "{}", game.record().to_text(Style::Ascii))?;
+            writeln!(output, "(seed {})", args.seed)?;
             return Ok(());
         }
         let side = game.side_to_move();
@@ -93,7 +92,11 @@ pub fn play(
             cmd if cmd.starts_with("save ") => {
                 let path = cmd[5..].trim();
                 match std::fs::write(path, game.record().to_text(Style::Ascii)) {
-                    Ok(()) => writeln!(output, "saved to {path}")?,
+                    Ok(()) => writeln!(
+                        output,
+                        "saved to {path} (the file holds the secret set-up: reading it \
+                         reveals every piece's hidden type)"
+                    )?,
                     Err(e) => writeln!(output, "cannot save to {path}: {e}")?,
                 }
             }
@@ -375,6 +378,10 @@ mod tests {
         assert!(out.contains("Black played d8 → ⟨R|K⟩d1"), "{out}");
         assert!(out.contains("Black wins: the king was captured"), "{out}");
         assert!(out.contains("2. d8 -> <R|K>d1"), "{out}");
+        assert!(
+            out.contains("(seed 5)"),
+            "the seed is shown once the game is over"
+        );
     }
 
     #[test]
@@ -391,6 +398,9 @@ mod tests {
         // `record` shows the moves but not the secret set-up.
         assert!(out.contains("1. "), "{out}");
         assert!(!out.contains("[Position"), "{out}");
+        // Nothing printed during the game gives the seed, which determines the secrets.
+        assert!(!out.contains("seed"), "{out}");
+        assert!(out.contains("holds the secret set-up"), "{out}");
         let record = GameRecord::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
         std::fs::remove_file(&path).unwrap();
         let game = record.replay().unwrap();
