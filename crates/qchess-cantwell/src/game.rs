@@ -317,7 +317,11 @@ impl Game {
             && self.status.is_ongoing()
             && self.layer.flags.halfmove_clock >= 100
         {
-            self.measure_all(None, rng, EndReason::FiftyMoveMeasurement)?;
+            if let Err(e) = self.measure_all(None, rng, EndReason::FiftyMoveMeasurement) {
+                // Keep "an error changes nothing": take the move back as well.
+                let _ = self.undo();
+                return Err(e);
+            }
         }
         Ok(record)
     }
