@@ -481,3 +481,65 @@ fn hadamard_game_flip_changes_the_hadamard_result() {
     let g = game_with("hadamard,unitary-hadamard", KNIGHT_PAIR);
     assert!(g.check_move(&mv("f:c3")).is_err());
 }
+
+/// FIDE's dead positions K+N v K, K+B v K and K+B v K+B (bishops on one colour) are not dead
+/// in Niel's Chess: from each, with every piece conventional, a short sequence of legal moves
+/// reaches an (indefinite) checkmate, so FIDE 5.2.2 does not end the game there
+/// (docs/niels.md, reading 17). Only bare kings are insufficient material.
+#[test]
+fn fide_dead_positions_are_alive_here() {
+    let cases: [(&str, &[&str]); 3] = [
+        // K+N v K: Black splits its king (a8, a7); the knight's halves on c6 (check on the
+        // a7 half) and b8 (guarding a6); the white king covers b6, b7 and b8.
+        (
+            "kN6/2K5/8/8/8/8/8/8 b - - 0 1",
+            &["a8^a7a8:oo", "b8^c6b8:oo"],
+        ),
+        // K+B v K: Black splits its king (a8, a7); the bishop's halves on d5 (check on the
+        // a8 half) and c8 (guarding a6); the white king covers b6, b7 and b8.
+        (
+            "k7/2K5/4B3/8/8/8/8/8 b - - 0 1",
+            &["a8^a7a8:oo", "e6^c8d5:oo"],
+        ),
+        // K+B v K+B, both bishops on light squares: the same mate; Black's bishop on h7
+        // cannot interpose on b7 or c6, and entangling with the bishop pair does not lower
+        // the chance of capturing the king's half to zero.
+        (
+            "k7/2K4b/4B3/8/8/8/8/8 b - - 0 1",
+            &["a8^a7a8:oo", "e6^c8d5:oo"],
+        ),
+    ];
+    for (fen, line) in cases {
+        let mut g = game_with("", fen);
+        assert!(g.position().pairs().is_empty());
+        assert_eq!(g.status(), Status::Ongoing, "{fen}");
+        for m in line {
+            assert_eq!(g.status(), Status::Ongoing, "{fen} before {m}");
+            g.play_with_rolls(&mv(m), &[]).unwrap();
+        }
+        assert!(g.in_check(), "{fen}");
+        assert_eq!(
+            g.status(),
+            Status::Checkmate {
+                winner: Color::White
+            },
+            "{fen}: {}",
+            g.position()
+        );
+    }
+    // A conventional king is harder to mate: with the knight's halves on c7 (check) and a6
+    // (guarding b8) it escapes as in Fig. 11, entangling with the knight so that it is on b8
+    // exactly when the knight is on c7 (and on a8 when the knight is on a6).
+    let mut g = game_with("", "k7/8/NK6/8/8/8/8/8 w - - 0 1");
+    g.play_with_rolls(&mv("a6^c7a6:oo"), &[]).unwrap();
+    assert!(g.in_check());
+    assert_eq!(g.status(), Status::Ongoing);
+    assert!(
+        g.legal_moves()
+            .iter()
+            .all(|m| matches!(m, Move::Entanglement { .. }))
+    );
+    // Bare kings, one of them indefinite, stay a draw.
+    let g = game_with("", "[kro|1]7/[kbo|1]7/2K5/8/8/8/8/8 w - - 0 1");
+    assert_eq!(g.status(), Status::Draw(DrawReason::InsufficientMaterial));
+}
