@@ -14,6 +14,11 @@
 //! all you need.
 #![forbid(unsafe_code)]
 
+// The README's examples are compiled and run as doc tests of this crate.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 pub use qchess_akl as akl;
 pub use qchess_board as board;
 pub use qchess_cantwell as cantwell;
