@@ -137,6 +137,31 @@ fn fig_9_10_tandem_collapse() {
     // the collapse to "blue" would expose Black's king to the rook on f4.
     let e = g.check_move(&mv("a4c4")).unwrap_err();
     assert!(e.to_string().contains("check"), "{e}");
+    // Fig. 10 with all three pairs (after a quiet Black move): one roll by Black collapses
+    // the whole group. A 4 ("red"): knight f6, rook e4, bishop c4; the capture fails.
+    let mut three = g.clone();
+    three.play_with_rolls(&mv("f8g8"), &[]).unwrap();
+    let mut red = three.clone();
+    let out = red.play_with_rolls(&mv("f4f6"), &[4]).unwrap();
+    assert_eq!(out.rolls.len(), 1);
+    assert_eq!(out.rolls[0].player, qchess_board::Color::Black);
+    assert_eq!(out.collapses.len(), 3);
+    assert!(out.collapses.iter().all(|c| c.mark == Mark::Red));
+    assert_eq!(out.captured, None);
+    assert_eq!(
+        red.position().to_string(),
+        "6k1/8/5n2/8/r1B1R3/8/8/7K b - - 0 3"
+    );
+    // A 3 ("blue"): knight d5, bishop e2, and the rook collapses to f4, the half that moved:
+    // it stands on f6, now empty.
+    let mut blue = three.clone();
+    let out = blue.play_with_rolls(&mv("f4f6"), &[3]).unwrap();
+    assert!(out.collapses.iter().all(|c| c.mark == Mark::Blue));
+    assert_eq!(out.captured, None);
+    assert_eq!(
+        blue.position().to_string(),
+        "6k1/8/5R2/3n4/r7/8/4B3/7K b - - 0 3"
+    );
     // Fig. 10 (White to move in the Fig. 8 right position): the rook on f4 attempts to
     // capture the knight on f6; one roll, by Black, collapses the whole group.
     let mut g = game(FIG8);
@@ -234,4 +259,12 @@ fn fig_15_16_tunnelling() {
     // Without the option, and through an indefinite piece, there is no tunnelling.
     let g = game(fen);
     assert!(g.check_move(&mv("e2~e5")).is_err());
+    let g = Game::from_position(
+        rules,
+        "4k3/8/8/8/4[nro|1]3/8/4R3/4K1[nbo|1]1 w - - 0 1"
+            .parse()
+            .unwrap(),
+    );
+    let e = g.check_move(&mv("e2~e5")).unwrap_err();
+    assert!(e.to_string().contains("conventional"), "{e}");
 }
