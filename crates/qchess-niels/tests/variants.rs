@@ -543,3 +543,86 @@ fn fide_dead_positions_are_alive_here() {
     let g = game_with("", "[kro|1]7/[kbo|1]7/2K5/8/8/8/8/8 w - - 0 1");
     assert_eq!(g.status(), Status::Draw(DrawReason::InsufficientMaterial));
 }
+
+/// Interference worked by hand (Appendix D/E): the amplitudes of the two outcomes, the 2x2
+/// Hadamard matrix applied to them, and the move's result where the interfered amplitude is
+/// 1 (and the other 0). Probabilities alone (1/2, 1/2 in every case) could not tell the cases
+/// apart.
+#[test]
+fn hadamard_interference_by_hand() {
+    use std::f64::consts::FRAC_1_SQRT_2 as S;
+    // H (a_X, a_Y) = ((a_X + a_Y)/sqrt 2, (a_X - a_Y)/sqrt 2).
+    let h = |x: f64, y: f64| ((x + y) * S, (x - y) * S);
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+    // Case 1: one knight pair, red c3 / blue b1, both marks facing the opponent:
+    // |psi> = (+|c3> + |b1>)/sqrt 2 -> H -> |c3>. After a Z move on the blue half:
+    // (+|c3> - |b1>)/sqrt 2 -> H -> |b1>.
+    for (z, amps, lands) in [(None, (S, S), "c3"), (Some("z:b1"), (S, -S), "b1")] {
+        let mut g = game_with("hadamard", KNIGHT_PAIR);
+        if let Some(z) = z {
+            g.play_with_rolls(&mv(z), &[]).unwrap();
+            g.play_with_rolls(&mv("e8d8"), &[]).unwrap();
+        }
+        let pair = g.position().pairs()[0].clone();
+        let outs = qchess_niels::group_outcomes(g.position(), &[pair.id], g.rules());
+        let amp_of = |m: Mark| {
+            outs.iter()
+                .find(|o| o.marks == [(pair.id, m)])
+                .unwrap()
+                .amplitude
+        };
+        let (x, y) = (amp_of(Mark::Red), amp_of(Mark::Blue));
+        assert!(close(x, amps.0) && close(y, amps.1), "{x} {y}");
+        let (hx, hy) = h(x, y);
+        let expect = if lands == "c3" {
+            (1.0, 0.0)
+        } else {
+            (0.0, 1.0)
+        };
+        assert!(close(hx.abs(), expect.0) && close(hy.abs(), expect.1));
+        g.play_with_rolls(&mv("h:c3"), &[]).unwrap();
+        assert_eq!(letter(&g, lands), Some('N'));
+    }
+    // Case 2 (Hadamard+): Fig. 8's group, rook e4/f4 and knight f6/d5, all marks facing the
+    // opponent. X = (rook e4, knight f6), Y = (rook f4, knight d5): amplitudes (+1/sqrt 2,
+    // +1/sqrt 2) -> H -> X. A Z move on the rook's blue half (f4) makes Y's sign negative:
+    // (+1/sqrt 2, -1/sqrt 2) -> H -> Y.
+    for (z, amps, rook, knight) in [
+        (None, (S, S), "e4", "f6"),
+        (Some("z:f4"), (S, -S), "f4", "d5"),
+    ] {
+        let mut g = game_with(
+            "hadamard-plus",
+            "5k2/8/5n2/8/r3[Rro|1][Rbo|1]2/8/4B3/7K b - - 0 1",
+        );
+        g.play_with_rolls(&mv("f6&f6d5:oo@e4"), &[]).unwrap();
+        if let Some(z) = z {
+            g.play_with_rolls(&mv(z), &[]).unwrap();
+            g.play_with_rolls(&mv("a4a5"), &[]).unwrap();
+        }
+        let group = g.position().group(qchess_niels::Diagonal::Minus);
+        let outs = qchess_niels::group_outcomes(g.position(), &group, g.rules());
+        assert_eq!(outs.len(), 2);
+        let amp_with_rook_on = |s: &str| {
+            outs.iter()
+                .find(|o| {
+                    o.marks
+                        .iter()
+                        .any(|(id, m)| g.position().pair(*id).unwrap().square(*m) == sq(s))
+                })
+                .unwrap()
+                .amplitude
+        };
+        let (x, y) = (amp_with_rook_on("e4"), amp_with_rook_on("f4"));
+        assert!(close(x, amps.0) && close(y, amps.1), "{x} {y}");
+        let (hx, hy) = h(x, y);
+        let expect = if rook == "e4" { (1.0, 0.0) } else { (0.0, 1.0) };
+        assert!(close(hx.abs(), expect.0) && close(hy.abs(), expect.1));
+        g.play_with_rolls(&mv("h:e4"), &[]).unwrap();
+        assert_eq!(
+            (letter(&g, rook), letter(&g, knight)),
+            (Some('R'), Some('n'))
+        );
+        assert!(g.position().pairs().is_empty());
+    }
+}
