@@ -275,11 +275,29 @@ fn parse_dest(c: &mut Cursor<'_>) -> Result<Destination, AklError> {
     })
 }
 
-/// Parses the destination part alone (`f3`, `<P|N>d6`, `e8=Q`), for finishing a pending touch.
+/// Parses the destination part alone (`f3`, `-> <P|N>d6`, `e8=Q`), for finishing a pending
+/// touch. The rules text's source-less form `|psi> -> e5` ("a quantum piece moved to e5",
+/// ending in superposition) is read as `-> e5|psi>`.
+///
+/// ```
+/// use qchess_akl::parse_destination;
+/// let d = parse_destination("|psi> -> e5").unwrap();
+/// assert_eq!((d.to.to_string(), d.superposed), ("e5".to_string(), true));
+/// assert_eq!(parse_destination("⟨P|Q⟩d8=R").unwrap().promotion, Some(qchess_board::PieceKind::Rook));
+/// ```
 pub fn parse_destination(input: &str) -> Result<Destination, AklError> {
     let mut c = Cursor::new(input);
-    c.eat("->");
-    let d = parse_dest(&mut c)?;
+    let leading_psi = c.eat("|psi>");
+    if leading_psi {
+        c.expect("->")?;
+    } else {
+        c.eat("->");
+    }
+    let mut d = parse_dest(&mut c)?;
+    if leading_psi && d.superposed {
+        return Err(c.err("|psi> is written once, before or after the square"));
+    }
+    d.superposed |= leading_psi;
     let _ = c.eat("+") || c.eat("#");
     if c.pos != c.text.len() {
         return Err(c.err("unexpected text after the destination"));

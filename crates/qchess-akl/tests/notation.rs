@@ -109,6 +109,35 @@ fn entries_print_and_parse_in_both_styles() {
 }
 
 #[test]
+fn the_texts_sourceless_ket_is_a_destination_in_superposition() {
+    for text in [
+        "|psi> -> e5",
+        "|ψ⟩ → e5",
+        r"\(|\psi\rangle \rightarrow\) e5",
+        "-> e5|psi>",
+    ] {
+        let d = qchess_akl::parse_destination(text).unwrap();
+        assert_eq!(
+            (d.to, d.superposed, d.capture),
+            (sq("e5"), true, None),
+            "{text}"
+        );
+    }
+    assert!(!qchess_akl::parse_destination("-> e5").unwrap().superposed);
+    for bad in ["|psi> e5", "|psi> -> e5|psi>", "|psi>"] {
+        assert!(
+            matches!(
+                qchess_akl::parse_destination(bad),
+                Err(AklError::Notation { .. })
+            ),
+            "{bad}"
+        );
+    }
+    // A whole entry still needs its source square.
+    assert!("|psi> -> e5".parse::<TurnEntry>().is_err());
+}
+
+#[test]
 fn bad_notation_says_what_and_where() {
     for (text, at) in [
         ("", 0),

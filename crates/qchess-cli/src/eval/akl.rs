@@ -6,7 +6,8 @@
 //! * `"moves"`: turn entries in the bra-ket notation, applied in order: `"<P|e2> -> e4"`,
 //!   `"f2 -> f3"` (collapse inferred from the move), `"<Q|d1>"` (touch only). A bare touch of a
 //!   quantum piece, `"g1"`, collapses at random; when the piece can move, the next entry may
-//!   finish the turn with its destination alone: `"-> f3"`. A refused entry is reported with
+//!   finish the turn with its destination alone: `"-> f3"`, or the rules text's `"|psi> -> e5"`
+//!   (the piece ends on e5 in superposition). A refused entry is reported with
 //!   `"applied": false` and its error, changes nothing, and the next entry is still tried.
 //! * `"seed"`: seed of the set-up and of every unrecorded collapse (ChaCha8), default 0. One
 //!   stream serves both, set-up first.
@@ -154,7 +155,10 @@ fn apply_entry_text(
     rng: &mut ChaCha8Rng,
 ) -> Result<(Value, Value), AklError> {
     let trimmed = text.trim_start();
-    let entry = if trimmed.starts_with("->") || trimmed.starts_with('→') {
+    // A destination alone finishes a pending touch: `-> f3`, or the rules text's `|psi> -> e5`
+    // (no entry starts with `|`).
+    let entry = if trimmed.starts_with("->") || trimmed.starts_with('→') || trimmed.starts_with('|')
+    {
         let dest = parse_destination(text)?;
         let (from, _, _) = game.pending_touch().ok_or(AklError::NothingTouched)?;
         TurnEntry {
@@ -523,6 +527,21 @@ mod tests {
             refused > 50,
             "only {refused} refused entries: the test is too tame"
         );
+    }
+
+    #[test]
+    fn the_texts_sourceless_ket_finishes_a_touch() {
+        // `|psi> -> e5`: the touched piece goes to e5 and ends in superposition (dark e5).
+        let v = run(
+            r#"{"variant": "akl", "position": "4k3/4(pn?)3/8/8/8/8/8/4K3 b - 0 1",
+                "moves": ["<P|e7>", "|psi> -> e6", "|ψ⟩ → e5"]}"#,
+        );
+        assert_eq!(
+            v["moves"][1]["error"]["kind"], "entry_mismatch",
+            "e6 is light"
+        );
+        assert_eq!(v["moves"][2]["notation"], "<P|e7> -> e5|psi>");
+        assert_eq!(v["pieces"]["e5"]["quantum"], true);
     }
 
     #[test]
