@@ -220,6 +220,13 @@ fn human_turn(
             _ => {}
         }
         match parse_destination(&dest) {
+            // The mark |psi> claims a dark landing square; a capture's <x|y> is drawn at
+            // random here whatever is written, so only the landing square is checked.
+            Ok(d) if d.superposed && !qchess_akl::is_dark(d.to) => writeln!(
+                output,
+                "{} is a light square: the piece would stay classical there (drop |psi>)",
+                d.to
+            )?,
             Ok(d) => {
                 let mv = AklMove {
                     from: square,
@@ -423,7 +430,7 @@ mod tests {
         );
         let out = run(
             &args(Opponent::Human, Some(path.clone())),
-            "a1\nb2\nh1=Q\nhelp\nquit\n",
+            "a1\nb2\nh1=Q\n|psi> -> b1\nhelp\nquit\n",
         );
         std::fs::remove_file(path).unwrap();
         assert!(out.contains("touched a1 (a rook)"), "{out}");
@@ -437,6 +444,10 @@ mod tests {
         );
         assert!(
             out.contains("illegal move a1h1q: only a pawn reaching the last rank promotes"),
+            "{out}"
+        );
+        assert!(
+            out.contains("b1 is a light square: the piece would stay classical there"),
             "{out}"
         );
         assert!(!out.contains("White played"), "{out}");
