@@ -168,7 +168,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(ProptestConfig::with_cases(256))]
 
     /// Mutated positions either fail with a located error or are positions the engine can
     /// play from: listing moves, status and check never panic, the text round-trips, and
