@@ -9,9 +9,28 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 /// Trials per frequency test and the tolerance on a frequency of 1/2: the standard deviation
-/// is sqrt(0.25 / 40000) = 0.0025, so 0.01 is four standard deviations.
+/// is sqrt(0.25 / 40000) = 0.0025, so 0.01 is four standard deviations (a fair coin fails it
+/// about once in 16 000 seeds; the seeds are fixed, so the tests are deterministic). A coin of
+/// 0.6 / 0.4 is off by 0.1 (forty standard deviations), one of 0.52 by eight: both fail, as
+/// `the_tolerance_rejects_a_biased_coin` checks.
 const TRIALS: usize = 40_000;
 const TOLERANCE: f64 = 0.01;
+
+/// Whether `hits` out of `TRIALS` is within the tolerance of 1/2.
+fn fair(hits: usize) -> bool {
+    (hits as f64 / TRIALS as f64 - 0.5).abs() < TOLERANCE
+}
+
+#[test]
+fn the_tolerance_rejects_a_biased_coin() {
+    use rand::Rng;
+    let mut rng = ChaCha8Rng::seed_from_u64(99);
+    let mut count = |p: f64| (0..TRIALS).filter(|_| rng.random_bool(p)).count();
+    assert!(fair(count(0.5)));
+    for biased in [0.6, 0.4, 0.52, 0.48] {
+        assert!(!fair(count(biased)), "a coin of {biased} passed");
+    }
+}
 
 #[test]
 fn a_touched_quantum_piece_collapses_to_each_type_half_the_time() {
@@ -28,7 +47,7 @@ fn a_touched_quantum_piece_collapses_to_each_type_half_the_time() {
         }
     }
     let freq = knights as f64 / TRIALS as f64;
-    assert!((freq - 0.5).abs() < TOLERANCE, "knight frequency {freq}");
+    assert!(fair(knights), "knight frequency {freq}");
 }
 
 #[test]
@@ -47,7 +66,7 @@ fn a_captured_quantum_piece_collapses_to_each_type_half_the_time() {
         }
     }
     let freq = queens as f64 / TRIALS as f64;
-    assert!((freq - 0.5).abs() < TOLERANCE, "queen frequency {freq}");
+    assert!(fair(queens), "queen frequency {freq}");
 }
 
 #[test]
