@@ -273,6 +273,15 @@ fn touching_the_rook_or_king_loses_castling() {
         TouchResult::NoLegalMove
     );
     assert_eq!(g.position().castling_text(), "Q");
+    // A king touched without moving (walled in: the turn ends) has been involved in a move
+    // too (a touch-only turn is a ply, rules-notes 7a): both rights go.
+    let mut g = game("4k3/8/8/8/8/8/3[P*P][P*P][P*P]2/(RN?)2[N*N]K[B*B]1(RB?) w KQ 0 1");
+    assert_eq!(
+        g.touch_forced(sq("e1"), None).unwrap().result,
+        TouchResult::NoLegalMove
+    );
+    assert_eq!(g.position().castling_text(), "-");
+    assert_eq!(g.history()[0].to_string(), "e1");
     // A touched king that moved back still has lost both rights.
     let mut g = game("4k3/8/8/8/8/8/8/(RN?)3K2(RB?) w KQ 0 1");
     touch_moves(&mut g, "e1", None);
