@@ -345,3 +345,61 @@ pub fn legal_moves(pos: &Position, rules: &Rules) -> Vec<Move> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+    use rand::SeedableRng;
+    use rand::seq::IndexedRandom;
+
+    /// Legality is exactly "no outcome of positive probability leaves the mover in check"
+    /// (plus the king-capture and castling conditions): along random games, every
+    /// pseudo-legal move is accepted or refused as its own outcomes say, so the shape cache
+    /// of `legal_moves` and `check_legal` never refuse a good move or accept a bad one.
+    #[test]
+    fn legal_exactly_when_no_outcome_leaves_the_king_in_check() {
+        for (board, rules) in [
+            ("4x5", ""),
+            ("5x6", "simplified,tunnelling"),
+            ("4x6", "no-box,hadamard"),
+            ("5x6", "deterministic"),
+            ("4x4", "hadamard-plus,stay-only"),
+        ] {
+            let rules = Rules::parse_list(rules).unwrap();
+            let mut game = Game::new(rules, board.parse().unwrap()).unwrap();
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+            for _ in 0..30 {
+                let pos = game.position().clone();
+                let listed = legal_moves(&pos, &rules);
+                for mv in pseudo_moves(&pos, &rules) {
+                    let mover = pos.side;
+                    let castles = matches!(mv, Move::Step { from, to, .. }
+                        if pos.piece_at(from).is_some_and(|p| p.kind == PieceKind::King)
+                            && from.file().abs_diff(to.file()) == 2);
+                    let king_capture = matches!(mv, Move::Step { from, to, .. }
+                        if pos.piece_at(to) == Some(Piece::new(mover.opposite(), PieceKind::King))
+                            && capture_chance(&pos, from, to, &rules) > 0.0);
+                    if castles || matches!(mv, Move::RemoteCollapse { .. }) {
+                        continue;
+                    }
+                    let safe = !king_capture
+                        && outcomes(&pos, &mv, &rules)
+                            .iter()
+                            .all(|(p, pr, _)| *pr > 0.0 && !in_check(p, mover, &rules));
+                    assert_eq!(
+                        check_legal(&pos, &mv, &rules).is_ok(),
+                        safe,
+                        "{mv} in {pos}"
+                    );
+                    assert_eq!(listed.contains(&mv), safe, "{mv} in {pos} (move list)");
+                }
+                if game.status() != crate::game::Status::Ongoing {
+                    break;
+                }
+                let mv = *game.legal_moves().choose(&mut rng).unwrap();
+                game.play(&mv, &mut rng).unwrap();
+            }
+        }
+    }
+}
