@@ -81,6 +81,8 @@ pub fn play(
             let Some(mv) = moves.choose(&mut rng).copied() else {
                 continue;
             };
+            // 8.3 step 2: the person, as the random mover's opponent, picks the diagonal.
+            let mv = choose_diagonal(&game, mv, true, input, output, &mut rng);
             let outcome = game
                 .play(&mv, &mut rng)
                 .map_err(|e| CliError::failure(e.to_string()))?;
@@ -132,7 +134,8 @@ pub fn play(
                     .parse::<Move>()
                     .and_then(|mv| game.check_move(&mv))
                     .and_then(|mv| {
-                        let mv = choose_diagonal(&game, mv, args, input, output, &mut rng);
+                        let ask = args.opponent != Opponent::Random;
+                        let mv = choose_diagonal(&game, mv, ask, input, output, &mut rng);
                         game.play(&mv, &mut rng).map(|o| (mv, o))
                     });
                 match played {
@@ -150,12 +153,13 @@ pub fn play(
 }
 
 /// 8.3 step 2: the *opponent* rotates their pair onto a diagonal. When the move leaves the
-/// choice open (both diagonals free, no diagonal typed), the opponent is asked (the random
-/// mover picks at random). Both diagonals are equivalent, so a bad answer keeps the default.
+/// choice open (both diagonals free), the opponent is asked when a person (`ask_person`);
+/// the random mover picks at random. Both diagonals are equivalent, so a bad answer keeps
+/// the default.
 fn choose_diagonal(
     game: &Game,
     mv: Move,
-    args: &PlayArgs,
+    ask_person: bool,
     input: &mut dyn BufRead,
     output: &mut dyn Write,
     rng: &mut ChaCha8Rng,
@@ -170,7 +174,7 @@ fn choose_diagonal(
         return mv;
     }
     let opponent = pos.side_to_move().opposite();
-    let chosen = if args.opponent == Opponent::Random {
+    let chosen = if !ask_person {
         *Diagonal::ALL.choose(rng).unwrap_or(&Diagonal::Minus)
     } else {
         let _ = write!(
@@ -285,6 +289,32 @@ mod tests {
         assert!(text.contains("white, rotate your pair on e4"), "{text}");
         assert!(text.contains("black played f6&f6d5:oo@e4+"), "{text}");
         assert!(text.contains("Rro+1"), "{text}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_person_chooses_the_diagonal_of_the_random_movers_entanglement() {
+        // Black's only legal moves entangle its king with White's knight pair (docs/niels.md,
+        // reading 17): the random mover plays one, and White (the person) picks the diagonal.
+        let dir = std::env::temp_dir().join(format!("qchess-niels-rdiag-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("start.txt");
+        std::fs::write(
+            &file,
+            "Rules: \nBoard: 8x8\nStart: k7/2[Nro|1]5/[Nbo|1]K6/8/8/8/8/8 b - - 1 1\n",
+        )
+        .unwrap();
+        let mut a = args(&[], None, Opponent::Random);
+        a.load = Some(file);
+        let mut out = Vec::new();
+        play(&a, &mut "+\nquit\n".as_bytes(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("white, rotate your pair on c7"), "{text}");
+        assert!(
+            text.contains("black plays a8&") && text.contains("@c7+"),
+            "{text}"
+        );
+        assert!(text.contains("Nro+1"), "{text}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
