@@ -2,7 +2,7 @@
 
 use crate::game::{Game, GameStatus, Visibility};
 use crate::moves::AklMove;
-use crate::piece::{PieceState, TypeSet};
+use crate::piece::{PieceState, TypePair, TypeSet};
 use crate::record::TurnEntry;
 use qchess_board::{Color, PieceKind, Square};
 
@@ -17,6 +17,10 @@ pub struct ViewPiece {
     pub state: PieceState,
     /// The types of its pair this player knows.
     pub known: TypeSet,
+    /// Both types, primary first, when this player knows the whole pair: a king, a piece
+    /// whose two different types were both revealed, or (under [`Visibility::OwnPairs`]) the
+    /// player's own piece. `known` alone cannot say that a pair is two equal types.
+    pub pair: Option<TypePair>,
 }
 
 /// Everything one player may know about the game; bots and interfaces read only this.
@@ -58,8 +62,9 @@ impl PlayerView {
             .position()
             .pieces()
             .map(|(square, p)| {
+                let own = own_pairs && p.color == viewer;
                 let mut known = p.known;
-                if own_pairs && p.color == viewer {
+                if own {
                     known = known.with(p.pair.primary).with(p.pair.secondary);
                 }
                 ViewPiece {
@@ -67,6 +72,7 @@ impl PlayerView {
                     color: p.color,
                     state: p.state,
                     known,
+                    pair: (own || p.pair_public()).then_some(p.pair),
                 }
             })
             .collect();
@@ -90,7 +96,8 @@ impl PlayerView {
 
 impl PlayerView {
     /// The board as text, White at the bottom: `(N?)` a piece in superposition of which only
-    /// the knight is known, `(NB)` one known to be a knight or a bishop, `[N]` a collapsed
+    /// the knight is known, `(NB)` one known to be a knight or a bishop (primary first; `(PP)`
+    /// when its two types are known to be equal), `[N]` a collapsed
     /// knight, `K` a king; upper case White. Dark empty squares show `:`, light ones `.`.
     ///
     /// ```
@@ -132,6 +139,9 @@ fn cell(p: &ViewPiece) -> String {
         PieceState::Classical(PieceKind::King) => format!(" {}  ", letter(PieceKind::King)),
         PieceState::Classical(k) => format!("[{}] ", letter(k)),
         PieceState::Quantum => {
+            if let Some(pair) = p.pair {
+                return format!("({}{})", letter(pair.primary), letter(pair.secondary));
+            }
             let known: Vec<char> = p.known.iter().map(letter).collect();
             match known.as_slice() {
                 [a] => format!("({a}?)"),

@@ -87,6 +87,15 @@ fn check_invariants(game: &Game, public: &PublicKnowledge) -> Result<(), TestCas
                 public.0[vp.square.index() as usize].unwrap()
             };
             prop_assert_eq!(vp.known, expected, "view of {:?} at {}", viewer, vp.square);
+            // The whole pair only when this player knows it.
+            let public_set = public.0[vp.square.index() as usize].unwrap();
+            let whole = own_pairs || truth.is_king() || public_set.len() == 2;
+            prop_assert_eq!(
+                vp.pair,
+                whole.then_some(truth.pair),
+                "pair at {}",
+                vp.square
+            );
             if let PieceState::Classical(k) = vp.state {
                 prop_assert!(vp.known.contains(k), "a classical type is always revealed");
             }

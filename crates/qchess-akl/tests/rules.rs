@@ -431,6 +431,30 @@ fn a_pawn_pair_promotion_does_not_reveal_the_other_type() {
 }
 
 #[test]
+fn own_pairs_views_show_a_pair_of_equal_types() {
+    // Under own-pairs White knows that its e2 piece is pawn/pawn; Black knows only the pawn.
+    let pos = AklPosition::parse("4k3/8/8/8/8/8/4(PP?)3/4K3 w - 0 1").unwrap();
+    let g = Game::with_rules(
+        pos,
+        qchess_akl::Rules {
+            visibility: qchess_akl::Visibility::OwnPairs,
+        },
+    );
+    let white = g.view(Color::White);
+    let black = g.view(Color::Black);
+    assert_eq!(
+        white.piece(sq("e2")).unwrap().pair,
+        TypePair::new(Pawn, Pawn)
+    );
+    assert_eq!(black.piece(sq("e2")).unwrap().pair, None);
+    assert!(white.render().contains("(PP)") && !white.render().contains("(P?)"));
+    assert!(black.render().contains("(P?)") && !black.render().contains("(PP)"));
+    // Under the default rules nobody sees the secret pawn.
+    let g = game("4k3/8/8/8/8/8/4(PP?)3/4K3 w - 0 1");
+    assert!(g.view(Color::White).render().contains("(P?)"));
+}
+
+#[test]
 fn a_captured_quantum_piece_collapses_before_leaving() {
     let mut g = game("4k3/8/8/3(pq?)4/8/8/8/3[R*R]K3 w - 0 1");
     touch_moves(&mut g, "d1", None);

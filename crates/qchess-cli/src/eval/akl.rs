@@ -15,7 +15,8 @@
 //!
 //! Answer: `moves` (one `{"move", "applied", "outcome", "notation", "error"}` each), `pieces`
 //! (square -> `{"color", "types", "quantum", "type", "known"}`: the truth), `views`
-//! (`"white"` / `"black"` -> square -> `{"color", "quantum", "type", "known"}`), `pending`
+//! (`"white"` / `"black"` -> square -> `{"color", "quantum", "type", "known", "pair"}`, where
+//! `pair` is both types, primary first, when that player knows them, else null), `pending`
 //! (the touched piece waiting to move, or null), `position` (AKL-FEN), `record` (the game
 //! record), `quiet_plies`, `side_to_move` (`"w"` / `"b"`), `status` and `reason`.
 
@@ -266,10 +267,13 @@ fn view_json(view: &PlayerView) -> Value {
     let mut map = Map::new();
     for p in &view.pieces {
         let (quantum, current) = state_fields(p.state);
+        let pair = p
+            .pair
+            .map(|pair| vec![letter(pair.primary), letter(pair.secondary)]);
         map.insert(
             p.square.to_string(),
             json!({"color": color_letter(p.color), "quantum": quantum, "type": current,
-                   "known": letters(p.known)}),
+                   "known": letters(p.known), "pair": pair}),
         );
     }
     Value::Object(map)
@@ -592,6 +596,8 @@ mod tests {
         pair.dedup();
         assert_eq!(v["views"]["white"]["b1"]["known"], json!(pair));
         assert_eq!(v["views"]["black"]["b1"]["known"], json!(["N"]));
+        assert_eq!(v["views"]["white"]["b1"]["pair"], *truth);
+        assert_eq!(v["views"]["black"]["b1"]["pair"], Value::Null);
     }
 
     #[test]
