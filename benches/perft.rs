@@ -4,6 +4,8 @@
 //! is one position and counting mode; the two functions in it are the two libraries on the
 //! same depth, with criterion's throughput in leaf nodes per second. Every run first checks
 //! that both libraries return the published count.
+// criterion_group! generates an undocumented public function.
+#![allow(missing_docs)]
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use qchess_board::{Geometry, Position, perft};
