@@ -88,13 +88,7 @@ impl<T: Amplitude> State<T> {
             self.perm.swap(a, b);
             Ok(())
         } else {
-            let zero = c(0.0, 0.0);
-            self.apply_pair(
-                PairGate::new(pa, pb, cond, zero, i_pow(inverse)),
-                true,
-                identity,
-                identity,
-            )
+            self.apply_permutation(pa, pb, cond, i_pow(inverse))
         }
     }
 

@@ -4,6 +4,7 @@
 use crate::amplitude::Amplitude;
 use crate::error::SimError;
 use crate::kernels::pair::{self, PairGate, SliceSink, VecSink};
+use crate::kernels::permute;
 use crate::key::{Cond, Key, Normalization};
 use crate::memory::{Buffer, Pool, default_cap};
 use crate::perm::BitPerm;
@@ -572,6 +573,82 @@ impl<T: Amplitude> State<T> {
             self.pool.give(old);
         }
         self.finish_pass();
+        Ok(())
+    }
+
+    /// A controlled pair permutation (`|01> -> off |10>`, `|10> -> off |01>` where `cond`
+    /// holds, physical bits `lo < hi`), in place: see `kernels::permute`. The only
+    /// allocation is a scratch for the moved entries (from the pool), reserved before
+    /// anything changes. A large single sector runs as key-range tasks cut at group
+    /// boundaries; each entry is computed the same way whichever task runs it.
+    pub(crate) fn apply_permutation(
+        &mut self,
+        lo: u32,
+        hi: u32,
+        cond: Cond,
+        off: Complex<T>,
+    ) -> Result<(), SimError> {
+        let (lo, hi) = (lo.min(hi), lo.max(hi));
+        let threads = rayon::current_num_threads();
+        let single_parallel =
+            self.sectors.len() == 1 && threads > 1 && self.sectors[0].keys.len() >= PARALLEL_MIN;
+        // Tasks: (sector, start, end).
+        let mut tasks: Vec<(usize, usize, usize)> = Vec::new();
+        for (si, s) in self.sectors.iter().enumerate() {
+            if single_parallel {
+                for (a, b) in pair::group_ranges(&s.keys, hi, threads * 4) {
+                    tasks.push((si, a, b));
+                }
+            } else {
+                tasks.push((si, 0, s.keys.len()));
+            }
+        }
+        let counts: Vec<(usize, usize)> = tasks
+            .par_iter()
+            .map(|&(si, a, b)| permute::count_movers(&self.sectors[si].keys[a..b], lo, hi, cond))
+            .collect();
+        let total: usize = counts
+            .iter()
+            .map(|&(u, d)| permute::scratch_len(u, d))
+            .sum();
+        if counts.iter().all(|&(u, d)| u + d == 0) {
+            return Ok(());
+        }
+        let mut scratch = self.pool.take(total)?;
+        scratch.ensure_initialized(total)?;
+        let held = self.bytes() + scratch.heap_bytes();
+        self.peak = self.peak.max(held);
+        // Disjoint mutable pieces: each task's run (tasks are in sector, then key order).
+        let mut runs: Vec<(&mut [u64], &mut [Complex<T>])> = Vec::with_capacity(tasks.len());
+        let mut t = 0;
+        for (si, s) in self.sectors.iter_mut().enumerate() {
+            let (mut ks, mut as_) = (&mut s.keys[..], &mut s.amps[..]);
+            let mut at = 0;
+            while t < tasks.len() && tasks[t].0 == si {
+                let (_, a, b) = tasks[t];
+                let (k, kr) = std::mem::take(&mut ks).split_at_mut(b - at);
+                let (v, vr) = std::mem::take(&mut as_).split_at_mut(b - at);
+                runs.push((&mut k[a - at..], &mut v[a - at..]));
+                (ks, as_, at) = (kr, vr, b);
+                t += 1;
+            }
+        }
+        let mut slots: Vec<(&mut [u64], &mut [Complex<T>])> = Vec::with_capacity(tasks.len());
+        let (mut sk, mut sa) = (&mut scratch.keys[..total], &mut scratch.amps[..total]);
+        for &(u, d) in &counts {
+            let len = permute::scratch_len(u, d);
+            let (k, kr) = std::mem::take(&mut sk).split_at_mut(len);
+            let (v, vr) = std::mem::take(&mut sa).split_at_mut(len);
+            slots.push((k, v));
+            (sk, sa) = (kr, vr);
+        }
+        runs.into_par_iter()
+            .zip(slots.into_par_iter())
+            .zip(counts.par_iter())
+            .for_each(|(((k, v), (sk, sa)), &movers)| {
+                permute::permute_in_place(k, v, lo, hi, cond, off, movers, sk, sa);
+            });
+        self.pool.give(scratch);
         Ok(())
     }
 

@@ -2,4 +2,5 @@
 //! knows nothing of logical qubits: every bit here is a physical bit.
 
 pub(crate) mod pair;
+pub(crate) mod permute;
 pub(crate) mod scan;

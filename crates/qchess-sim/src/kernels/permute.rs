@@ -1,0 +1,113 @@
+//! Controlled pair permutations (controlled iSwap and its inverse: a slide) applied in place.
+//!
+//! An entry moves when its bits `lo`, `hi` differ and the condition holds; its key becomes
+//! `k ^ (lo | hi)` and its amplitude is multiplied by `off`. The entries that stay form a
+//! sorted subsequence, and so do the movers of each pattern after the flip (a constant
+//! shift of `+-(hi - lo)` keeps their order). So one branch-free forward pass compacts the
+//! stays in place and copies the two mover classes into a scratch (each run preceded by a
+//! sentinel key 0, which no mover can have: a mover's new key has `lo` or `hi` set), and one
+//! branch-free backward three-way merge writes the result into the same arrays. The scratch
+//! holds only the movers, so the peak is the state plus the moved entries.
+
+use crate::amplitude::Amplitude;
+use crate::key::Cond;
+use num_complex::Complex;
+
+/// Movers of one range: `(lo set and hi clear, hi set and lo clear)` where `cond` holds.
+/// One branch-free pass over the keys.
+pub(crate) fn count_movers(keys: &[u64], lo: u32, hi: u32, cond: Cond) -> (usize, usize) {
+    let (a, b) = (1u64 << lo, 1u64 << hi);
+    let ab = a | b;
+    let (mut up, mut down) = (0usize, 0usize);
+    for &k in keys {
+        let c = cond.holds(k);
+        up += usize::from((k & ab == a) & c);
+        down += usize::from((k & ab == b) & c);
+    }
+    (up, down)
+}
+
+/// Scratch entries a range with `(up, down)` movers needs: each class plus a sentinel and
+/// one slot the branch-free pass may write past its last mover.
+pub(crate) fn scratch_len(up: usize, down: usize) -> usize {
+    up + down + 4
+}
+
+/// Applies the permutation to one run, in place. `movers` is `count_movers` of this run,
+/// `sk`/`sa` a scratch of `scratch_len` entries. The run must be closed under the
+/// permutation (whole groups for bit `hi`), which every whole sector is.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn permute_in_place<T: Amplitude>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    lo: u32,
+    hi: u32,
+    cond: Cond,
+    off: Complex<T>,
+    movers: (usize, usize),
+    sk: &mut [u64],
+    sa: &mut [Complex<T>],
+) {
+    let n = keys.len();
+    let (a, b) = (1u64 << lo, 1u64 << hi);
+    let ab = a | b;
+    let (up, down) = movers;
+    if up + down == 0 {
+        return;
+    }
+    let zero = Complex::new(T::zero(), T::zero());
+    // Layout: [0, up_k.., pad] [0, down_k.., pad]
+    let (uk, dk) = sk.split_at_mut(up + 2);
+    let (ua, da) = sa.split_at_mut(up + 2);
+    uk[0] = 0;
+    dk[0] = 0;
+    ua[0] = zero;
+    da[0] = zero;
+    // Forward: stays compacted in place, movers copied (flipped, phased) to the scratch.
+    let (mut w, mut iu, mut id) = (0usize, 1usize, 1usize);
+    for r in 0..n {
+        let k = keys[r];
+        let v = amps[r];
+        let c = cond.holds(k);
+        let is_up = (k & ab == a) & c;
+        let is_down = (k & ab == b) & c;
+        keys[w] = k;
+        amps[w] = v;
+        let (mk, mv) = (k ^ ab, off * v);
+        uk[iu] = mk;
+        ua[iu] = mv;
+        dk[id] = mk;
+        da[id] = mv;
+        w += usize::from(!(is_up | is_down));
+        iu += usize::from(is_up);
+        id += usize::from(is_down);
+    }
+    // Backward merge: largest head first. Stays sit in [0, w); output fills [0, n).
+    let (mut i, mut ju, mut jd, mut out) = (w, up, down, n);
+    while i > 0 && out > i {
+        let (hs, hu, hd) = (keys[i - 1], uk[ju], dk[jd]);
+        let ts = (hs > hu) & (hs > hd);
+        let tu = !ts & (hu > hd);
+        let td = !ts & !tu;
+        // Select by index into a tiny array: `if`-chains compile to unpredictable branches.
+        let pick = usize::from(tu) + 2 * usize::from(td);
+        out -= 1;
+        keys[out] = [hs, hu, hd][pick];
+        amps[out] = [amps[i - 1], ua[ju], da[jd]][pick];
+        i -= usize::from(ts);
+        ju -= usize::from(tu);
+        jd -= usize::from(td);
+    }
+    // Either the movers are placed (`out == i`) or the stays ran out and the remaining
+    // movers fill [0, out).
+    while out > i {
+        let (hu, hd) = (uk[ju], dk[jd]);
+        let tu = hu > hd;
+        let pick = usize::from(!tu);
+        out -= 1;
+        keys[out] = [hu, hd][pick];
+        amps[out] = [ua[ju], da[jd]][pick];
+        ju -= usize::from(tu);
+        jd -= usize::from(!tu);
+    }
+}
