@@ -476,10 +476,10 @@ impl Game {
         pos.quiet_plies = if capture || pawn_move {
             0
         } else {
-            pos.quiet_plies + 1
+            pos.quiet_plies.saturating_add(1)
         };
         if pos.side_to_move == Color::Black {
-            pos.fullmove += 1;
+            pos.fullmove = pos.fullmove.saturating_add(1);
         }
         let mover = pos.side_to_move;
         pos.side_to_move = mover.opposite();

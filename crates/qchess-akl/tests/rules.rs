@@ -602,3 +602,12 @@ fn bad_input_is_an_error_and_changes_nothing() {
     assert_eq!(g.pending_touch().unwrap().0, sq("e2"));
     g.play_forced(mv("e2e4"), None).unwrap();
 }
+
+#[test]
+fn the_largest_move_number_does_not_overflow() {
+    // A position text may give any u32 move number; Black's turn must not overflow it.
+    let mut g = game("4k3/8/8/8/8/8/[P*P]7/4K3 b - 0 4294967295");
+    touch_moves(&mut g, "e8", None);
+    g.play_forced(mv("e8d8"), None).unwrap();
+    assert_eq!(g.position().fullmove, u32::MAX);
+}
