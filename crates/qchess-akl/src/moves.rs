@@ -190,7 +190,18 @@ impl CastleSide {
 pub fn can_castle(pos: &AklPosition, color: Color, side: CastleSide) -> bool {
     let king_sq = Square::new(4, home_rank(color));
     let rook_sq = side.rook_from(color);
-    if !pos.castling_right(color, side) || between(king_sq, rook_sq).intersects(pos.occupied()) {
+    // The right alone should imply the pieces, but `AklPosition`'s fields are public: a
+    // hand-built position may claim a right without its king or rook.
+    let pieces_home = pos
+        .piece(king_sq)
+        .is_some_and(|p| p.color == color && p.is_king())
+        && pos
+            .piece(rook_sq)
+            .is_some_and(|p| p.color == color && p.pair.primary == PieceKind::Rook);
+    if !pos.castling_right(color, side)
+        || !pieces_home
+        || between(king_sq, rook_sq).intersects(pos.occupied())
+    {
         return false;
     }
     let enemy = color.opposite();

@@ -7,7 +7,8 @@ use qchess_akl::{
     AklMove, AklPosition, Game, GameRecord, GameStatus, RandomMover, Style, TurnEntry,
     parse_destination,
 };
-use qchess_board::{PieceKind, Square};
+use qchess_akl::{AklPiece, PieceState, TypePair, TypeSet};
+use qchess_board::{Color, PieceKind, Square};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -225,5 +226,79 @@ proptest! {
         if let Ok(p) = AklPosition::parse(&fen) {
             prop_assert_eq!(AklPosition::parse(&p.to_string()).unwrap(), p);
         }
+    }
+}
+
+/// Any piece: a king, or a random pair in a random state with a random known subset.
+fn any_piece() -> impl Strategy<Value = AklPiece> {
+    (any::<bool>(), 0usize..6, 0usize..6, 0u8..3, 0u8..4).prop_map(|(white, a, b, st, kn)| {
+        let color = if white { Color::White } else { Color::Black };
+        let (a, b) = (PieceKind::ALL[a], PieceKind::ALL[b]);
+        let Some(pair) = TypePair::new(a, b) else {
+            return AklPiece::king(color);
+        };
+        let state = match st {
+            0 => PieceState::Quantum,
+            1 => PieceState::Classical(a),
+            _ => PieceState::Classical(b),
+        };
+        let mut known = TypeSet::EMPTY;
+        if kn & 1 != 0 || state == PieceState::Classical(a) {
+            known = known.with(a);
+        }
+        if kn & 2 != 0 || state == PieceState::Classical(b) {
+            known = known.with(b);
+        }
+        AklPiece {
+            color,
+            pair,
+            state,
+            known,
+        }
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn hand_built_positions_play_without_panic(
+        pieces in proptest::collection::vec((0usize..64, any_piece()), 0..24),
+        castling in any::<[[bool; 2]; 2]>(),
+        quiet in any::<u32>(),
+        fullmove in any::<u32>(),
+        black in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        // Public fields allow any position, consistent or not (rights without rooks, many
+        // kings, none): the engine must not panic on it, and its text must round-trip or be
+        // refused.
+        let mut pos = AklPosition::empty();
+        for (i, p) in pieces {
+            pos.set(Square::ALL[i], Some(p));
+        }
+        pos.castling = castling;
+        pos.quiet_plies = quiet;
+        pos.fullmove = fullmove;
+        pos.side_to_move = if black { Color::Black } else { Color::White };
+        if let Ok(back) = AklPosition::parse(&pos.to_string()) {
+            prop_assert_eq!(AklPosition::parse(&back.to_string()).unwrap(), back);
+        }
+        let mut g = Game::from_position(pos);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for _ in 0..20 {
+            if g.status() != GameStatus::Ongoing {
+                break;
+            }
+            let view = g.view(g.side_to_move());
+            let Some(sq) = RandomMover.choose_touch(&view, &mut rng) else { break };
+            let out = g.touch(sq, &mut rng).unwrap();
+            if let qchess_akl::TouchResult::MustMove(moves) = out.result {
+                let mv = RandomMover.choose_move(&moves, &mut rng).unwrap();
+                g.play(mv, &mut rng).unwrap();
+            }
+            let _ = g.view(Color::White).render();
+        }
+        let _ = g.record().to_text(Style::Unicode);
     }
 }

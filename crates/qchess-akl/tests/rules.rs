@@ -611,3 +611,18 @@ fn the_largest_move_number_does_not_overflow() {
     g.play_forced(mv("e8d8"), None).unwrap();
     assert_eq!(g.position().fullmove, u32::MAX);
 }
+
+#[test]
+fn a_hand_built_right_without_its_rook_gives_no_castling() {
+    // `AklPosition`'s fields are public, so a right may be claimed with no rook on h1 (the
+    // text form refuses it). Castling then is not offered (it used to panic when played).
+    let mut pos = AklPosition::parse("4k3/8/8/8/8/8/[P*P]7/4K3 w - 0 1").unwrap();
+    pos.castling = [[true, true], [false, false]];
+    let mut g = Game::from_position(pos);
+    let moves = touch_moves(&mut g, "e1", None);
+    assert_eq!(targets(&moves), vec!["d1", "d2", "e2", "f1", "f2"]);
+    assert!(matches!(
+        g.play_forced(mv("e1g1"), None),
+        Err(AklError::IllegalMove { .. })
+    ));
+}
