@@ -195,7 +195,6 @@ fn the_last_line_needs_no_newline_and_crlf_is_accepted() {
 }
 
 #[test]
-#[ignore = "bug: a non-UTF-8 input line stops qchess eval (exit 1, \"I/O error: stream did not contain valid UTF-8\") instead of an error answer"]
 fn a_line_that_is_not_utf8_is_an_error_answer_and_the_run_goes_on() {
     let mut input = b"\xff\xfe{\"moves\": []}\n".to_vec();
     input.extend_from_slice(b"{\"moves\": [\"e2e4\"]}\n");
