@@ -3,8 +3,51 @@
 
 use qchess_sim::bench::{BenchOp, BenchResult, run_op};
 
+/// `prob STATES [f32]`: the probability scan alone (`State::probability` of one qubit),
+/// median wall and thread-CPU seconds of up to 50 calls, in a one-thread pool.
+fn time_probability(n: usize, f32: bool) {
+    fn run<T: qchess_sim::Amplitude>(n: usize) -> (f64, f64) {
+        let s = qchess_sim::bench::random_state::<T>(n).expect("state");
+        let cpu = || {
+            std::fs::read_to_string("/proc/thread-self/schedstat")
+                .ok()
+                .and_then(|t| t.split_whitespace().next()?.parse::<f64>().ok())
+                .map_or(0.0, |ns| ns / 1e9)
+        };
+        let (mut wall, mut cpus, mut sink) = (Vec::new(), Vec::new(), 0.0);
+        for _ in 0..(200_000_000 / n.max(1)).clamp(3, 50) {
+            let (c0, t) = (cpu(), std::time::Instant::now());
+            sink += s.probability(qchess_sim::Predicate::One(10));
+            wall.push(t.elapsed().as_secs_f64());
+            cpus.push(cpu() - c0);
+        }
+        assert!(sink > 0.0);
+        wall.sort_by(f64::total_cmp);
+        cpus.sort_by(f64::total_cmp);
+        (wall[wall.len() / 2], cpus[cpus.len() / 2])
+    }
+    let (w, c) = if f32 { run::<f32>(n) } else { run::<f64>(n) };
+    println!(
+        "{{\"op\":\"prob\",\"states\":{n},\"f32\":{f32},\"seconds\":{w},\"cpu_seconds\":{c},\"states_per_sec\":{},\"cpu_states_per_sec\":{}}}",
+        n as f64 / w,
+        n as f64 / c
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("prob") {
+        let n = args
+            .get(2)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1_000_000);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("thread pool");
+        pool.install(|| time_probability(n, args.get(3).is_some_and(|s| s == "f32")));
+        return;
+    }
     let op = match args.get(1).map(String::as_str) {
         Some("iswap") => BenchOp::Iswap,
         Some("slide") => BenchOp::SlideIswap,
