@@ -77,6 +77,10 @@ pub struct Game {
     status: GameStatus,
     options: RuleOptions,
     fifty_reference: f64,
+    /// `square_probabilities(&state)`, kept in step with `state`: a move needs the marginals
+    /// before it (D9, Definition 2) and computes those after it anyway, so each move scans
+    /// the state once instead of twice.
+    probs: [f64; 64],
     start: Snapshot,
     history: Vec<MoveRecord>,
     /// `undo[i]` is the snapshot before history entry `i`, when it fit the budget.
@@ -130,7 +134,8 @@ impl Game {
         layer: ClassicalLayer,
         fifty_reference: Option<f64>,
     ) -> Self {
-        let fifty_reference = fifty_reference.unwrap_or_else(|| summed_probability(&state));
+        let probs = square_probabilities(&state);
+        let fifty_reference = fifty_reference.unwrap_or_else(|| probs.iter().sum());
         let status = king_status(&layer.pieces);
         let start = Snapshot {
             state: state.clone(),
@@ -144,6 +149,7 @@ impl Game {
             status,
             options: RuleOptions::default(),
             fifty_reference,
+            probs,
             start,
             history: Vec::new(),
             undo: Vec::new(),
@@ -233,7 +239,7 @@ impl Game {
 
     /// Probability that each square is occupied, indexed by square (a1 = 0).
     pub fn probabilities(&self) -> [f64; 64] {
-        square_probabilities(&self.state)
+        self.probs
     }
 
     /// Probability that `sq` is occupied.
@@ -351,18 +357,29 @@ impl Game {
                 ),
             });
         }
-        let probs_before = square_probabilities(&self.state);
+        let probs_before = self.probs;
         if self.classically_blocked(&c, &probs_before) {
             return Err(GameError::NoEffect { mv: given });
         }
         let mut om = c.occupancy_move();
         om.forced = if measures { parsed.outcome } else { None };
 
-        let before = self.state.clone();
+        // The copy serves the exact restore (error, Definition 2) and the undo snapshot; a
+        // move that surely changes the state and cannot fail half-way, when no snapshot
+        // would fit the budget, needs neither.
+        let mut before = if self.snapshot_cannot_fit() && surely_changes_in_place(&c, &probs_before)
+        {
+            None
+        } else {
+            Some(self.state.clone())
+        };
         let applied = match circuit::apply(&mut self.state, &om, rng) {
             Ok(a) => a,
             Err(e) => {
-                self.state = before;
+                // Without a copy the circuit failed in its checks, before touching the state.
+                if let Some(before) = before {
+                    self.state = before;
+                }
                 let reason = e.to_string();
                 return Err(match e {
                     circuit::CircuitError::ImpossibleOutcome { .. }
@@ -374,20 +391,27 @@ impl Game {
             }
         };
         let probs = square_probabilities(&self.state);
-        if !marginals_differ(&probs_before, &probs) && same_state(&before, &self.state) {
-            self.state = before;
-            return Err(GameError::NoEffect { mv: given });
+        if !marginals_differ(&probs_before, &probs) {
+            // Without a copy the move surely changed a marginal (`surely_changes_in_place`).
+            if let Some(copy) = before.take_if(|b| same_state(b, &self.state)) {
+                self.state = copy;
+                return Err(GameError::NoEffect { mv: given });
+            }
         }
 
-        let snapshot = Snapshot {
-            state: before,
+        let snapshot = before.map(|state| Snapshot {
+            state,
             layer: self.layer,
             status: self.status,
             fifty_reference: self.fifty_reference,
-        };
+        });
         let proceeded = applied.measured != Some(false);
         self.update_layer(&c, proceeded, &probs);
-        self.push_snapshot(snapshot);
+        self.probs = probs;
+        match snapshot {
+            Some(snapshot) => self.push_snapshot(snapshot),
+            None => self.undo.push(None),
+        }
 
         let mut canonical = QcanMove::plain(c.shape);
         canonical.promotion = c.promotion;
@@ -448,6 +472,14 @@ impl Game {
         self.layer.pieces = new;
     }
 
+    /// Whether a snapshot of the current state surely exceeds the undo budget: its keys and
+    /// amplitudes alone take at least `len * 24` bytes, whatever the copy's capacities.
+    fn snapshot_cannot_fit(&self) -> bool {
+        let least =
+            self.state.len() * (std::mem::size_of::<u64>() + 16) + std::mem::size_of::<Snapshot>();
+        self.snapshot_bytes + least > self.snapshot_budget
+    }
+
     fn push_snapshot(&mut self, snapshot: Snapshot) {
         let bytes = snapshot.bytes();
         if self.snapshot_bytes + bytes <= self.snapshot_budget {
@@ -493,7 +525,8 @@ impl Game {
                 self.layer.pieces.set(sq, None);
             }
         }
-        self.fifty_reference = summed_probability(&self.state);
+        self.probs = square_probabilities(&self.state);
+        self.fifty_reference = self.probs.iter().sum();
         let (w, b) = kings_present(&self.layer.pieces);
         self.status = GameStatus::from_kings(w, b, Some(reason));
         self.history.push(MoveRecord {
@@ -570,6 +603,7 @@ impl Game {
 
     fn restore(&mut self, s: Snapshot) {
         self.state = s.state;
+        self.probs = square_probabilities(&self.state);
         self.layer = s.layer;
         self.status = s.status;
         self.fifty_reference = s.fifty_reference;
@@ -734,6 +768,20 @@ pub fn marginals_differ(a: &[f64; 64], b: &[f64; 64]) -> bool {
         .any(|(x, y)| (x - y).abs() > UNCHANGED_TOLERANCE)
 }
 
+/// Whether `c` surely changes the state through a circuit that fails only in its argument
+/// checks, before any amplitude moves: an uncontrolled jump or pawn step (one iSwap, a
+/// relabelling) from a square of probability above 1e-10 to one below 1e-13. The target's
+/// marginal then rises by the source's, far beyond [`UNCHANGED_TOLERANCE`].
+fn surely_changes_in_place(c: &Classified, probs: &[f64; 64]) -> bool {
+    let MoveShape::Standard { from, to } = c.shape else {
+        return false;
+    };
+    matches!(c.move_type, MoveType::Jump | MoveType::PawnStep)
+        && c.variant == Variant::Basic
+        && probs[from.index() as usize] > 1e-10
+        && probs[to.index() as usize] < 1e-13
+}
+
 /// Whether two normalised states are equal for Definition 2: the same entries within
 /// [`UNCHANGED_TOLERANCE`], else fidelity within it of 1.
 pub fn same_state(a: &State, b: &State) -> bool {
@@ -747,10 +795,6 @@ pub fn same_state(a: &State, b: &State) -> bool {
         }
     }
     1.0 - a.inner(b).norm() < UNCHANGED_TOLERANCE
-}
-
-fn summed_probability(state: &State) -> f64 {
-    square_probabilities(state).iter().sum()
 }
 
 fn kings_present(v: &PieceVector) -> (bool, bool) {
