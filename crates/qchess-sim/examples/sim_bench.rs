@@ -30,7 +30,11 @@ fn time_probability(n: usize, f32: bool) {
     println!(
         "{{\"op\":\"prob\",\"states\":{n},\"f32\":{f32},\"seconds\":{w},\"cpu_seconds\":{c},\"states_per_sec\":{},\"cpu_states_per_sec\":{}}}",
         n as f64 / w,
-        n as f64 / c
+        if c > 0.0 {
+            (n as f64 / c).to_string()
+        } else {
+            "null".into()
+        }
     );
 }
 
@@ -89,6 +93,7 @@ fn main() {
         r.cpu_seconds.map_or("null".into(), |c| c.to_string()),
         r.states as f64 / r.seconds,
         r.cpu_seconds
+            .filter(|&c| c > 0.0)
             .map_or("null".into(), |c| (r.states as f64 / c).to_string()),
         r.bytes_per_state,
         r.peak_bytes

@@ -384,3 +384,49 @@ fn f32_state_tracks_f64_over_random_moves() {
     assert!((s32.norm_sqr() - 1.0).abs() < 1e-4);
     assert!(s32.bytes() / s32.len().max(1) >= 16);
 }
+
+/// Large states take the in-place controlled-iSwap kernel (small ones the merge kernel):
+/// on several sectors and on one sector cut into parallel ranges, the result must be the
+/// controlled iSwap computed by flipping each moving key and sorting.
+#[test]
+fn large_controlled_iswap_matches_flip_and_sort() {
+    for sectors in [1, 3] {
+        let base = big_state(200_000, 5, sectors);
+        // Qubits 4 and 37, controlled on qubit 26 empty (each bit is random in `big_state`).
+        let controls = Controls {
+            zeros: 1 << 26,
+            ones: 0,
+        };
+        let expected = |s: &State<f64>| {
+            let mut e: Vec<(Key, Complex<f64>)> = s
+                .entries()
+                .map(|(k, a)| {
+                    let b = k.board;
+                    let moves = ((b >> 4) ^ (b >> 37)) & 1 == 1 && b & (1 << 26) == 0;
+                    if moves {
+                        let flipped = Key {
+                            board: b ^ (1 << 4 | 1 << 37),
+                            ancillas: k.ancillas,
+                        };
+                        (flipped, a * Complex::new(0.0, 1.0))
+                    } else {
+                        (k, a)
+                    }
+                })
+                .collect();
+            e.sort_by_key(|x| x.0);
+            e
+        };
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let mut s = base.clone();
+            let want = expected(&s);
+            pool.install(|| s.iswap(4, 37, controls)).unwrap();
+            let got: Vec<(Key, Complex<f64>)> = s.entries().collect();
+            assert_eq!(got, want, "sectors {sectors}, threads {threads}");
+        }
+    }
+}
