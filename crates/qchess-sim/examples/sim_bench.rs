@@ -1,11 +1,12 @@
 //! `cargo run --release -p qchess-sim --example sim_bench -- OP STATES THREADS [f32]`: the
 //! same measurement as `qchess bench sim`, one JSON line, without building the CLI.
+//! `... --example sim_bench -- prob STATES [THREADS] [f32]` times the probability scan alone.
 
 use qchess_sim::bench::{BenchOp, BenchResult, run_op};
 
-/// `prob STATES [f32]`: the probability scan alone (`State::probability` of one qubit),
-/// median wall and thread-CPU seconds of up to 50 calls, in a one-thread pool.
-fn time_probability(n: usize, f32: bool) {
+/// `prob STATES [THREADS] [f32]`: the probability scan alone (`State::probability` of one
+/// qubit), median wall and calling-thread CPU seconds of up to 50 calls.
+fn time_probability(n: usize, threads: usize, f32: bool) {
     fn run<T: qchess_sim::Amplitude>(n: usize) -> (f64, f64) {
         let s = qchess_sim::bench::random_state::<T>(n).expect("state");
         let cpu = || {
@@ -28,7 +29,7 @@ fn time_probability(n: usize, f32: bool) {
     }
     let (w, c) = if f32 { run::<f32>(n) } else { run::<f64>(n) };
     println!(
-        "{{\"op\":\"prob\",\"states\":{n},\"f32\":{f32},\"seconds\":{w},\"cpu_seconds\":{c},\"states_per_sec\":{},\"cpu_states_per_sec\":{}}}",
+        "{{\"op\":\"prob\",\"states\":{n},\"threads\":{threads},\"f32\":{f32},\"seconds\":{w},\"cpu_seconds\":{c},\"states_per_sec\":{},\"cpu_states_per_sec\":{}}}",
         n as f64 / w,
         if c > 0.0 {
             (n as f64 / c).to_string()
@@ -45,11 +46,13 @@ fn main() {
             .get(2)
             .and_then(|s| s.parse().ok())
             .unwrap_or(1_000_000);
+        let threads: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
+            .num_threads(threads)
             .build()
             .expect("thread pool");
-        pool.install(|| time_probability(n, args.get(3).is_some_and(|s| s == "f32")));
+        let f32 = args.iter().any(|s| s == "f32");
+        pool.install(|| time_probability(n, threads, f32));
         return;
     }
     let op = match args.get(1).map(String::as_str) {
@@ -59,7 +62,9 @@ fn main() {
         Some("merge") => BenchOp::Merge,
         Some("measure") => BenchOp::Measure,
         _ => {
-            eprintln!("usage: sim_bench iswap|slide|split|merge|measure STATES THREADS [f32]");
+            eprintln!(
+                "usage: sim_bench iswap|slide|split|merge|measure STATES THREADS [f32] | prob STATES [THREADS] [f32]"
+            );
             std::process::exit(2);
         }
     };
