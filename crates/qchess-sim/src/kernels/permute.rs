@@ -93,7 +93,13 @@ pub(crate) fn permute_in_place<T: Amplitude>(
         // Select by index into a tiny array: `if`-chains compile to unpredictable branches.
         let pick = usize::from(tu) + 2 * usize::from(td);
         out -= 1;
-        keys[out] = [hs, hu, hd][pick];
+        keys[out] = if ts {
+            hs
+        } else if tu {
+            hu
+        } else {
+            hd
+        };
         amps[out] = [amps[i - 1], ua[ju], da[jd]][pick];
         i -= usize::from(ts);
         ju -= usize::from(tu);
