@@ -27,6 +27,7 @@ const PARALLEL_MIN: usize = 1 << 17;
 /// task's exact output size (before cancellations) is counted first, so every task writes
 /// straight into its own slot of `out`; slots left short by cancellations are closed up
 /// afterwards. The result is the same entries in the same order as the sequential kernel.
+#[allow(clippy::too_many_arguments)]
 fn apply_pair_parallel<T, Pre, Post>(
     s: &Sector<T>,
     gate: &PairGate<T>,
@@ -35,6 +36,7 @@ fn apply_pair_parallel<T, Pre, Post>(
     post: &Post,
     out: &mut Buffer<T>,
     parts: usize,
+    exact: bool,
 ) -> Result<(), SimError>
 where
     T: Amplitude,
@@ -42,13 +44,16 @@ where
     Post: Fn(u64, Complex<T>) -> Complex<T> + Sync,
 {
     let ranges = pair::group_ranges(&s.keys, gate.hi, parts);
+    // Room per task: the cheap branch-free bound (every pair entry may gain a partner), or
+    // the exact count when the bound was over the cap. The slack is closed up below.
     let sizes: Vec<usize> = ranges
         .par_iter()
         .map(|&(a, b)| {
-            let grow = if gate.is_dense() {
-                pair::count_unpartnered(&s.keys[a..b], gate.lo, gate.hi, gate.cond)
-            } else {
-                0
+            let keys = &s.keys[a..b];
+            let grow = match (gate.is_dense(), exact) {
+                (false, _) => 0,
+                (true, true) => pair::count_unpartnered(keys, gate.lo, gate.hi, gate.cond),
+                (true, false) => pair::count_pair_entries(keys, gate.lo, gate.hi, gate.cond),
             };
             b - a + grow
         })
@@ -494,6 +499,7 @@ impl<T: Amplitude> State<T> {
         Post: Fn(u64, Complex<T>) -> Complex<T> + Sync,
     {
         let n = self.len();
+        let mut exact = false;
         let needs: Vec<usize> = if gate.is_dense() {
             // Cheap bound first (every pair entry may gain a partner); the exact count of
             // unpartnered entries only when the bound is over the cap.
@@ -505,6 +511,7 @@ impl<T: Amplitude> State<T> {
             };
             let mut extra = bound(pair::count_pair_entries);
             if n + extra.iter().sum::<usize>() > self.cap {
+                exact = true;
                 extra = bound(pair::count_unpartnered);
                 let needed = n + extra.iter().sum::<usize>();
                 if needed > self.cap {
@@ -540,7 +547,16 @@ impl<T: Amplitude> State<T> {
         let threads = rayon::current_num_threads();
         if self.sectors.len() == 1 && threads > 1 && n >= PARALLEL_MIN {
             let s = &self.sectors[0];
-            apply_pair_parallel(s, &gate, plain, &pre, &post, &mut outs[0], threads * 4)?;
+            apply_pair_parallel(
+                s,
+                &gate,
+                plain,
+                &pre,
+                &post,
+                &mut outs[0],
+                threads * 4,
+                exact,
+            )?;
         } else if self.sectors.len() == 1 {
             let s = &self.sectors[0];
             let out = &mut outs[0];
