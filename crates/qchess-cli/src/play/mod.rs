@@ -48,11 +48,20 @@ pub struct PlayArgs {
     #[arg(long, default_value = "w")]
     pub color: String,
     /// Seed of every random choice (dice, measurements, collapses, the random mover).
-    #[arg(long, default_value_t = 0)]
+    /// Default: a fresh seed from the operating system, so that no two games share hidden
+    /// information (Akl's secret types); every game record still replays exactly, because
+    /// records carry their outcomes.
+    #[arg(long, default_value_t = fresh_seed(), hide_default_value = true)]
     pub seed: u64,
     /// Load a saved game record before playing on.
     #[arg(long)]
     pub load: Option<std::path::PathBuf>,
+}
+
+/// A seed from the operating system's entropy; the one place the CLI draws randomness that is
+/// not from a seed, and it only ever becomes a seed.
+fn fresh_seed() -> u64 {
+    rand::random()
 }
 
 /// Runs `qchess play` on the terminal.
