@@ -32,12 +32,7 @@ use serde_json::{Map, Value, json};
 
 /// Evaluates one request object of this variant; the dispatcher adds `"ok": true`.
 pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalError> {
-    let seed = match request.get("seed") {
-        None => 0,
-        Some(v) => v.as_u64().ok_or_else(|| {
-            EvalError::new("request", "\"seed\" must be a non-negative integer").at("seed")
-        })?,
-    };
+    let seed = super::seed_field(request)?;
     let visibility = match request.get("visibility") {
         None => Visibility::Revealed,
         Some(Value::String(v)) if v == "revealed" => Visibility::Revealed,
@@ -50,7 +45,7 @@ pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalErro
             .at("visibility"));
         }
     };
-    let moves = string_list(request.get("moves"))?;
+    let moves = super::string_list_field(request, "moves")?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let position = match request.get("position") {
         None => AklPosition::startpos_random(&mut rng),
@@ -110,25 +105,6 @@ pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalErro
         game.status().reason().map_or(Value::Null, Value::from),
     );
     Ok(out)
-}
-
-fn string_list(value: Option<&Value>) -> Result<Vec<String>, EvalError> {
-    match value {
-        None => Ok(Vec::new()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                v.as_str().map(str::to_string).ok_or_else(|| {
-                    EvalError::new("request", "each move must be a string")
-                        .at(format!("moves[{i}]"))
-                })
-            })
-            .collect(),
-        Some(_) => {
-            Err(EvalError::new("request", "\"moves\" must be an array of strings").at("moves"))
-        }
-    }
 }
 
 /// Applies one entry string and reports it. A refused entry changes nothing, the random

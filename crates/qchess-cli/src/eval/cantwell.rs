@@ -41,12 +41,7 @@ pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalErro
             .at("mode"));
         }
     };
-    let seed = match request.get("seed") {
-        None => 0,
-        Some(v) => v.as_u64().ok_or_else(|| {
-            EvalError::new("request", "\"seed\" must be a non-negative integer").at("seed")
-        })?,
-    };
+    let seed = super::seed_field(request)?;
     let limit = match request.get("distribution_limit") {
         None => None,
         Some(v) => Some(v.as_u64().ok_or_else(|| {
@@ -363,14 +358,7 @@ fn eval_occupancy(
 
 #[cfg(test)]
 mod tests {
-    use super::super::eval_stream;
-    use serde_json::Value;
-
-    fn run(line: &str) -> Value {
-        let mut out = Vec::new();
-        eval_stream(line.as_bytes(), &mut out).unwrap();
-        serde_json::from_slice(&out).unwrap()
-    }
+    use super::super::eval_one as run;
 
     #[test]
     fn game_mode_split_and_readouts() {

@@ -111,6 +111,53 @@ fn eval_line(line: &str) -> Result<Map<String, Value>, EvalError> {
     }
 }
 
+/// The request's `"seed"`: a non-negative integer, default 0. Every variant seeds its
+/// ChaCha8 stream with it, so the same request always gets the same answer.
+fn seed_field(request: &Map<String, Value>) -> Result<u64, EvalError> {
+    match request.get("seed") {
+        None => Ok(0),
+        Some(v) => v.as_u64().ok_or_else(|| {
+            EvalError::new("request", "\"seed\" must be a non-negative integer").at("seed")
+        }),
+    }
+}
+
+/// The request's `key` as a list of strings; absent means empty.
+fn string_list_field(request: &Map<String, Value>, key: &str) -> Result<Vec<String>, EvalError> {
+    match request.get(key) {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => string_list(items, key),
+        Some(_) => {
+            Err(EvalError::new("request", format!("\"{key}\" must be an array of strings")).at(key))
+        }
+    }
+}
+
+/// The strings of a JSON array found under `key`; an error names the entry `key[i]`.
+fn string_list(items: &[Value], key: &str) -> Result<Vec<String>, EvalError> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            v.as_str().map(str::to_string).ok_or_else(|| {
+                EvalError::new(
+                    "request",
+                    format!("each entry of \"{key}\" must be a string"),
+                )
+                .at(format!("{key}[{i}]"))
+            })
+        })
+        .collect()
+}
+
+/// Evaluates one line and returns its one answer (for the variants' unit tests).
+#[cfg(test)]
+fn eval_one(line: &str) -> Value {
+    let mut out = Vec::new();
+    eval_stream(line.as_bytes(), &mut out).unwrap();
+    serde_json::from_slice(&out).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -38,13 +38,8 @@ use serde_json::{Map, Value, json};
 /// Evaluates one request object of this variant; the dispatcher adds `"ok": true`.
 pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalError> {
     let rules = parse_rules(request.get("rules"))?;
-    let seed = match request.get("seed") {
-        None => 0,
-        Some(v) => v.as_u64().ok_or_else(|| {
-            EvalError::new("request", "\"seed\" must be a non-negative integer").at("seed")
-        })?,
-    };
-    let moves = string_array(request.get("moves"), "moves")?;
+    let seed = super::seed_field(request)?;
+    let moves = super::string_list_field(request, "moves")?;
     let flat = flat_rolls(request.get("rolls"))?;
     let flat_mode = flat.is_some();
     let rolls = match flat {
@@ -88,33 +83,11 @@ pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalErro
     Ok(out)
 }
 
-fn string_array(v: Option<&Value>, key: &str) -> Result<Vec<String>, EvalError> {
-    match v {
-        None => Ok(Vec::new()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                v.as_str().map(str::to_string).ok_or_else(|| {
-                    EvalError::new(
-                        "request",
-                        format!("each entry of \"{key}\" must be a string"),
-                    )
-                    .at(format!("{key}[{i}]"))
-                })
-            })
-            .collect(),
-        Some(_) => {
-            Err(EvalError::new("request", format!("\"{key}\" must be an array of strings")).at(key))
-        }
-    }
-}
-
 fn parse_rules(v: Option<&Value>) -> Result<Rules, EvalError> {
     let list = match v {
         None => return Ok(Rules::default()),
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(_)) => string_array(v, "rules")?.join(","),
+        Some(Value::Array(items)) => super::string_list(items, "rules")?.join(","),
         Some(_) => {
             return Err(
                 EvalError::new("request", "\"rules\" must be an array of option names").at("rules"),
@@ -354,14 +327,8 @@ fn describe(game: &Game) -> Map<String, Value> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::eval_stream;
+    use super::super::eval_one as run;
     use serde_json::Value;
-
-    fn run(line: &str) -> Value {
-        let mut out = Vec::new();
-        eval_stream(line.as_bytes(), &mut out).unwrap();
-        serde_json::from_slice(&out).unwrap()
-    }
 
     #[test]
     fn fig_4_5_through_eval() {
