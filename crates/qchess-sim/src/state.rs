@@ -665,6 +665,7 @@ impl<T: Amplitude> State<T> {
                 permute::permute_in_place(k, v, lo, hi, cond, off, movers, sk, sa);
             });
         self.pool.give(scratch);
+        self.finish_pass();
         Ok(())
     }
 
