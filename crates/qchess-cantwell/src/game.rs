@@ -741,23 +741,9 @@ fn parse_square_list(s: &str) -> Option<u64> {
     Some(board)
 }
 
-/// The probability of each square. Small states are summed here directly: the simulator's
-/// scan has a fixed cost that dominates states of a few entries (legal-move listing runs it
-/// once per candidate move).
+/// The probability of each square (the simulator's marginals).
 pub fn square_probabilities(state: &State) -> [f64; 64] {
-    if state.len() > 1024 {
-        return state.qubit_probabilities();
-    }
-    let mut p = [0.0f64; 64];
-    for (key, amp) in state.entries() {
-        let w = amp.norm_sqr();
-        let mut bits = key.board;
-        while bits != 0 {
-            p[bits.trailing_zeros() as usize] += w;
-            bits &= bits - 1;
-        }
-    }
-    p
+    state.qubit_probabilities()
 }
 
 /// Whether some square's probability differs by more than [`UNCHANGED_TOLERANCE`]: a cheap
