@@ -1,53 +1,85 @@
-//! The amplitude scalar: `f64` (reference precision) or `f32` (half the memory).
+//! The amplitude scalar: `f64` (reference precision), `f32` (half the memory) or
+//! [`Exact`](crate::Exact) (exact arithmetic in Z[1/sqrt2]).
 
-use num_traits::Float;
+use crate::error::SimError;
+use num_complex::Complex;
+use num_traits::Num;
 use std::fmt::Debug;
+use std::ops::Neg;
 
 /// A real scalar type the simulator stores amplitudes in (`Complex<T>`).
 ///
-/// Implemented for `f64` (the default, 24 bytes per basis state) and `f32`
-/// (16 bytes per basis state, about 1e-6 relative error after hundreds of moves).
-/// Probabilities are always accumulated in `f64`.
+/// Implemented for `f64` (the default, 24 bytes per basis state), `f32` (16 bytes per basis
+/// state, about 1e-6 relative error after hundreds of moves) and [`Exact`](crate::Exact)
+/// (104 bytes per basis state, no rounding at all). The kernels need only ring operations
+/// (`Num`), the constant `1/sqrt2`, a cancellation test and a conversion to `f64` for the
+/// floating read-outs; probabilities of float states are accumulated in `f64`.
 ///
 /// ```
 /// use qchess_sim::Amplitude;
 /// assert_eq!(<f32 as Amplitude>::of_f64(0.5), 0.5f32);
 /// assert!(<f64 as Amplitude>::DROP_EPS < f64::from(<f32 as Amplitude>::DROP_EPS));
 /// ```
-pub trait Amplitude: Float + Send + Sync + Debug + Default + 'static {
+pub trait Amplitude:
+    Copy + PartialEq + Num + Neg<Output = Self> + Send + Sync + Debug + Default + 'static
+{
     /// Relative cancellation threshold: where two entries merge, a result whose largest
-    /// component is at most `DROP_EPS` times the largest input component is dropped.
+    /// component is at most `DROP_EPS` times the largest input component is dropped (zero
+    /// for exact arithmetic, where only an exact zero is dropped).
     const DROP_EPS: Self;
     /// A forced or measured outcome whose probability is at most this is treated as impossible.
     const ZERO_PROBABILITY: f64;
     /// Tolerance on `|norm^2 - 1|` for [`Normalization::RequireUnit`](crate::Normalization).
     const UNIT_TOLERANCE: f64;
-    /// Converts from `f64` (rounding for `f32`).
+    /// Whether measurement and [`Normalization::Renormalize`](crate::Normalization) rescale
+    /// the state to norm 1 (floats), or keep it unnormalised so that it stays exact
+    /// ([`Exact`](crate::Exact): probabilities are then `|alpha|^2 / N`).
+    const RENORMALIZES: bool = true;
+    /// Converts from `f64` (rounding for `f32`; exactly, as a dyadic rational, for `Exact`).
     fn of_f64(x: f64) -> Self;
-    /// Converts to `f64` exactly.
+    /// Converts to `f64` (exactly for the floats, to the nearest for `Exact`).
     fn as_f64(self) -> f64;
+    /// `1/sqrt2` (rounded for the floats, exact for `Exact`).
+    fn frac_1_sqrt_2() -> Self;
+    /// Whether the value is a finite number (not NaN, infinite, or an overflowed exact value).
+    fn is_finite(self) -> bool;
+    /// Whether `merged`, the sum of two terms from inputs `x` and `y`, is kept: not a
+    /// cancellation (floats: relative to [`Amplitude::DROP_EPS`]; `Exact`: not exactly 0).
+    fn survives(merged: Complex<Self>, x: Complex<Self>, y: Complex<Self>) -> bool;
+    /// Checks, before a gate, that up to `gates` pair gates on one sector's amplitudes cannot
+    /// overflow the representation (always `Ok` for floats; see [`Exact`](crate::Exact)).
+    fn check_growth(amps: &[Complex<Self>], gates: u32) -> Result<(), SimError> {
+        let _ = (amps, gates);
+        Ok(())
+    }
 }
 
-impl Amplitude for f64 {
-    const DROP_EPS: f64 = 9.094_947_017_729_282e-13; // 2^-40
-    const ZERO_PROBABILITY: f64 = 1e-20;
-    const UNIT_TOLERANCE: f64 = 1e-10;
-    fn of_f64(x: f64) -> Self {
-        x
-    }
-    fn as_f64(self) -> f64 {
-        self
-    }
+macro_rules! float_amplitude {
+    ($t:ty, $of:expr, $eps:expr, $zero:expr, $unit:expr) => {
+        impl Amplitude for $t {
+            const DROP_EPS: $t = $eps;
+            const ZERO_PROBABILITY: f64 = $zero;
+            const UNIT_TOLERANCE: f64 = $unit;
+            fn of_f64(x: f64) -> Self {
+                $of(x)
+            }
+            fn as_f64(self) -> f64 {
+                f64::from(self)
+            }
+            fn frac_1_sqrt_2() -> Self {
+                Self::of_f64(std::f64::consts::FRAC_1_SQRT_2)
+            }
+            fn is_finite(self) -> bool {
+                <$t>::is_finite(self)
+            }
+            #[inline(always)]
+            fn survives(n: Complex<Self>, x: Complex<Self>, y: Complex<Self>) -> bool {
+                let inf = |z: Complex<$t>| z.re.abs().max(z.im.abs());
+                inf(n) > inf(x).max(inf(y)) * $eps
+            }
+        }
+    };
 }
 
-impl Amplitude for f32 {
-    const DROP_EPS: f32 = 9.536_743e-7; // 2^-20
-    const ZERO_PROBABILITY: f64 = 1e-10;
-    const UNIT_TOLERANCE: f64 = 1e-4;
-    fn of_f64(x: f64) -> Self {
-        x as f32
-    }
-    fn as_f64(self) -> f64 {
-        f64::from(self)
-    }
-}
+float_amplitude!(f64, |x: f64| x, 9.094_947_017_729_282e-13, 1e-20, 1e-10); // DROP_EPS = 2^-40
+float_amplitude!(f32, |x: f64| x as f32, 9.536_743e-7, 1e-10, 1e-4); // DROP_EPS = 2^-20

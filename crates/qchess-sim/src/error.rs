@@ -78,6 +78,12 @@ pub enum SimError {
         /// Basis states that were being reserved.
         states: usize,
     },
+    /// Exact arithmetic ([`Exact`](crate::Exact)): the operation's coefficients could outgrow
+    /// `i128` (checked before anything changes), or an amplitude overflowed earlier.
+    ExactOverflow {
+        /// What overflowed.
+        context: &'static str,
+    },
 }
 
 impl fmt::Display for SimError {
@@ -137,6 +143,9 @@ impl fmt::Display for SimError {
             ),
             Self::OutOfMemory { states } => {
                 write!(f, "could not reserve memory for {states} basis states")
+            }
+            Self::ExactOverflow { context } => {
+                write!(f, "exact arithmetic overflow: {context}")
             }
         }
     }

@@ -57,6 +57,16 @@ fn identity<T>(_: u64, a: Complex<T>) -> Complex<T> {
     a
 }
 
+/// `1/sqrt2` and `+-i/sqrt2` (`-` for the inverse gates): a sqrt-iSwap's diagonal and
+/// off-diagonal entries.
+fn sqrt_entries<T: Amplitude>(inverse: bool) -> (Complex<T>, Complex<T>) {
+    let h = T::frac_1_sqrt_2();
+    (
+        Complex::new(h, T::zero()),
+        Complex::new(T::zero(), if inverse { -h } else { h }),
+    )
+}
+
 impl<T: Amplitude> State<T> {
     fn cond_of(&self, controls: Controls) -> Cond {
         let zeros = self.perm.to_phys(controls.zeros);
@@ -110,20 +120,23 @@ impl<T: Amplitude> State<T> {
 
     /// sqrt-iSwap^(+-1) of logical `a`, `b` under a physical condition.
     fn sqrt_cond(&mut self, a: u8, b: u8, cond: Cond, inverse: bool) -> Result<(), SimError> {
-        let h = std::f64::consts::FRAC_1_SQRT_2;
-        let gate = PairGate::new(
-            self.perm.phys(a),
-            self.perm.phys(b),
-            cond,
-            c(h, 0.0),
-            c(0.0, if inverse { -h } else { h }),
-        );
+        let (diag, off) = sqrt_entries(inverse);
+        let gate = PairGate::new(self.perm.phys(a), self.perm.phys(b), cond, diag, off);
         self.apply_pair(gate, true, identity, identity)
     }
 
     fn pair_checks(&self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
         let acted = check_distinct(&[a, b])?;
-        check_disjoint(controls.mask(), acted)
+        check_disjoint(controls.mask(), acted)?;
+        self.check_growth(1)
+    }
+
+    /// Exact arithmetic only: refuses, before anything changes, an operation of up to
+    /// `gates` pair gates whose coefficients could outgrow the representation.
+    fn check_growth(&self, gates: u32) -> Result<(), SimError> {
+        self.sectors
+            .iter()
+            .try_for_each(|s| T::check_growth(&s.amps, gates))
     }
 
     /// iSwap (eq. 4a) on qubits `a`, `b`: `|01> -> i|10>`, `|10> -> i|01>`, where the
@@ -205,6 +218,7 @@ impl<T: Amplitude> State<T> {
     pub fn split(&mut self, s: u8, t1: u8, t2: u8, controls: Controls) -> Result<(), SimError> {
         let acted = check_distinct(&[s, t1, t2])?;
         check_disjoint(controls.mask(), acted)?;
+        self.check_growth(2)?;
         let cond = self.cond_of(controls);
         self.split_cond(s, t1, t2, cond, cond)
     }
@@ -221,8 +235,8 @@ impl<T: Amplitude> State<T> {
         if cond_sqrt.is_always() && cond_iswap.is_always() {
             // Fused: the iSwap's phase is applied as the sqrt pass writes, then relabel.
             let (ps, pt2) = (self.perm.phys(s), self.perm.phys(t2));
-            let h = std::f64::consts::FRAC_1_SQRT_2;
-            let gate = PairGate::new(ps, self.perm.phys(t1), cond_sqrt, c(h, 0.0), c(0.0, h));
+            let (diag, off) = sqrt_entries(false);
+            let gate = PairGate::new(ps, self.perm.phys(t1), cond_sqrt, diag, off);
             let i: Complex<T> = c(0.0, 1.0);
             self.apply_pair(gate, false, identity, move |k, a| {
                 if ((k >> ps) ^ (k >> pt2)) & 1 == 1 {
@@ -254,6 +268,7 @@ impl<T: Amplitude> State<T> {
     pub fn merge(&mut self, s1: u8, s2: u8, t: u8, controls: Controls) -> Result<(), SimError> {
         let acted = check_distinct(&[s1, s2, t])?;
         check_disjoint(controls.mask(), acted)?;
+        self.check_growth(2)?;
         let cond = self.cond_of(controls);
         self.merge_cond(s1, s2, t, cond, cond)
     }
@@ -271,8 +286,8 @@ impl<T: Amplitude> State<T> {
             // Fused: the iSwap^-1 phase is applied as the sqrt^-1 pass reads; after the
             // relabel logical t sits where s1 was.
             let (pt, ps1) = (self.perm.phys(t), self.perm.phys(s1));
-            let h = std::f64::consts::FRAC_1_SQRT_2;
-            let gate = PairGate::new(ps1, self.perm.phys(s2), cond_sqrt, c(h, 0.0), c(0.0, -h));
+            let (diag, off) = sqrt_entries(true);
+            let gate = PairGate::new(ps1, self.perm.phys(s2), cond_sqrt, diag, off);
             let mi: Complex<T> = c(0.0, -1.0);
             self.apply_pair(
                 gate,
@@ -324,6 +339,7 @@ impl<T: Amplitude> State<T> {
         let p1 = path1 & !(1u64 << t2);
         let p2 = path2 & !(1u64 << t1);
         check_disjoint(p1 | p2, acted)?;
+        self.check_growth(3)?;
         if p1 | p2 == 0 {
             return self.split(s, t1, t2, Controls::NONE);
         }
@@ -363,6 +379,7 @@ impl<T: Amplitude> State<T> {
         let q2 = path1 & !(1u64 << s2);
         let q1 = path2 & !(1u64 << s1);
         check_disjoint(q1 | q2, acted)?;
+        self.check_growth(3)?;
         if q1 | q2 == 0 {
             return self.merge(s1, s2, t, Controls::NONE);
         }
@@ -404,6 +421,7 @@ impl<T: Amplitude> State<T> {
     /// ```
     pub fn capture(&mut self, t: u8) -> Result<u32, SimError> {
         check_qubit(t)?;
+        self.check_growth(1)?;
         if self.ancilla_count >= MAX_ANCILLAS {
             return Err(SimError::TooManyAncillas { max: MAX_ANCILLAS });
         }
@@ -507,13 +525,20 @@ impl<T: Amplitude> State<T> {
     /// ```
     pub fn phase(&mut self, pred: Predicate, phase: Complex<T>) -> Result<(), SimError> {
         let (mask, value) = self.check_predicate(pred)?;
-        if !(phase.re.is_finite() && phase.im.is_finite()) {
+        if !(T::is_finite(phase.re) && T::is_finite(phase.im)) {
             return Err(SimError::NonFinite { context: "phase" });
         }
         let m2 = scan::norm2(phase);
         if (m2 - 1.0).abs() > T::UNIT_TOLERANCE {
             return Err(SimError::NotUnitPhase { modulus_sqr: m2 });
         }
+        // Exact states: the modulus must be exactly 1 (else N would change).
+        if let Some(z) = (&phase as &dyn std::any::Any).downcast_ref::<Complex<crate::Exact>>() {
+            if z.re * z.re + z.im * z.im != crate::Exact::ONE {
+                return Err(SimError::NotUnitPhase { modulus_sqr: m2 });
+            }
+        }
+        self.check_growth(1)?;
         for s in &mut self.sectors {
             scan::phase(
                 &s.keys,

@@ -37,6 +37,7 @@
 mod amplitude;
 pub mod bench;
 mod error;
+pub mod exact;
 mod gates;
 mod inspect;
 mod kernels;
@@ -48,6 +49,7 @@ mod state;
 
 pub use amplitude::Amplitude;
 pub use error::SimError;
+pub use exact::{Exact, ParseQSqrt2Error, Probability, QSqrt2};
 pub use key::{Controls, Key, Normalization, Predicate};
 pub use num_complex::Complex;
 pub use state::{MAX_ANCILLAS, State};

@@ -5,6 +5,7 @@ use crate::error::SimError;
 use crate::kernels::scan;
 use crate::key::Predicate;
 use crate::state::State;
+use std::any::Any;
 
 impl<T: Amplitude> State<T> {
     /// `(mass where (phys mask, value) holds, total mass)`, summed sector by sector in f64.
@@ -28,6 +29,10 @@ impl<T: Amplitude> State<T> {
         let Ok((mask, value)) = self.check_predicate(pred) else {
             return 0.0;
         };
+        // Exact states: the exact probability, rounded once (NaN after an overflow).
+        if let Some(s) = (self as &dyn Any).downcast_ref::<State<crate::Exact>>() {
+            return s.probability_exact(pred).map_or(f64::NAN, |p| p.to_f64());
+        }
         let (yes, all) = self.masses(mask, value);
         if all > 0.0 { yes / all } else { 0.0 }
     }
@@ -53,6 +58,10 @@ impl<T: Amplitude> State<T> {
         rng: &mut R,
     ) -> Result<bool, SimError> {
         let (mask, value) = self.check_predicate(pred)?;
+        // Exact states: the outcome is decided with the exact probability.
+        if let Some(s) = (self as &mut dyn Any).downcast_mut::<State<crate::Exact>>() {
+            return s.measure_exact(pred, rng).map(|(o, _)| o);
+        }
         let (yes, all) = self.masses(mask, value);
         let p = if all > 0.0 { yes / all } else { 0.0 };
         let r: f64 = rng.random();
@@ -79,6 +88,10 @@ impl<T: Amplitude> State<T> {
     /// ```
     pub fn force(&mut self, pred: Predicate, outcome: bool) -> Result<f64, SimError> {
         let (mask, value) = self.check_predicate(pred)?;
+        // Exact states: projected without renormalising, exact probability rounded once.
+        if let Some(s) = (self as &mut dyn Any).downcast_mut::<State<crate::Exact>>() {
+            return s.force_exact(pred, outcome).map(|p| p.to_f64());
+        }
         let (yes, all) = self.masses(mask, value);
         let mass = if outcome { yes } else { all - yes };
         let p = if all > 0.0 { mass / all } else { 0.0 };

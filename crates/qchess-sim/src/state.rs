@@ -197,7 +197,7 @@ impl<T: Amplitude> State<T> {
     ) -> Result<Self, SimError> {
         if entries
             .iter()
-            .any(|(_, a)| !(a.re.is_finite() && a.im.is_finite()))
+            .any(|(_, a)| !(T::is_finite(a.re) && T::is_finite(a.im)))
         {
             return Err(SimError::NonFinite {
                 context: "from_amplitudes",
@@ -230,7 +230,8 @@ impl<T: Amplitude> State<T> {
                 return Err(SimError::NotNormalized { norm_sqr: norm });
             }
             Normalization::RequireUnit => T::one(),
-            Normalization::Renormalize => T::of_f64(1.0 / norm.sqrt()),
+            Normalization::Renormalize if T::RENORMALIZES => T::of_f64(1.0 / norm.sqrt()),
+            Normalization::Renormalize => T::one(),
         };
         let cap = default_cap::<T>();
         if merged.len() > cap {
@@ -295,7 +296,7 @@ impl<T: Amplitude> State<T> {
         let zero = Complex::new(T::zero(), T::zero());
         if amps
             .iter()
-            .any(|a| !(a.re.is_finite() && a.im.is_finite()) || *a == zero)
+            .any(|a| !(T::is_finite(a.re) && T::is_finite(a.im)) || *a == zero)
         {
             return Err(SimError::NonFinite {
                 context: "from_board_arrays (or a zero amplitude)",
@@ -310,6 +311,7 @@ impl<T: Amplitude> State<T> {
                 return Err(SimError::NotNormalized { norm_sqr: norm });
             }
             Normalization::RequireUnit => {}
+            Normalization::Renormalize if !T::RENORMALIZES => {}
             Normalization::Renormalize => {
                 let scale = T::of_f64(1.0 / norm.sqrt());
                 amps.par_iter_mut().for_each(|a| *a = *a * scale);

@@ -114,11 +114,6 @@ impl<T: Amplitude> PairGate<T> {
     }
 }
 
-#[inline(always)]
-fn inf_norm<T: Amplitude>(z: Complex<T>) -> T {
-    z.re.abs().max(z.im.abs())
-}
-
 /// First index `>= from` whose key is `>= bound`, given `keys[from - 1] < bound` or
 /// `from == 0`; exponential then binary search so small groups cost O(1).
 #[inline]
@@ -194,14 +189,11 @@ pub(crate) fn apply<T, Pre, Post, S>(
     let delta = b - a;
     let dense = gate.is_dense();
     let (d, o) = (gate.diag, gate.off);
-    let eps = T::DROP_EPS;
     let cond = gate.cond;
     let is_l = |k: u64| k & ab == a && cond.holds(k);
     let is_h = |k: u64| k & ab == b && cond.holds(k);
     // Keeps a merged amplitude unless it cancelled relative to its inputs.
-    let kept = |n: Complex<T>, x: Complex<T>, y: Complex<T>| {
-        inf_norm(n) > inf_norm(x).max(inf_norm(y)) * eps
-    };
+    let kept = |n: Complex<T>, x: Complex<T>, y: Complex<T>| T::survives(n, x, y);
     // Copies entries the gate leaves alone: in bulk when `pre` and `post` are identities.
     let copy = |sink: &mut S, from: usize, to: usize| {
         if plain {
