@@ -1,4 +1,4 @@
-//! `cargo run --release -p qchess-sim --example sim_bench -- OP STATES THREADS [f32]`: the
+//! `cargo run --release -p qchess-sim --example sim_bench -- OP STATES THREADS [f32|exact]`: the
 //! same measurement as `qchess bench sim`, one JSON line, without building the CLI.
 //! `... --example sim_bench -- prob STATES [THREADS] [f32]` times the probability scan alone.
 
@@ -63,7 +63,7 @@ fn main() {
         Some("measure") => BenchOp::Measure,
         _ => {
             eprintln!(
-                "usage: sim_bench iswap|slide|split|merge|measure STATES THREADS [f32] | prob STATES [THREADS] [f32]"
+                "usage: sim_bench iswap|slide|split|merge|measure STATES THREADS [f32|exact] | prob STATES [THREADS] [f32]"
             );
             std::process::exit(2);
         }
@@ -74,6 +74,7 @@ fn main() {
         .unwrap_or(1_000_000);
     let threads: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
     let f32 = args.get(4).is_some_and(|s| s == "f32");
+    let exact = args.get(4).is_some_and(|s| s == "exact");
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -82,6 +83,8 @@ fn main() {
         .install(|| {
             if f32 {
                 run_op::<f32>(op, n)
+            } else if exact {
+                run_op::<qchess_sim::Exact>(op, n)
             } else {
                 run_op::<f64>(op, n)
             }
@@ -91,7 +94,7 @@ fn main() {
             std::process::exit(1);
         });
     println!(
-        "{{\"op\":\"{}\",\"states\":{},\"threads\":{threads},\"f32\":{f32},\"seconds\":{},\"cpu_seconds\":{},\"states_per_sec\":{},\"cpu_states_per_sec\":{},\"bytes_per_state\":{},\"peak_bytes\":{}}}",
+        "{{\"op\":\"{}\",\"states\":{},\"threads\":{threads},\"f32\":{f32},\"exact\":{exact},\"seconds\":{},\"cpu_seconds\":{},\"states_per_sec\":{},\"cpu_states_per_sec\":{},\"bytes_per_state\":{},\"peak_bytes\":{}}}",
         args[1],
         r.states,
         r.seconds,

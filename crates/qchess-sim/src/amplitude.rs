@@ -46,6 +46,11 @@ pub trait Amplitude:
     /// Whether `merged`, the sum of two terms from inputs `x` and `y`, is kept: not a
     /// cancellation (floats: relative to [`Amplitude::DROP_EPS`]; `Exact`: not exactly 0).
     fn survives(merged: Complex<Self>, x: Complex<Self>, y: Complex<Self>) -> bool;
+    /// `a * f` for a phase factor `f` (most often 1 or +-i): exact types may shortcut.
+    #[inline(always)]
+    fn mul_phase(a: Complex<Self>, f: Complex<Self>) -> Complex<Self> {
+        a * f
+    }
     /// Checks, before a gate, that up to `gates` pair gates on one sector's amplitudes cannot
     /// overflow the representation (always `Ok` for floats; see [`Exact`](crate::Exact)).
     fn check_growth(amps: &[Complex<Self>], gates: u32) -> Result<(), SimError> {

@@ -35,6 +35,9 @@ pub struct SimArgs {
     /// Use f32 amplitudes instead of f64.
     #[arg(long)]
     pub f32: bool,
+    /// Use exact amplitudes (`qchess_sim::Exact`, Z[i][1/sqrt2]) instead of f64.
+    #[arg(long, conflicts_with = "f32")]
+    pub exact: bool,
     /// Print one JSON object per run.
     #[arg(long)]
     pub json: bool,
@@ -68,6 +71,8 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
         .install(|| {
             if args.f32 {
                 run_op::<f32>(bop, n)
+            } else if args.exact {
+                run_op::<qchess_sim::Exact>(bop, n)
             } else {
                 run_op::<f64>(bop, n)
             }
@@ -95,7 +100,13 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
     } else {
         println!(
             "{op} on {n} states ({}, {threads} threads): {:.6} s, {:.1} M states/s, {:.1} B/state, peak {:.1} MiB",
-            if args.f32 { "f32" } else { "f64" },
+            if args.f32 {
+                "f32"
+            } else if args.exact {
+                "exact"
+            } else {
+                "f64"
+            },
             result.seconds,
             per_sec / 1e6,
             result.bytes_per_state,

@@ -55,6 +55,18 @@ impl Amplitude for Exact {
     fn survives(n: Complex<Self>, _: Complex<Self>, _: Complex<Self>) -> bool {
         n.re != Exact::ZERO || n.im != Exact::ZERO
     }
+    /// Multiplication by 1, -1, i or -i is a swap and negations.
+    #[inline(always)]
+    fn mul_phase(a: Complex<Self>, f: Complex<Self>) -> Complex<Self> {
+        let (o, m) = (Exact::ONE, -Exact::ONE);
+        match (f.re, f.im) {
+            (re, im) if re == o && im == Exact::ZERO => a,
+            (re, im) if re == Exact::ZERO && im == o => Complex::new(-a.im, a.re),
+            (re, im) if re == Exact::ZERO && im == m => Complex::new(a.im, -a.re),
+            (re, im) if re == m && im == Exact::ZERO => Complex::new(-a.re, -a.im),
+            _ => a * f,
+        }
+    }
     /// With `K` the largest `k` and `B` the largest `bits - k` of the sector's coefficients
     /// (`bits` a coefficient's bit length), a pair gate's results and intermediates need at
     /// most `K + B + 2` bits and raise `K` and `B` by at most 1 each; so `gates` gates are

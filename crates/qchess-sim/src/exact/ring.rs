@@ -211,6 +211,10 @@ impl Exact {
         if (self.a == 0 && self.b == 0) || (o.a == 0 && o.b == 0) {
             return Some(Self::ZERO);
         }
+        // Gate entries and phases are mostly +-1: no multiplication needed.
+        if o.b == 0 && o.k == 0 && (o.a == 1 || o.a == -1) {
+            return if o.a == 1 { Some(self) } else { self.checked_neg() };
+        }
         // (a + b r)(c + d r) = (ac + 2bd) + (ad + bc) r with r = sqrt2.
         let (a, b, c, d) = (self.a, self.b, o.a, o.b);
         let x = a.checked_mul(c)?.checked_add(b.checked_mul(d)?.checked_mul(2)?)?;

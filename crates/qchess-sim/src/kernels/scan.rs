@@ -85,7 +85,7 @@ pub(crate) fn phase<T: Amplitude>(
     let apply = |ks: &[u64], as_: &mut [Complex<T>]| {
         for (k, a) in ks.iter().zip(as_.iter_mut()) {
             let f = if sel.holds(*k) { factor } else { one };
-            *a = *a * f;
+            *a = T::mul_phase(*a, f);
         }
     };
     if keys.len() <= BLOCK {
