@@ -36,7 +36,7 @@ pub struct PlayArgs {
     /// Rule system.
     #[arg(long, value_enum)]
     pub variant: Variant,
-    /// Comma-separated rule options of the variant (Niel's Chess: simplified, hadamard, ...).
+    /// Comma-separated rule options of the variant; every value is listed below.
     #[arg(long, value_delimiter = ',')]
     pub rules: Vec<String>,
     /// Board size as WxH where the variant allows other sizes (Niel's Chess: 4x4 ... 8x8).
