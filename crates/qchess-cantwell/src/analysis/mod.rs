@@ -6,6 +6,7 @@
 mod bell;
 mod bound;
 mod entanglement;
+mod exact;
 mod hermitian;
 mod reproduce;
 
@@ -18,6 +19,7 @@ pub use bound::{
 pub use entanglement::{
     SquareEntanglement, log_negativity, pair_log_negativity, partial_transpose, square_entanglement,
 };
+pub use exact::{ExactReproduction, ExactRow, ExactStep, exact_reproductions};
 pub use hermitian::hermitian_eigenvalues;
 pub use reproduce::{
     AmplitudeRow, BellReadout, Reproduction, Step, capture_bell_states, interference,

@@ -5,7 +5,7 @@ use super::error::CircuitError;
 use super::move_type::{MoveType, Variant};
 use super::occupancy_move::{OccupancyMove, bit};
 use super::ops::{self, Condition};
-use qchess_sim::{Controls, MAX_ANCILLAS, Predicate, SimError, State};
+use qchess_sim::{Amplitude, Controls, MAX_ANCILLAS, Predicate, SimError, State};
 use rand::Rng;
 
 /// What applying a move did.
@@ -37,8 +37,8 @@ pub struct Applied {
 /// let a2 = state.amplitude(Key::board(1 << 8));
 /// assert!((a2.im - 0.5f64.sqrt()).abs() < 1e-12); // i/sqrt 2 on a2 (eq. 45a)
 /// ```
-pub fn apply<R: Rng + ?Sized>(
-    state: &mut State,
+pub fn apply<T: Amplitude, R: Rng + ?Sized>(
+    state: &mut State<T>,
     mv: &OccupancyMove,
     rng: &mut R,
 ) -> Result<Applied, CircuitError> {
@@ -162,9 +162,9 @@ fn captures_needed(mv: &OccupancyMove) -> u32 {
 
 /// Runs `body` on a copy of the state and commits it only on success: for the rarer moves
 /// whose circuits take several simulator steps that could each fail.
-fn atomic(
-    state: &mut State,
-    body: impl FnOnce(&mut State) -> Result<Applied, CircuitError>,
+fn atomic<T: Amplitude>(
+    state: &mut State<T>,
+    body: impl FnOnce(&mut State<T>) -> Result<Applied, CircuitError>,
 ) -> Result<Applied, CircuitError> {
     let mut work = state.clone();
     let applied = body(&mut work)?;
@@ -174,12 +174,12 @@ fn atomic(
 
 /// Algorithm 2: measure `condition`; on outcome 1 run `unitary`, which returns the capture
 /// ancilla it used, if any.
-fn measured<R: Rng + ?Sized>(
-    state: &mut State,
+fn measured<T: Amplitude, R: Rng + ?Sized>(
+    state: &mut State<T>,
     mv: &OccupancyMove,
     rng: &mut R,
     condition: Condition,
-    unitary: impl FnOnce(&mut State) -> Result<Option<u32>, CircuitError>,
+    unitary: impl FnOnce(&mut State<T>) -> Result<Option<u32>, CircuitError>,
 ) -> Result<Applied, CircuitError> {
     let (outcome, probability) = ops::measure(state, condition, mv.forced, rng)?;
     let ancilla = if outcome { unitary(state)? } else { None };
@@ -193,8 +193,8 @@ fn measured<R: Rng + ?Sized>(
 /// Capture Slide (section 8.6): M1 of eq. 23b exactly (D4), then
 /// U_slide(s, t) U_slide(t, c). After M1 the target is empty wherever the path is blocked,
 /// so the capture needs no path control; the move keeps it.
-fn capture_slide<R: Rng + ?Sized>(
-    state: &mut State,
+fn capture_slide<T: Amplitude, R: Rng + ?Sized>(
+    state: &mut State<T>,
     mv: &OccupancyMove,
     rng: &mut R,
 ) -> Result<Applied, CircuitError> {
@@ -225,15 +225,15 @@ fn capture_slide<R: Rng + ?Sized>(
 /// - Blocked: M1 = target empty (eq. 16b), then the same unitary.
 /// - Capture: M1 = source occupied (eq. 18b), then U_slide(p, t, s) U_slide(p, c2, t)
 ///   U_slide(p, c1, ep), p = 0 iff the source is occupied and the target or the e.p. square is.
-fn en_passant<R: Rng + ?Sized>(
-    state: &mut State,
+fn en_passant<T: Amplitude, R: Rng + ?Sized>(
+    state: &mut State<T>,
     mv: &OccupancyMove,
     variant: Variant,
     rng: &mut R,
 ) -> Result<Applied, CircuitError> {
     let (s, t) = (mv.source.index(), mv.target.index());
     let ep = mv.ep_square().map_or(t, |sq| sq.index());
-    let standard = move |state: &mut State| -> Result<Option<u32>, CircuitError> {
+    let standard = move |state: &mut State<T>| -> Result<Option<u32>, CircuitError> {
         let c = ops::capture_where(
             state,
             ep,
@@ -283,8 +283,8 @@ fn en_passant<R: Rng + ?Sized>(
 /// Castling (section 8.12, D5): M1 = the king's and rook's targets empty (eq. 36b), then
 /// U_jump(e, g) U_jump(f, h) on the king side, U_slide(b, a, d) U_slide(b, c, e) on the queen
 /// side (both iSwaps controlled on b empty).
-fn castle<R: Rng + ?Sized>(
-    state: &mut State,
+fn castle<T: Amplitude, R: Rng + ?Sized>(
+    state: &mut State<T>,
     mv: &OccupancyMove,
     rng: &mut R,
 ) -> Result<Applied, CircuitError> {

@@ -6,8 +6,8 @@
 //! state. Eq. 23b's outcome 1 is a product of native projections.
 
 use super::error::CircuitError;
-use num_complex::Complex64;
-use qchess_sim::{Controls, Key, Normalization, Predicate, SimError, State};
+use num_complex::Complex;
+use qchess_sim::{Amplitude, Controls, Key, Normalization, Predicate, SimError, State};
 use rand::Rng;
 
 /// Probabilities at or below this are treated as zero: such an outcome is never drawn and
@@ -16,7 +16,10 @@ pub const PROBABILITY_FLOOR: f64 = 1e-12;
 
 use qchess_sim::MAX_ANCILLAS;
 
-const I: Complex64 = Complex64::new(0.0, 1.0);
+/// `i` in the state's amplitude type.
+fn i<T: Amplitude>() -> Complex<T> {
+    Complex::new(T::zero(), T::one())
+}
 
 /// The condition a measurement projects onto for outcome 1 (the move proceeds).
 #[derive(Debug, Clone, Copy)]
@@ -46,7 +49,7 @@ impl Condition {
     }
 
     /// The probability of outcome 1.
-    fn probability(self, state: &State) -> f64 {
+    fn probability<T: Amplitude>(self, state: &State<T>) -> f64 {
         match self {
             Condition::Board(p) => state.probability(p),
             // p(path clear, source occupied) + p(target empty) - p(path clear, target empty).
@@ -69,8 +72,8 @@ impl Condition {
 /// its probability. One `f64` is drawn from `rng` whenever the outcome is not forced, even when
 /// it is certain, so that a replay consumes the same random numbers. On error (a forced outcome
 /// of probability 0) the state is unchanged.
-pub(crate) fn measure<R: Rng + ?Sized>(
-    state: &mut State,
+pub(crate) fn measure<T: Amplitude, R: Rng + ?Sized>(
+    state: &mut State<T>,
     condition: Condition,
     forced: Option<bool>,
     rng: &mut R,
@@ -143,8 +146,8 @@ fn controls_hold(controls: Controls, board: u64) -> bool {
 /// Captures the piece on `q` into a fresh ancilla (iSwap(q, c): |1>|0> -> i|0>|1>) on the
 /// branches where `controls` hold. Returns the ancilla's index, or `None` when no branch has
 /// `q` occupied under the controls (then no ancilla is taken).
-pub(crate) fn capture_where(
-    state: &mut State,
+pub(crate) fn capture_where<T: Amplitude>(
+    state: &mut State<T>,
     q: u8,
     controls: Controls,
 ) -> Result<Option<u32>, CircuitError> {
@@ -175,7 +178,7 @@ pub(crate) fn capture_where(
                     board: key.board & !qbit,
                     ancillas: key.ancillas | 1u128 << index,
                 };
-                (key, amp * I)
+                (key, amp * i::<T>())
             } else {
                 (key, amp)
             }
@@ -189,8 +192,8 @@ pub(crate) fn capture_where(
 /// iSwap(s, t) on the branches where any of the `ancillas` bits is set: the move of a pawn
 /// capture or en passant, controlled (through the paper's control qubit p) on a capture having
 /// happened in that branch.
-pub(crate) fn iswap_where_captured(
-    state: &mut State,
+pub(crate) fn iswap_where_captured<T: Amplitude>(
+    state: &mut State<T>,
     s: u8,
     t: u8,
     ancillas: u128,
@@ -219,7 +222,7 @@ pub(crate) fn iswap_where_captured(
                         board: key.board ^ (sbit | tbit),
                         ..key
                     },
-                    amp * I,
+                    amp * i::<T>(),
                 )
             } else {
                 (key, amp)
@@ -230,11 +233,17 @@ pub(crate) fn iswap_where_captured(
 }
 
 /// Replaces the state by one holding `entries`, keeping its size cap.
-fn rebuild(
-    state: &mut State,
-    entries: Vec<(Key, Complex64)>,
+fn rebuild<T: Amplitude>(
+    state: &mut State<T>,
+    entries: Vec<(Key, Complex<T>)>,
     normalization: Normalization,
 ) -> Result<(), CircuitError> {
+    // Exact states are kept unnormalised: their norm is not 1 after a measurement.
+    let normalization = if T::RENORMALIZES {
+        normalization
+    } else {
+        Normalization::Renormalize
+    };
     let cap = state.cap();
     let fresh = State::from_amplitudes(entries, normalization)?.with_cap(cap);
     *state = fresh;
