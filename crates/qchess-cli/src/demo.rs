@@ -5,7 +5,10 @@
 use crate::error::CliError;
 use clap::Args;
 use num_complex::Complex64;
-use qchess_cantwell::analysis::{BellReadout, Reproduction, paper_reproductions};
+use qchess_cantwell::analysis::{
+    BellReadout, ExactReproduction, Reproduction, exact_reproductions, paper_reproductions,
+};
+use qchess_sim::Exact;
 use std::fmt::Write as _;
 
 /// Arguments of `qchess demo`.
@@ -14,6 +17,10 @@ pub struct DemoArgs {
     /// Largest accepted |engine - paper| for an amplitude or probability.
     #[arg(long, default_value_t = 1e-12)]
     pub tolerance: f64,
+    /// Replay in exact arithmetic (Z[i][1/sqrt2]): print every amplitude and probability
+    /// exactly beside the paper's value and check exact equality (no tolerance).
+    #[arg(long)]
+    pub exact: bool,
 }
 
 /// Runs `qchess demo`: prints every step and fails (exit code 1) if anything differs from the
@@ -24,6 +31,9 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
             "--tolerance must be a non-negative number, got {}",
             args.tolerance
         )));
+    }
+    if args.exact {
+        return run_exact();
     }
     let reproductions = paper_reproductions()
         .map_err(|e| CliError::failure(format!("a paper move failed: {e}")))?;
@@ -101,6 +111,93 @@ fn render(reproductions: &[Reproduction], tolerance: f64) -> (String, usize, usi
     (out, mismatches, checked)
 }
 
+/// `qchess demo --exact`: fails (exit code 1) unless every value equals the paper's exactly.
+fn run_exact() -> Result<(), CliError> {
+    let reproductions = exact_reproductions()
+        .map_err(|e| CliError::failure(format!("a paper move failed: {e}")))?;
+    let (text, mismatches, checked) = render_exact(&reproductions);
+    print!("{text}");
+    if mismatches == 0 {
+        println!(
+            "RESULT: all {checked} amplitudes and probabilities equal the paper's values exactly \
+             (errata E1, E4, E5 applied); the interference term p(a2) of section 11.2 is exactly 0."
+        );
+        Ok(())
+    } else {
+        Err(CliError::failure(format!(
+            "{mismatches} of {checked} values differ from the paper's exact values"
+        )))
+    }
+}
+
+/// The exact report, the number of mismatches and the number of values checked.
+fn render_exact(reproductions: &[ExactReproduction]) -> (String, usize, usize) {
+    let mut out = String::new();
+    let (mut mismatches, mut checked) = (0, 0);
+    let _ = writeln!(
+        out,
+        "qchess demo --exact: Cantwell (2019) section 11 in exact arithmetic, amplitudes in \
+         Z[i][1/sqrt2]\n(long form moves; amplitudes: engine | paper, compared with ==)\n"
+    );
+    for (n, r) in reproductions.iter().enumerate() {
+        let f = &r.float;
+        let _ = writeln!(out, "== {}. {} ==", n + 1, f.title);
+        let _ = writeln!(out, "   start: {}; basis {}", f.setup, f.basis_label());
+        for step in &r.steps {
+            let norm = if step.norm.to_string() == "1" {
+                String::new()
+            } else {
+                format!(" (engine state kept unnormalised, N = {}; shown / sqrt(N))", step.norm)
+            };
+            let _ = writeln!(out, "   {:<28} {}{norm}", step.mv, step.equation);
+            for row in &step.rows {
+                let ok = row.engine == row.paper;
+                checked += 1;
+                mismatches += usize::from(!ok);
+                let _ = writeln!(
+                    out,
+                    "      {:<16} {:>24} | {:<24} {}",
+                    f.ket(row.key),
+                    complex_exact(row.engine),
+                    complex_exact(row.paper),
+                    if ok { "exact" } else { "MISMATCH" }
+                );
+            }
+            if step.unlisted > 0 {
+                checked += 1;
+                mismatches += 1;
+                let _ = writeln!(
+                    out,
+                    "      MISMATCH: {} basis states the paper does not list",
+                    step.unlisted
+                );
+            }
+        }
+        for (square, paper, engine) in &r.probabilities {
+            let ok = paper == engine;
+            checked += 1;
+            mismatches += usize::from(!ok);
+            let _ = writeln!(
+                out,
+                "   p({square}) = {engine} | {paper} {}",
+                if ok { "exact" } else { "MISMATCH" }
+            );
+        }
+        out.push('\n');
+    }
+    (out, mismatches, checked)
+}
+
+/// An exact complex number: `re`, `(im)i` or `re + (im)i`, parts in the `x+y*sqrt2` form.
+fn complex_exact(z: num_complex::Complex<Exact>) -> String {
+    match (z.re == Exact::ZERO, z.im == Exact::ZERO) {
+        (true, true) => "0".to_string(),
+        (false, true) => z.re.to_string(),
+        (true, false) => format!("({})i", z.im),
+        (false, false) => format!("{} + ({})i", z.re, z.im),
+    }
+}
+
 fn bell_lines(bell: &BellReadout) -> String {
     let m = &bell.measures;
     let (name, value) = m.max();
@@ -148,13 +245,29 @@ mod tests {
     fn a_zero_tolerance_still_runs_and_a_bad_one_is_refused() {
         assert!(
             run(&DemoArgs {
-                tolerance: f64::NAN
+                tolerance: f64::NAN,
+                exact: false,
             })
             .is_err()
         );
         let reproductions = paper_reproductions().unwrap();
         let (_, _, checked) = render(&reproductions, 0.0);
         assert!(checked > 0);
+    }
+
+    #[test]
+    fn the_exact_demo_equals_the_paper_exactly() {
+        let reproductions = exact_reproductions().unwrap();
+        let (text, mismatches, checked) = render_exact(&reproductions);
+        assert_eq!(mismatches, 0, "{text}");
+        assert!(checked >= 40);
+        assert!(text.contains("p(a1) = 3/8+1/4*sqrt2 | 3/8+1/4*sqrt2 exact"), "{text}");
+        assert!(text.contains("p(a2) = 0 | 0 exact"), "{text}");
+        assert!(text.contains("(1/2*sqrt2)i"), "{text}");
+        assert_eq!(
+            complex_exact(num_complex::Complex::new(Exact::new(-2, -1, 2), Exact::ONE)),
+            "-1/2-1/4*sqrt2 + (1)i"
+        );
     }
 
     #[test]

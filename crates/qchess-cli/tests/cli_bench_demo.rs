@@ -216,6 +216,33 @@ fn demo_matches_the_paper() {
 }
 
 #[test]
+fn demo_exact_equals_the_paper_exactly() {
+    let run = qchess(&["demo", "--exact"], "");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(!run.stdout.contains("MISMATCH"), "{}", run.stdout);
+    // Section 11.2: exact probabilities, the interference term exactly 0.
+    assert!(
+        run.stdout
+            .contains("p(a1) = 3/8+1/4*sqrt2 | 3/8+1/4*sqrt2 exact"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("p(a2) = 0 | 0 exact"), "{}", run.stdout);
+    assert!(run.stdout.contains("equal the paper's values exactly"));
+    // Exact bench: 104 bytes per basis state, same JSON keys.
+    let run = qchess(
+        &[
+            "bench", "sim", "--op", "split", "--states", "1000", "--exact", "--json",
+        ],
+        "",
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("json");
+    assert!(v["bytes_per_state"].as_f64().unwrap() >= 104.0, "{v}");
+    assert_usage_error(&["bench", "sim", "--op", "split", "--states", "10", "--exact", "--f32"]);
+}
+
+#[test]
 fn top_level_usage() {
     assert_usage_error(&[]);
     assert_usage_error(&["frobnicate"]);
