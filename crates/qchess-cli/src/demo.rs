@@ -147,7 +147,10 @@ fn render_exact(reproductions: &[ExactReproduction]) -> (String, usize, usize) {
             let norm = if step.norm.to_string() == "1" {
                 String::new()
             } else {
-                format!(" (engine state kept unnormalised, N = {}; shown / sqrt(N))", step.norm)
+                format!(
+                    " (engine state kept unnormalised, N = {}; shown / sqrt(N))",
+                    step.norm
+                )
             };
             let _ = writeln!(out, "   {:<28} {}{norm}", step.mv, step.equation);
             for row in &step.rows {
@@ -261,7 +264,10 @@ mod tests {
         let (text, mismatches, checked) = render_exact(&reproductions);
         assert_eq!(mismatches, 0, "{text}");
         assert!(checked >= 40);
-        assert!(text.contains("p(a1) = 3/8+1/4*sqrt2 | 3/8+1/4*sqrt2 exact"), "{text}");
+        assert!(
+            text.contains("p(a1) = 3/8+1/4*sqrt2 | 3/8+1/4*sqrt2 exact"),
+            "{text}"
+        );
         assert!(text.contains("p(a2) = 0 | 0 exact"), "{text}");
         assert!(text.contains("(1/2*sqrt2)i"), "{text}");
         assert_eq!(

@@ -239,7 +239,9 @@ fn demo_exact_equals_the_paper_exactly() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let v: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("json");
     assert!(v["bytes_per_state"].as_f64().unwrap() >= 104.0, "{v}");
-    assert_usage_error(&["bench", "sim", "--op", "split", "--states", "10", "--exact", "--f32"]);
+    assert_usage_error(&[
+        "bench", "sim", "--op", "split", "--states", "10", "--exact", "--f32",
+    ]);
 }
 
 #[test]

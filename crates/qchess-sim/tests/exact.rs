@@ -88,8 +88,14 @@ fn eq8_and_eq11_exact_on_each_basis_state() {
         (0b000, vec![(0b000, e(one(), z()))]),
         (0b001, vec![(0b100, e(z(), m(one())))]),
         (0b010, vec![(0b001, e(z(), m(h()))), (0b010, e(h(), z()))]),
-        (0b100, vec![(0b001, e(z(), m(h()))), (0b010, e(m(h()), z()))]),
-        (0b011, vec![(0b101, e(m(h()), z())), (0b110, e(z(), m(h())))]),
+        (
+            0b100,
+            vec![(0b001, e(z(), m(h()))), (0b010, e(m(h()), z()))],
+        ),
+        (
+            0b011,
+            vec![(0b101, e(m(h()), z())), (0b110, e(z(), m(h())))],
+        ),
         (0b101, vec![(0b101, e(h(), z())), (0b110, e(z(), m(h())))]),
         (0b110, vec![(0b011, e(z(), m(one())))]),
         (0b111, vec![(0b111, e(one(), z()))]),
@@ -133,10 +139,7 @@ fn eq9_eq12_and_fig17_exact() {
             (kb(1 << 2 | 1 << 8), e(z(), four)),
         ],
     );
-    assert_eq!(
-        s.probability_exact(Predicate::One(16)).unwrap(),
-        p("9/50")
-    );
+    assert_eq!(s.probability_exact(Predicate::One(16)).unwrap(), p("9/50"));
     s.merge_slide(2, 16, 0, 1 << 1, 1 << 8).unwrap();
     assert_exact(
         &s,
@@ -195,12 +198,21 @@ fn eq45_to_51_bell_states_exact() {
     let mut s = State::<Exact>::classical(1 << a1);
     s.split(a1, a2, b1, Controls::NONE).unwrap();
     s.iswap(b1, a1, Controls::NONE).unwrap();
-    assert_exact(&s, &[(kb(1 << a2), e(z(), h())), (kb(1 << a1), e(-h(), z()))]);
+    assert_exact(
+        &s,
+        &[(kb(1 << a2), e(z(), h())), (kb(1 << a1), e(-h(), z()))],
+    );
     s.iswap(b1, a2, Controls::NONE).unwrap(); // 45c: |Psi+> up to -1/sqrt2
-    assert_exact(&s, &[(kb(1 << b1), e(-h(), z())), (kb(1 << a1), e(-h(), z()))]);
+    assert_exact(
+        &s,
+        &[(kb(1 << b1), e(-h(), z())), (kb(1 << a1), e(-h(), z()))],
+    );
     s.iswap(a1, a2, Controls::NONE).unwrap();
     s.iswap(a2, a1, Controls::NONE).unwrap(); // 47b: |Psi->
-    assert_exact(&s, &[(kb(1 << b1), e(-h(), z())), (kb(1 << a1), e(h(), z()))]);
+    assert_exact(
+        &s,
+        &[(kb(1 << b1), e(-h(), z())), (kb(1 << a1), e(h(), z()))],
+    );
 
     let (c1, b1, b2, b3, a3) = (2u8, 1u8, 9u8, 17u8, 16u8);
     let board = |sq: &[u8]| sq.iter().fold(0u64, |m, &q| m | 1 << q);
@@ -239,7 +251,10 @@ fn eq45_to_51_bell_states_exact() {
         ],
     );
     let d = s.board_distribution_exact(None).unwrap();
-    assert_eq!(d, vec![(board(&[a3]), p("1/2")), (board(&[a3, b1, c1]), p("1/2"))]);
+    assert_eq!(
+        d,
+        vec![(board(&[a3]), p("1/2")), (board(&[a3, b1, c1]), p("1/2"))]
+    );
 }
 
 #[test]
@@ -350,10 +365,9 @@ fn exact_and_f64_agree_on_random_sequences() {
                     x.iswap(q[0], q[1], Controls::empty_path(path)),
                     f.iswap(q[0], q[1], Controls::empty_path(path)),
                 ),
-                5 if x.ancilla_count() < 6 => (
-                    x.capture(q[0]).map(|_| ()),
-                    f.capture(q[0]).map(|_| ()),
-                ),
+                5 if x.ancilla_count() < 6 => {
+                    (x.capture(q[0]).map(|_| ()), f.capture(q[0]).map(|_| ()))
+                }
                 6 => {
                     let o = rng.random::<bool>();
                     (
@@ -381,7 +395,10 @@ fn exact_and_f64_agree_on_random_sequences() {
             for (k, a) in x.entries() {
                 let want = f.amplitude(k) / nf.sqrt();
                 let got = Complex::new(a.re.to_f64(), a.im.to_f64()) / n.sqrt();
-                assert!((got - want).norm() < 1e-12, "seed {seed} step {step}: {k:?}");
+                assert!(
+                    (got - want).norm() < 1e-12,
+                    "seed {seed} step {step}: {k:?}"
+                );
             }
             for (k, a) in f.entries() {
                 if a.norm() > 1e-9 {

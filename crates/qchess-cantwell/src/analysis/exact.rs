@@ -107,7 +107,11 @@ const TABLES: [Table; 5] = [
         steps: &[
             &[("0", H), ("0", H)],
             &[("-1/2", "0"), ("-1/2", "0"), ("0", H)],
-            &[("-1/2-1/4*sqrt2", "0"), ("0", "-1/2"), ("-1/2+1/4*sqrt2", "0")],
+            &[
+                ("-1/2-1/4*sqrt2", "0"),
+                ("0", "-1/2"),
+                ("-1/2+1/4*sqrt2", "0"),
+            ],
         ],
         probabilities: &["3/8+1/4*sqrt2", "1/4", "3/8-1/4*sqrt2", "0"],
     },
@@ -117,7 +121,11 @@ const TABLES: [Table; 5] = [
         steps: &[
             &[("0", H), ("0", H)],
             &[("-1/2", "0"), ("-1/2", "0"), ("0", H)],
-            &[("-1/2-1/4*sqrt2", "0"), ("0", "-1/2"), ("-1/2+1/4*sqrt2", "0")],
+            &[
+                ("-1/2-1/4*sqrt2", "0"),
+                ("0", "-1/2"),
+                ("-1/2+1/4*sqrt2", "0"),
+            ],
         ],
         probabilities: &["3/8+1/4*sqrt2", "1/4", "3/8-1/4*sqrt2", "0"],
     },
@@ -258,7 +266,8 @@ mod tests {
         }
         // A wrong paper value is caught: exact equality is not a tolerance.
         let mut broken = all[2].clone();
-        broken.steps[2].rows[0].paper.re = exact("-1/2-1/4*sqrt2").unwrap() + Exact::from_dyadic(1, 60);
+        broken.steps[2].rows[0].paper.re =
+            exact("-1/2-1/4*sqrt2").unwrap() + Exact::from_dyadic(1, 60);
         assert!(!broken.matches());
     }
 }

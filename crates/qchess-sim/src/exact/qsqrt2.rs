@@ -507,7 +507,15 @@ mod tests {
         // Non-reduced input is accepted and printed reduced.
         assert_eq!("2/4+0*sqrt2".parse::<QSqrt2>().unwrap().to_string(), "1/2");
         for bad in [
-            "", "sqrt2", "1/0", "1+-1*sqrt2", "1 + 1*sqrt2", "1/2/3", "+1", "1e3", "x*sqrt2",
+            "",
+            "sqrt2",
+            "1/0",
+            "1+-1*sqrt2",
+            "1 + 1*sqrt2",
+            "1/2/3",
+            "+1",
+            "1e3",
+            "x*sqrt2",
             "1+1",
         ] {
             assert!(bad.parse::<QSqrt2>().is_err(), "{bad}");

@@ -213,11 +213,17 @@ impl Exact {
         }
         // Gate entries and phases are mostly +-1: no multiplication needed.
         if o.b == 0 && o.k == 0 && (o.a == 1 || o.a == -1) {
-            return if o.a == 1 { Some(self) } else { self.checked_neg() };
+            return if o.a == 1 {
+                Some(self)
+            } else {
+                self.checked_neg()
+            };
         }
         // (a + b r)(c + d r) = (ac + 2bd) + (ad + bc) r with r = sqrt2.
         let (a, b, c, d) = (self.a, self.b, o.a, o.b);
-        let x = a.checked_mul(c)?.checked_add(b.checked_mul(d)?.checked_mul(2)?)?;
+        let x = a
+            .checked_mul(c)?
+            .checked_add(b.checked_mul(d)?.checked_mul(2)?)?;
         let y = a.checked_mul(d)?.checked_add(b.checked_mul(c)?)?;
         let k = self.k.checked_add(o.k)?;
         if k == POISON_K {
@@ -534,7 +540,10 @@ mod tests {
     fn division_is_exact_or_poison() {
         let h = Exact::frac_1_sqrt_2();
         assert_eq!(Exact::ONE / h, Exact::sqrt2());
-        assert_eq!(Exact::ONE / Exact::from_dyadic(4, 0), Exact::from_dyadic(1, 2));
+        assert_eq!(
+            Exact::ONE / Exact::from_dyadic(4, 0),
+            Exact::from_dyadic(1, 2)
+        );
         assert!((Exact::ONE / Exact::from_dyadic(3, 0)).is_poisoned());
         assert!((Exact::ONE / Exact::ZERO).is_poisoned());
         assert_eq!(Exact::ONE % h, Exact::ZERO);
