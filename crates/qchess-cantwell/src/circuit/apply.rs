@@ -37,7 +37,28 @@ pub struct Applied {
 /// let a2 = state.amplitude(Key::board(1 << 8));
 /// assert!((a2.im - 0.5f64.sqrt()).abs() < 1e-12); // i/sqrt 2 on a2 (eq. 45a)
 /// ```
-pub fn apply<T: Amplitude, R: Rng + ?Sized>(
+pub fn apply<R: Rng + ?Sized>(
+    state: &mut State,
+    mv: &OccupancyMove,
+    rng: &mut R,
+) -> Result<Applied, CircuitError> {
+    apply_any(state, mv, rng)
+}
+
+/// [`apply`] on a state of any amplitude type: `f32`, or [`qchess_sim::Exact`], where every
+/// amplitude stays exact (the state is kept unnormalised) and the projections are exact.
+///
+/// ```
+/// use qchess_cantwell::circuit::{apply_any, OccupancyMove};
+/// use qchess_sim::{Exact, Key, State};
+/// use rand::SeedableRng;
+/// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+/// let mut state = State::<Exact>::classical(1 << 0);
+/// let split: OccupancyMove = "a1^a2b1:SPLIT_JUMP:BASIC".parse().unwrap();
+/// apply_any(&mut state, &split, &mut rng).unwrap();
+/// assert_eq!(state.amplitude(Key::board(1 << 8)).im, Exact::frac_1_sqrt_2()); // eq. 45a
+/// ```
+pub fn apply_any<T: Amplitude, R: Rng + ?Sized>(
     state: &mut State<T>,
     mv: &OccupancyMove,
     rng: &mut R,

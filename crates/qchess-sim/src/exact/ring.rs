@@ -438,6 +438,7 @@ impl Rem for Exact {
     type Output = Exact;
     /// Zero when the exact quotient lies in Z[1/sqrt2] (the ring is a field there is no
     /// other meaningful remainder), else poison. Present only for `num_traits::Num`.
+    #[allow(clippy::suspicious_arithmetic_impl)] // defined through the exact quotient
     fn rem(self, o: Exact) -> Exact {
         let q = self / o;
         if q.is_poisoned() {
