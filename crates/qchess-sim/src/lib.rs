@@ -35,7 +35,9 @@
 #![forbid(unsafe_code)]
 
 mod amplitude;
+mod backend;
 pub mod bench;
+mod controlled;
 mod error;
 pub mod exact;
 mod gates;
@@ -48,6 +50,7 @@ mod perm;
 mod state;
 
 pub use amplitude::Amplitude;
+pub use backend::QuantumState;
 pub use error::SimError;
 pub use exact::{Exact, ParseQSqrt2Error, Probability, QSqrt2};
 pub use key::{Controls, Key, Normalization, Predicate};

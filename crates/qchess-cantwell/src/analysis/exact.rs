@@ -5,7 +5,7 @@
 //! ~1e-17. `qchess demo --exact` prints these.
 
 use super::reproduce::{Reproduction, paper_reproductions};
-use crate::circuit::{CircuitError, OccupancyMove, apply_any};
+use crate::circuit::{CircuitError, OccupancyMove, apply_on};
 use num_complex::Complex;
 use qchess_board::Square;
 use qchess_sim::{Exact, Key, Predicate, Probability, State};
@@ -171,7 +171,7 @@ fn replay(float: Reproduction, table: &Table) -> Result<ExactReproduction, Circu
     let mut steps = Vec::with_capacity(table.steps.len());
     for (step, values) in float.steps.iter().zip(table.steps) {
         let mv: OccupancyMove = step.mv.parse()?;
-        apply_any(&mut state, &mv, &mut rng)?;
+        apply_on(&mut state, &mv, &mut rng)?;
         if step.amplitudes.len() != values.len() {
             return Err(CircuitError::invalid(format!(
                 "exact table for {} at {}: {} values for {} rows",
