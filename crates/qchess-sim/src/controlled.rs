@@ -180,7 +180,8 @@ impl<T: Amplitude> State<T> {
         };
         let cap = self.cap();
         let mut fresh = State::from_amplitudes(entries, normalization)?.with_cap(cap);
-        if let Some(s) = (&mut fresh as &mut dyn std::any::Any).downcast_mut::<State<crate::Exact>>()
+        if let Some(s) =
+            (&mut fresh as &mut dyn std::any::Any).downcast_mut::<State<crate::Exact>>()
         {
             s.rescale_exact();
         }
