@@ -20,32 +20,25 @@
 //! (the touched piece waiting to move, or null), `position` (AKL-FEN), `record` (the game
 //! record), `quiet_plies`, `side_to_move` (`"w"` / `"b"`), `status` and `reason`.
 
-use super::EvalError;
+use super::frame::{MoveReport, ReasonCode, Refusal};
+use super::{Answer, EvalError, Request};
 use qchess_akl::{
     AklError, AklPosition, Game, PieceState, PlayerView, Rules, Style, TouchResult, TurnEntry,
-    TypeSet, Visibility, parse_destination,
+    TypeSet, Visibility, attacks_of, parse_destination,
 };
-use qchess_board::{Color, PieceKind};
+use qchess_board::{Bitboard, Color, PieceKind, Square};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value, json};
 
-/// Evaluates one request object of this variant; the dispatcher adds `"ok": true`.
-pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalError> {
-    let seed = super::seed_field(request)?;
-    let visibility = match request.get("visibility") {
-        None => Visibility::Revealed,
-        Some(Value::String(v)) if v == "revealed" => Visibility::Revealed,
-        Some(Value::String(v)) if v == "own-pairs" => Visibility::OwnPairs,
-        Some(other) => {
-            return Err(EvalError::new(
-                "request",
-                format!("\"visibility\" must be \"revealed\" or \"own-pairs\", not {other}"),
-            )
-            .at("visibility"));
-        }
+/// Evaluates one request object of this variant; the frame adds `"ok": true`.
+pub fn eval(request: Request) -> Result<Answer, EvalError> {
+    let seed = request.seed()?;
+    let visibility = match request.choice("visibility", &["revealed", "own-pairs"])? {
+        "revealed" => Visibility::Revealed,
+        _ => Visibility::OwnPairs,
     };
-    let moves = super::string_list_field(request, "moves")?;
+    let moves = request.moves()?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let position = match request.get("position") {
         None => AklPosition::startpos_random(&mut rng),
@@ -65,18 +58,18 @@ pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalErro
         .iter()
         .map(|m| apply_one(&mut game, m, &mut rng))
         .collect();
-    let mut out = Map::new();
-    out.insert("moves".into(), Value::Array(reports));
-    out.insert("pieces".into(), true_pieces(&game));
+    let mut out = Answer::new();
+    out.insert("moves", reports);
+    out.insert("pieces", true_pieces(&game));
     out.insert(
-        "views".into(),
+        "views",
         json!({
             "white": view_json(&game.view(Color::White)),
             "black": view_json(&game.view(Color::Black)),
         }),
     );
     out.insert(
-        "pending".into(),
+        "pending",
         match game.pending_touch() {
             None => Value::Null,
             Some((sq, kind, moves)) => json!({
@@ -86,22 +79,13 @@ pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalErro
             }),
         },
     );
+    out.insert("position", game.position().to_string());
+    out.insert("record", game.record().to_text(Style::Ascii));
+    out.insert("quiet_plies", game.position().quiet_plies);
+    out.insert("side_to_move", game.side_to_move().fen_char().to_string());
+    out.insert("status", game.status().name());
     out.insert(
-        "position".into(),
-        Value::String(game.position().to_string()),
-    );
-    out.insert(
-        "record".into(),
-        Value::String(game.record().to_text(Style::Ascii)),
-    );
-    out.insert("quiet_plies".into(), json!(game.position().quiet_plies));
-    out.insert(
-        "side_to_move".into(),
-        Value::String(game.side_to_move().fen_char().to_string()),
-    );
-    out.insert("status".into(), Value::String(game.status().name().into()));
-    out.insert(
-        "reason".into(),
+        "reason",
         game.status().reason().map_or(Value::Null, Value::from),
     );
     Ok(out)
@@ -116,14 +100,10 @@ fn apply_one(game: &mut Game, text: &str, rng: &mut ChaCha8Rng) -> Value {
         *rng = saved_rng;
     }
     match result {
-        Ok((outcome, notation)) => json!({
-            "move": text, "applied": true, "outcome": outcome, "notation": notation, "error": Value::Null,
-        }),
-        Err(e) => json!({
-            "move": text, "applied": false, "outcome": Value::Null, "notation": Value::Null,
-            "error": error_json(&e),
-        }),
+        Ok((outcome, notation)) => MoveReport::applied(text, outcome, notation),
+        Err(e) => MoveReport::refused(text, &refusal(game, &e)),
     }
+    .into_value()
 }
 
 fn apply_entry_text(
@@ -194,12 +174,70 @@ fn turn_json(e: &TurnEntry) -> Value {
     })
 }
 
-fn error_json(e: &AklError) -> Value {
-    let at = match e {
-        AklError::Notation { at, .. } => json!({"column": at}),
-        _ => Value::Null,
+/// The refusal of an entry the game rejected, with its stable reason code.
+fn refusal(game: &Game, e: &AklError) -> Refusal {
+    let r = Refusal::new(e.kind(), reason_code(game, e), e.to_string());
+    match e {
+        AklError::Notation { at, .. } => r.at_column(*at),
+        _ => r,
+    }
+}
+
+fn reason_code(game: &Game, e: &AklError) -> ReasonCode {
+    match e {
+        AklError::GameOver => ReasonCode::GameOver,
+        AklError::TouchPending { .. } | AklError::NothingTouched => ReasonCode::TouchMove,
+        AklError::EmptySquare { .. } => ReasonCode::NoPiece,
+        AklError::NotYourPiece { .. } => ReasonCode::WrongColour,
+        AklError::ImpossibleCollapse { .. }
+        | AklError::NotQuantum { .. }
+        | AklError::CollapseNotRecorded { .. } => ReasonCode::OutcomeImpossible,
+        AklError::EntryMismatch { .. } => ReasonCode::EntryMismatch,
+        AklError::Notation { .. } => ReasonCode::ParseError,
+        AklError::IllegalMove { mv, reason } => {
+            if reason.contains("it must be the one to move") {
+                ReasonCode::TouchMove
+            } else {
+                illegal_code(game, mv)
+            }
+        }
+        AklError::Position { .. } | AklError::Record { .. } | AklError::Replay { .. } => {
+            ReasonCode::Other
+        }
+    }
+}
+
+/// Why a move `mv` (UCI form) the piece cannot make is refused: its target holds a piece of
+/// the mover's side, a piece stands in the way, or the piece does not move that way.
+fn illegal_code(game: &Game, mv: &str) -> ReasonCode {
+    let (Some(from), Some(to)) = (
+        mv.get(0..2).and_then(|s| s.parse::<Square>().ok()),
+        mv.get(2..4).and_then(|s| s.parse::<Square>().ok()),
+    ) else {
+        return ReasonCode::NotAMoveOfThisPiece;
     };
-    json!({"kind": e.kind(), "message": e.to_string(), "at": at})
+    let pos = game.position();
+    let Some(mover) = pos.piece(from) else {
+        return ReasonCode::NotAMoveOfThisPiece;
+    };
+    if pos.piece(to).is_some_and(|p| p.color == mover.color) {
+        return ReasonCode::TargetOccupiedByOwn;
+    }
+    // The piece's type now (touched pieces are collapsed); a quantum piece: either type.
+    let kinds: Vec<PieceKind> = match mover.state {
+        PieceState::Classical(k) => vec![k],
+        PieceState::Quantum => mover.pair.types().into_iter().collect(),
+    };
+    let reach = |occupied| {
+        kinds
+            .iter()
+            .any(|k| attacks_of(*k, mover.color, from, occupied).contains(to))
+    };
+    if reach(Bitboard::EMPTY) && !reach(pos.occupied()) {
+        ReasonCode::PathBlocked
+    } else {
+        ReasonCode::NotAMoveOfThisPiece
+    }
 }
 
 fn letter(kind: PieceKind) -> String {
@@ -263,7 +301,13 @@ mod tests {
         let Value::Object(req) = serde_json::from_str(line).unwrap() else {
             panic!()
         };
-        Value::Object(eval(&req).unwrap())
+        eval_req(&req).unwrap()
+    }
+
+    /// `eval` on a request object, as the frame calls it.
+    fn eval_req(req: &Map<String, Value>) -> Result<Value, EvalError> {
+        let ctx = super::super::Context::default();
+        eval(Request::new(req, &ctx)).map(Answer::into_value)
     }
 
     #[test]
@@ -487,7 +531,7 @@ mod tests {
             let Value::Object(req) = random_request(&mut rng) else {
                 unreachable!()
             };
-            let Ok(out) = eval(&req) else { continue };
+            let Ok(out) = eval_req(&req) else { continue };
             let applied: Vec<Value> = out["moves"]
                 .as_array()
                 .unwrap()
@@ -498,7 +542,7 @@ mod tests {
             refused += out["moves"].as_array().unwrap().len() - applied.len();
             let mut clean = req.clone();
             clean.insert("moves".into(), Value::Array(applied));
-            let again = eval(&clean).unwrap();
+            let again = eval_req(&clean).unwrap();
             for field in ["pieces", "views", "pending", "position", "record", "status"] {
                 assert_eq!(out[field], again[field], "{field} of {req:?}");
             }
@@ -549,7 +593,7 @@ mod tests {
             let Value::Object(req) = serde_json::from_str(line).unwrap() else {
                 panic!()
             };
-            let err = eval(&req).unwrap_err();
+            let err = eval_req(&req).unwrap_err();
             assert_eq!(
                 (err.kind.as_str(), err.at.as_str().unwrap()),
                 (kind, at),
