@@ -27,6 +27,7 @@
 mod attacks;
 mod error;
 mod fen;
+mod fraction;
 mod game;
 mod legal;
 mod movegen;
@@ -41,8 +42,11 @@ mod rules;
 
 pub use error::NielsError;
 pub use fen::PAPER_BOARDS;
+pub use fraction::Fraction;
 pub use game::{DrawReason, Game, PlayedMove, Status, color_name};
-pub use legal::{capture_chance, in_check, legal_moves};
+pub use legal::{
+    CheckInfo, capture_chance, capture_chance_exact, check_info, in_check, legal_moves,
+};
 pub use moves::Move;
 pub use pair::{Diagonal, Facing, Facings, Mark, Pair, PairId};
 pub use position::{CastlingRights, Occupant, Position};
