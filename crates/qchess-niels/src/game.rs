@@ -1,7 +1,6 @@
 //! A game: position, rule options, history with every roll, end rules and records.
 
 use crate::error::NielsError;
-use crate::fraction::Fraction;
 use crate::legal::{
     CheckInfo, check_info, check_legal, in_check, legal_moves, outcomes, outcomes_exact,
 };
@@ -10,6 +9,7 @@ use crate::position::Position;
 use crate::record::GameRecord;
 use crate::resolve::{MoveOutcome, resolve};
 use crate::rules::Rules;
+use qchess_board::Fraction;
 use qchess_board::{Color, Geometry, PieceKind, Square};
 use rand::Rng;
 use std::collections::HashMap;

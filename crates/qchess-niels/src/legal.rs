@@ -3,12 +3,12 @@
 
 use crate::attacks::attacks_from;
 use crate::error::NielsError;
-use crate::fraction::Fraction;
 use crate::movegen::{pseudo_moves, pseudo_moves_from};
 use crate::moves::Move;
 use crate::position::{Occupant, Position};
 use crate::resolve::{MoveOutcome, NeedRoll, resolve};
 use crate::rules::Rules;
+use qchess_board::Fraction;
 use qchess_board::{Color, Piece, PieceKind, Square};
 use std::collections::{HashMap, VecDeque};
 

@@ -23,10 +23,10 @@
 use super::frame::{MoveReport, ReasonCode, Refusal};
 use super::{Answer, EvalError, Request};
 use qchess_akl::{
-    AklError, AklPosition, Game, PieceState, PlayerView, Rules, Style, TouchResult, TurnEntry,
-    TypeSet, Visibility, attacks_of, parse_destination,
+    AklError, AklPiece, AklPosition, Game, PieceState, PlayerView, Rules, Style, TouchResult,
+    TurnEntry, TypeSet, Visibility, attacks_of, parse_destination,
 };
-use qchess_board::{Bitboard, Color, PieceKind, Square};
+use qchess_board::{Bitboard, Color, Fraction, PieceKind, Square};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value, json};
@@ -127,6 +127,14 @@ fn apply_entry_text(
     } else {
         text.parse::<TurnEntry>()?
     };
+    // The pieces as they stand before the entry: what a touch and a capture can reveal.
+    let touched = game.position().piece(entry.from).copied();
+    let target = entry
+        .dest
+        .and_then(|d| game.position().piece(d.to).copied());
+    let chances = |outcome: Value, collapse: Option<PieceKind>, captured: Option<PieceKind>| {
+        with_probabilities(outcome, touched, collapse, target, captured)
+    };
     let pending_here = game
         .pending_touch()
         .is_some_and(|(sq, _, _)| sq == entry.from);
@@ -139,22 +147,86 @@ fn apply_entry_text(
         };
         return Ok(match out.result {
             TouchResult::MustMove(moves) => (
-                json!({
-                    "turn": "awaiting_move",
-                    "collapse": out.collapsed.map(letter),
-                    "type": letter(out.kind),
-                    "legal_moves": moves.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
-                }),
+                chances(
+                    json!({
+                        "turn": "awaiting_move",
+                        "collapse": out.collapsed.map(letter),
+                        "type": letter(out.kind),
+                        "legal_moves": moves.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+                    }),
+                    Some(out.kind),
+                    None,
+                ),
                 Value::Null,
             ),
             _ => {
                 let done = *game.history().last().expect("the touch ended the turn");
-                (turn_json(&done), Value::String(done.to_string()))
+                (
+                    chances(turn_json(&done), Some(out.kind), None),
+                    Value::String(done.to_string()),
+                )
             }
         });
     }
     let done = game.apply_entry(&entry, Some(rng))?;
-    Ok((turn_json(&done), Value::String(done.to_string())))
+    // The type the touched piece has now: its collapse, or the type it already had.
+    let kind = done.collapse.or_else(|| touched.and_then(|p| p.current()));
+    let captured = done.dest.and_then(|d| d.capture).map(|c| c.captured);
+    Ok((
+        chances(turn_json(&done), kind, captured),
+        Value::String(done.to_string()),
+    ))
+}
+
+/// Adds the entry's chances to its outcome: `collapse_probabilities` of the touched piece
+/// (each type it could have been revealed as), `captured_probabilities` when a capture
+/// revealed the captured piece's type, and `probability`, the chance of what happened (the
+/// product of the two), each with its exact twin (`_exact`, a fraction string).
+fn with_probabilities(
+    mut outcome: Value,
+    touched: Option<AklPiece>,
+    collapse: Option<PieceKind>,
+    target: Option<AklPiece>,
+    captured: Option<PieceKind>,
+) -> Value {
+    let chance_of = |piece: Option<AklPiece>, kind: Option<PieceKind>| -> Fraction {
+        match (piece, kind) {
+            (Some(p), Some(k)) => p
+                .collapse_chances()
+                .into_iter()
+                .find(|(t, _)| *t == k)
+                .map_or(Fraction::ZERO, |(_, c)| c),
+            _ => Fraction::ONE,
+        }
+    };
+    let mut probability = chance_of(touched, collapse);
+    let Value::Object(map) = &mut outcome else {
+        return outcome;
+    };
+    if let Some(p) = touched {
+        let (floats, exact) = chance_maps(&p);
+        map.insert("collapse_probabilities".into(), floats);
+        map.insert("collapse_probabilities_exact".into(), exact);
+    }
+    if let (Some(p), Some(_)) = (target, captured) {
+        let (floats, exact) = chance_maps(&p);
+        map.insert("captured_probabilities".into(), floats);
+        map.insert("captured_probabilities_exact".into(), exact);
+        probability = probability * chance_of(target, captured);
+    }
+    map.insert("probability".into(), json!(probability.to_f64()));
+    map.insert("probability_exact".into(), json!(probability.to_string()));
+    outcome
+}
+
+/// A piece's collapse chances as `{"N": 0.5, ...}` and `{"N": "1/2", ...}`.
+fn chance_maps(p: &AklPiece) -> (Value, Value) {
+    let (mut floats, mut exact) = (Map::new(), Map::new());
+    for (kind, c) in p.collapse_chances() {
+        floats.insert(letter(kind), json!(c.to_f64()));
+        exact.insert(letter(kind), json!(c.to_string()));
+    }
+    (Value::Object(floats), Value::Object(exact))
 }
 
 fn turn_json(e: &TurnEntry) -> Value {

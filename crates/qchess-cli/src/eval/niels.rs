@@ -27,10 +27,10 @@
 
 use super::frame::{MoveReport, ReasonCode, Refusal, side_letter as side, string_list};
 use super::{Answer, EvalError, Request};
-use qchess_board::{Geometry, Square};
+use qchess_board::{Color, Geometry, Square};
 use qchess_niels::{
-    Diagonal, DrawReason, Game, Mark, MoveOutcome, NielsError, Occupant, Position, Rules, Status,
-    group_outcomes,
+    CheckInfo, Diagonal, DrawReason, Fraction, Game, Mark, Move, MoveOutcome, NielsError, Occupant,
+    Position, Rules, Status, group_outcomes,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -42,6 +42,7 @@ pub fn eval(request: Request) -> Result<Answer, EvalError> {
     let seed = request.seed()?;
     let moves = request.moves()?;
     let legal_moves = request.flag("legal_moves")?;
+    let want_outcomes = request.flag("outcomes")?;
     let flat = flat_rolls(request.get("rolls"))?;
     let flat_mode = flat.is_some();
     let rolls = match flat {
@@ -54,6 +55,18 @@ pub fn eval(request: Request) -> Result<Answer, EvalError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut reports = Vec::with_capacity(moves.len());
     for (i, text) in moves.iter().enumerate() {
+        // The full distribution, from the position before the move (a refused move has none).
+        let outcomes = match text.parse::<Move>() {
+            Ok(mv) if want_outcomes => game.outcomes_exact(&mv).ok().map(|list| {
+                list.iter()
+                    .map(|(p, pr, o)| {
+                        json!({"probability": pr.to_f64(), "probability_exact": pr.to_string(),
+                               "outcome": outcome_json(o), "position": p.to_string()})
+                    })
+                    .collect::<Vec<_>>()
+            }),
+            _ => None,
+        };
         let result = text.parse().and_then(|mv| match &rolls[i] {
             Some(r) => game.play_with_rolls(&mv, r),
             None if flat_mode => {
@@ -72,6 +85,10 @@ pub fn eval(request: Request) -> Result<Answer, EvalError> {
                 MoveReport::applied(text, outcome_json(&outcome), json!(notation))
             }
             Err(e) => MoveReport::refused(text, &refusal(&e)),
+        };
+        let report = match (want_outcomes, outcomes) {
+            (false, _) => report,
+            (true, list) => report.with("outcomes", json!(list)),
         };
         reports.push(report.into_value());
     }
@@ -268,6 +285,29 @@ fn outcome_json(o: &MoveOutcome) -> Value {
     })
 }
 
+/// One colour's check (8.7) and mate status: `"check"` is `"certain"`, `"possible"` or
+/// `"none"`, with the chance (the likeliest attacker's hypothetical capture of the king) and
+/// its exact twin; `"mate"` is `"checkmate"`, `"stalemate"` or `"none"` as if that colour
+/// were to move.
+fn check_json(c: CheckInfo) -> Value {
+    let check = if c.chance == Fraction::ONE {
+        "certain"
+    } else if c.chance > Fraction::ZERO {
+        "possible"
+    } else {
+        "none"
+    };
+    let mate = if c.checkmated {
+        "checkmate"
+    } else if c.stalemated {
+        "stalemate"
+    } else {
+        "none"
+    };
+    json!({"check": check, "probability": c.chance.to_f64(),
+           "probability_exact": c.chance.to_string(), "mate": mate})
+}
+
 fn describe(game: &Game) -> Answer {
     let pos = game.position();
     let rules = game.rules();
@@ -291,6 +331,12 @@ fn describe(game: &Game) -> Answer {
             let prob = |m: Mark| -> f64 {
                 outs.iter().filter(|o| o.marks.contains(&(p.id, m))).map(|o| o.probability).sum()
             };
+            let exact = |m: Mark| -> String {
+                outs.iter()
+                    .filter(|o| o.marks.contains(&(p.id, m)))
+                    .fold(Fraction::ZERO, |acc, o| acc + o.probability_exact())
+                    .to_string()
+            };
             let kind = match (p.facings.is_equal(), rules.hadamard) {
                 (true, _) => "equal",
                 (false, true) => "phase",
@@ -306,6 +352,7 @@ fn describe(game: &Game) -> Answer {
                 "kind": kind,
                 "diagonal": p.diagonal.map(|d| d.to_char().to_string()),
                 "probabilities": {p.red.to_string(): prob(Mark::Red), p.blue.to_string(): prob(Mark::Blue)},
+                "probabilities_exact": {p.red.to_string(): exact(Mark::Red), p.blue.to_string(): exact(Mark::Blue)},
                 "amplitudes": {p.red.to_string(): amp(Mark::Red), p.blue.to_string(): amp(Mark::Blue)},
             })
         })
@@ -323,7 +370,9 @@ fn describe(game: &Game) -> Answer {
                         .iter()
                         .map(|(id, m)| (name(*id), json!(pos.pair(*id).map(|p| p.square(*m).to_string()))))
                         .collect();
-                    json!({"squares": squares, "probability": o.probability, "amplitude": o.amplitude})
+                    json!({"squares": squares, "probability": o.probability,
+                           "probability_exact": o.probability_exact().to_string(),
+                           "amplitude": o.amplitude})
                 })
                 .collect();
             json!({"diagonal": d.to_char().to_string(), "pairs": ids.iter().map(|id| name(*id)).collect::<Vec<_>>(), "outcomes": outcomes})
@@ -347,6 +396,11 @@ fn describe(game: &Game) -> Answer {
     out.insert("rules", json!(rules.names()));
     out.insert("side_to_move", side(pos.side_to_move()));
     out.insert("in_check", game.in_check());
+    out.insert(
+        "check",
+        json!({"white": check_json(game.check_info(Color::White)),
+               "black": check_json(game.check_info(Color::Black))}),
+    );
     out.insert("status", status_name);
     out.insert("result", status.result());
     out.insert("record", game.record().to_string());

@@ -1,19 +1,20 @@
-//! Exact probabilities: every chance in Niel's Chess comes from fair dice, so it is a
-//! fraction whose denominator divides a power of 6 (and a collapse's 1/2 is 3/6).
+//! Exact probabilities of the rule systems whose chances are rational: Niel's Chess (fair
+//! dice: denominators divide a power of 6) and Akl-style (fair coins: powers of 2).
 
 use std::cmp::Ordering;
 use std::fmt;
-use std::ops::Add;
+use std::ops::{Add, Mul};
 
 /// A probability as a reduced fraction `num/den` (`den > 0`).
 ///
 /// ```
-/// use qchess_niels::Fraction;
+/// use qchess_board::Fraction;
 /// let p = Fraction::new(1, 6) + Fraction::new(1, 3);
 /// assert_eq!(p, Fraction::new(1, 2));
 /// assert_eq!(p.to_string(), "1/2");
 /// assert_eq!(Fraction::ONE.to_string(), "1");
 /// assert_eq!(p.to_f64(), 0.5);
+/// assert_eq!(p * Fraction::new(1, 2), Fraction::new(1, 4));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Fraction {
@@ -72,6 +73,24 @@ impl Add for Fraction {
             num: u64::try_from(num / r).expect("dice probabilities fit in u64"),
             den: u64::try_from(den / r).expect("dice probabilities fit in u64"),
         }
+    }
+}
+
+impl Mul for Fraction {
+    type Output = Fraction;
+    fn mul(self, other: Fraction) -> Fraction {
+        let (a, b) = (
+            gcd(self.num, other.den).max(1),
+            gcd(other.num, self.den).max(1),
+        );
+        Fraction::new(
+            (self.num / a)
+                .checked_mul(other.num / b)
+                .expect("probabilities of a game fit in u64"),
+            (self.den / b)
+                .checked_mul(other.den / a)
+                .expect("probabilities of a game fit in u64"),
+        )
     }
 }
 
