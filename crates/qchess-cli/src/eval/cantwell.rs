@@ -21,6 +21,7 @@ use super::frame::{Limit, MoveReport, ReasonCode, Refusal, side_letter};
 use super::{Answer, EvalError, Request};
 use num_complex::Complex64;
 use qchess_board::Square;
+use qchess_board::attacks::between;
 use qchess_cantwell::circuit::{self, OccupancyMove};
 use qchess_cantwell::game::OCCUPIED_EPS;
 use qchess_cantwell::position::board_squares;
@@ -80,6 +81,35 @@ fn refusal(e: &GameError) -> Refusal {
     match e.position() {
         Some(p) => r.at_column(p),
         None => r,
+    }
+}
+
+/// [`refusal`], with a move that would change nothing (Definition 2) told apart by its cause
+/// where the position shows it: a target holding, for certain, a piece of the mover's side,
+/// or a square on the path occupied for certain.
+fn refusal_in(game: &Game, mv: &str, e: &GameError) -> Refusal {
+    let r = refusal(e);
+    if !matches!(e, GameError::NoEffect { .. }) {
+        return r;
+    }
+    let (Some(from), Some(to)) = (
+        mv.get(0..2).and_then(|s| s.parse::<Square>().ok()),
+        mv.get(2..4).and_then(|s| s.parse::<Square>().ok()),
+    ) else {
+        return r;
+    };
+    let certain = |sq: Square| game.probability(sq) >= 1.0 - 1e-12;
+    let side = game.side_to_move();
+    let code = if game.piece_at(to).is_some_and(|p| p.color == side) && certain(to) {
+        ReasonCode::TargetOccupiedByOwn
+    } else if between(from, to).iter().any(certain) {
+        ReasonCode::PathBlocked
+    } else {
+        return r;
+    };
+    Refusal {
+        reason_code: code,
+        ..r
     }
 }
 
@@ -238,7 +268,7 @@ fn eval_game(
             Ok(rec) => {
                 MoveReport::applied(mv, json!(rec.measured.map(u8::from)), json!(rec.notation))
             }
-            Err(e) => MoveReport::refused(mv, &refusal(&e)),
+            Err(e) => MoveReport::refused(mv, &refusal_in(&game, mv, &e)),
         };
         reports.push(report.into_value());
     }
@@ -424,6 +454,24 @@ fn eval_occupancy(
 #[cfg(test)]
 mod tests {
     use super::super::eval_one as run;
+    use super::super::frame::ReasonCode;
+    use qchess_cantwell::GameError;
+
+    #[test]
+    fn refusals_the_eval_cannot_provoke_still_have_codes() {
+        // The simulator's refusals (size, memory) and anything unnamed.
+        let r = super::refusal(&GameError::Simulation("state cap".into()));
+        assert_eq!(
+            (r.kind.as_str(), r.reason_code),
+            ("simulation", ReasonCode::ResourceLimit)
+        );
+        assert_eq!(r.to_json()["reason_code"], "resource_limit");
+        let r = super::refusal(&GameError::NothingToUndo);
+        assert_eq!(r.reason_code, ReasonCode::Other);
+        assert_eq!(r.to_json()["reason_code"], "other");
+        let r = super::refusal(&GameError::OptionOff("x"));
+        assert_eq!(r.reason_code, ReasonCode::ForbiddenByRulesVariant);
+    }
 
     #[test]
     fn game_mode_split_and_readouts() {

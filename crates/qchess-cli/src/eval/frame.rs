@@ -481,6 +481,18 @@ mod tests {
     }
 
     #[test]
+    fn docs_list_every_reason_code() {
+        let doc = include_str!("../../../../docs/architecture.md");
+        for code in ReasonCode::ALL {
+            assert!(
+                doc.contains(&format!("`{}`", code.as_str())),
+                "{} is not listed in docs/architecture.md",
+                code.as_str()
+            );
+        }
+    }
+
+    #[test]
     fn every_reason_code_is_distinct_and_snake_case() {
         let mut names: Vec<&str> = ReasonCode::ALL.iter().map(|c| c.as_str()).collect();
         assert!(
