@@ -376,3 +376,34 @@ fn docs_list_every_reason_code() {
         );
     }
 }
+
+#[test]
+fn akl_legal_moves_are_whole_turns_that_apply() {
+    // (NR) on b1: as a knight a3, c3, d2 (3); as a rook b2-b8, a1, c1, d1 (10); the king on e1:
+    // d1, d2, e2, f2, f1 (5; kings may stand in check). 18 entries.
+    let fen = "4k3/8/8/8/8/8/8/1(NR)2K3 w - 0 1";
+    let a = eval_one(json!({"variant": "akl", "position": fen, "legal_moves": true}));
+    let legal: Vec<String> = a["legal_moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(legal.len(), 18, "{legal:?}");
+    for m in ["<N|b1> -> c3", "<R|b1> -> b8", "<R|b1> -> d1", "e1 -> f2"] {
+        assert!(legal.iter().any(|l| l == m), "{m} in {legal:?}");
+    }
+    let tries: Vec<Value> = legal
+        .iter()
+        .map(|m| json!({"variant": "akl", "position": fen, "moves": [m]}))
+        .collect();
+    for t in eval_lines(&tries) {
+        assert_eq!(t["moves"][0]["applied"], true, "{t}");
+    }
+    // While a touch is pending: the touched piece's destinations.
+    let a = eval_one(
+        json!({"variant": "akl", "position": fen, "moves": ["<N|b1>"],
+        "legal_moves": true}),
+    );
+    assert_eq!(a["legal_moves"], json!(["-> d2", "-> a3", "-> c3"]));
+}

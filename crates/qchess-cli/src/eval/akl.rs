@@ -39,6 +39,7 @@ pub fn eval(request: Request) -> Result<Answer, EvalError> {
         _ => Visibility::OwnPairs,
     };
     let moves = request.moves()?;
+    let legal_moves = request.flag("legal_moves")?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let position = match request.get("position") {
         None => AklPosition::startpos_random(&mut rng),
@@ -79,6 +80,9 @@ pub fn eval(request: Request) -> Result<Answer, EvalError> {
             }),
         },
     );
+    if legal_moves {
+        out.insert("legal_moves", legal_entries(&game));
+    }
     out.insert("position", game.position().to_string());
     out.insert("record", game.record().to_text(Style::Ascii));
     out.insert("quiet_plies", game.position().quiet_plies);
@@ -89,6 +93,23 @@ pub fn eval(request: Request) -> Result<Answer, EvalError> {
         game.status().reason().map_or(Value::Null, Value::from),
     );
     Ok(out)
+}
+
+/// The side to move's legal entries as text `"moves"` accepts: whole turns
+/// (`"<N|b1> -> c3"`, `"e1 -> d1"`, a touch alone such as `"<Q|d1>"`), or, while a touch is
+/// pending, the touched piece's destinations (`"-> c3"`).
+fn legal_entries(game: &Game) -> Vec<String> {
+    let pending = game.pending_touch().is_some();
+    game.legal_entries()
+        .iter()
+        .map(|e| {
+            let text = e.to_string();
+            match (pending, text.find("->")) {
+                (true, Some(i)) => text[i..].to_string(),
+                _ => text,
+            }
+        })
+        .collect()
 }
 
 /// Applies one entry string and reports it. A refused entry changes nothing, the random
