@@ -12,18 +12,10 @@ use std::io::{self, Write};
 
 /// Settings of one `qchess eval` run that every request sees (the command line's, not the
 /// request's). New run-wide limits and budgets are added here.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Context {
     /// Limits of what one answer may hold.
     pub limits: Limits,
-}
-
-impl Default for Context {
-    fn default() -> Self {
-        Self {
-            limits: Limits::default(),
-        }
-    }
 }
 
 /// Limits of one answer.
