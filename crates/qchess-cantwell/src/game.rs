@@ -463,10 +463,10 @@ impl Game {
         if reset {
             flags.halfmove_clock = 0;
         } else {
-            flags.halfmove_clock += 1;
+            flags.halfmove_clock = flags.halfmove_clock.saturating_add(1);
         }
         if flags.side_to_move == Color::Black {
-            flags.fullmove_number += 1;
+            flags.fullmove_number = flags.fullmove_number.saturating_add(1);
         }
         flags.side_to_move = flags.side_to_move.opposite();
         self.layer.pieces = new;
