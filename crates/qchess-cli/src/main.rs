@@ -7,12 +7,13 @@
 
 mod bench;
 mod demo;
-mod error;
-mod eval;
 mod perft;
 mod play;
+mod threads;
 
 use clap::{Parser, Subcommand};
+// The request evaluator lives in the library target (src/lib.rs) so it can be embedded and fuzzed.
+use qchess_cli::{error, eval};
 use std::process::ExitCode;
 
 /// Quantum chess: Cantwell, Niel's Chess and Akl-style rules.
@@ -40,13 +41,14 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    // Every subcommand runs in a pool that falls back to one thread (see `threads`).
+    let result = threads::run_in_pool(move || match cli.command {
         Command::Perft(args) => perft::run(&args),
         Command::Eval(args) => eval::run(&args),
         Command::Play(args) => play::run(&args),
         Command::Bench(cmd) => bench::run(&cmd),
         Command::Demo(args) => demo::run(&args),
-    };
+    });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

@@ -3,20 +3,31 @@
 //! Each input line is one JSON object with a `"variant"` field (`"cantwell"`, `"niels"` or
 //! `"akl"`; default `"cantwell"`). Each produces exactly one output line: the variant's
 //! answer with `"ok": true`, or `{"ok": false, "error": {"kind", "message", "at"}}`. A bad line
-//! never stops the run: the next line is still read. Blank lines are skipped.
+//! never stops the run: the next line is still read. Blank lines are skipped. Each line is
+//! bounded ([`limits`]: `--max-line-bytes`, default 1 MiB; `--max-moves`, default 10 000):
+//! over a bound, the line is answered with an error of kind `"limit"` and the run goes on.
 
 mod akl;
 mod cantwell;
+pub mod limits;
 mod niels;
 
 use crate::error::CliError;
 use clap::Args;
+pub use limits::Limits;
 use serde_json::{Map, Value, json};
 use std::io::{BufRead, Write};
 
 /// Arguments of `qchess eval`.
 #[derive(Args, Debug)]
-pub struct EvalArgs {}
+pub struct EvalArgs {
+    /// Longest input line in bytes; a longer line is answered with a "limit" error.
+    #[arg(long, default_value_t = limits::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: usize,
+    /// Most moves in one request; more are answered with a "limit" error.
+    #[arg(long, default_value_t = limits::DEFAULT_MAX_MOVES)]
+    pub max_moves: usize,
+}
 
 /// A failed evaluation of one input line.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,50 +62,100 @@ impl EvalError {
 }
 
 /// Runs `qchess eval` over standard input.
-pub fn run(_args: &EvalArgs) -> Result<(), CliError> {
+pub fn run(args: &EvalArgs) -> Result<(), CliError> {
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
-    eval_stream(stdin.lock(), &mut stdout.lock())
+    let limits = Limits {
+        max_line_bytes: args.max_line_bytes,
+        max_moves: args.max_moves,
+    };
+    eval_stream_with(stdin.lock(), &mut stdout.lock(), &limits)
 }
 
-/// Evaluates every line of `input`, writing one JSON line per non-blank input line.
-pub fn eval_stream(mut input: impl BufRead, output: &mut impl Write) -> Result<(), CliError> {
+/// Evaluates every line of `input`, writing one JSON line per non-blank input line, with the
+/// default [`Limits`].
+pub fn eval_stream(input: impl BufRead, output: &mut impl Write) -> Result<(), CliError> {
+    eval_stream_with(input, output, &Limits::default())
+}
+
+/// [`eval_stream`] with the given [`Limits`].
+pub fn eval_stream_with(
+    mut input: impl BufRead,
+    output: &mut impl Write,
+    limits: &Limits,
+) -> Result<(), CliError> {
     let mut raw = Vec::new();
     loop {
-        raw.clear();
-        if input.read_until(b'\n', &mut raw)? == 0 {
-            return Ok(());
-        }
-        // Bytes, not `lines()`: a line that is not UTF-8 is that line's error, not the run's.
-        let answer = match std::str::from_utf8(&raw) {
-            Err(e) => EvalError::new("json", format!("the line is not valid UTF-8: {e}"))
-                .at(json!({"column": e.valid_up_to() + 1}))
+        let answer = match limits::read_line(&mut input, &mut raw, limits.max_line_bytes)? {
+            limits::Line::End => return Ok(()),
+            limits::Line::TooLong(len) => Some(
+                EvalError::new(
+                    "limit",
+                    format!(
+                        "the line is {len} bytes, over the limit of {} (--max-line-bytes)",
+                        limits.max_line_bytes
+                    ),
+                )
                 .to_json(),
-            Ok(line) if line.trim().is_empty() => continue,
-            Ok(line) => answer_line(line),
+            ),
+            limits::Line::Whole => answer_raw(&raw, limits),
         };
+        let Some(answer) = answer else { continue };
         writeln!(output, "{answer}")?;
         output.flush()?;
     }
 }
 
-fn answer_line(line: &str) -> Value {
-    match eval_line(line) {
+/// The answer to one line within the bounds, `None` for a blank line.
+fn answer_raw(raw: &[u8], limits: &Limits) -> Option<Value> {
+    // Bytes, not `lines()`: a line that is not UTF-8 is that line's error, not the run's.
+    match std::str::from_utf8(raw) {
+        Err(e) => Some(
+            EvalError::new("json", format!("the line is not valid UTF-8: {e}"))
+                .at(json!({"column": e.valid_up_to() + 1}))
+                .to_json(),
+        ),
+        Ok(line) if line.trim().is_empty() => None,
+        Ok(line) => Some(answer_line(line, limits)),
+    }
+}
+
+/// Evaluates one request line (JSON object) within `limits` and returns its answer: the
+/// variant's fields with `"ok": true`, or `{"ok": false, "error": ..}`. Never panics on any
+/// input; the library entry point for embedding and fuzzing. Quotes of the input in the
+/// answer are cut to [`limits::QUOTE_BYTES`].
+pub fn answer_line(line: &str, limits: &Limits) -> Value {
+    let mut answer = match eval_line(line, limits) {
         Ok(mut fields) => {
             fields.insert("ok".into(), Value::Bool(true));
             Value::Object(fields)
         }
         Err(err) => err.to_json(),
-    }
+    };
+    limits::clip_answer(&mut answer);
+    answer
 }
 
-fn eval_line(line: &str) -> Result<Map<String, Value>, EvalError> {
+fn eval_line(line: &str, limits: &Limits) -> Result<Map<String, Value>, EvalError> {
     let value: Value = serde_json::from_str(line).map_err(|e| {
         EvalError::new("json", format!("invalid JSON: {e}")).at(json!({"column": e.column()}))
     })?;
     let Value::Object(request) = value else {
         return Err(EvalError::new("request", "each line must be a JSON object"));
     };
+    if let Some(Value::Array(moves)) = request.get("moves") {
+        if moves.len() > limits.max_moves {
+            return Err(EvalError::new(
+                "limit",
+                format!(
+                    "{} moves, over the limit of {} per request (--max-moves)",
+                    moves.len(),
+                    limits.max_moves
+                ),
+            )
+            .at("moves"));
+        }
+    }
     match request.get("variant") {
         None => cantwell::eval(&request),
         Some(Value::String(v)) => match v.as_str() {

@@ -1,0 +1,127 @@
+//! Bounds on one `qchess eval` request: the line length, the number of moves, and how much of
+//! a bad input an answer quotes back.
+//!
+//! A line longer than [`Limits::max_line_bytes`] is never held whole: the first bytes are kept
+//! to count, the rest is skipped up to the newline, and the line is answered with an error of
+//! kind `"limit"`. A request with more than [`Limits::max_moves`] moves is answered the same
+//! way (at `"moves"`). In every answer, the echo of a move (`"move"`), an error `"message"` and
+//! an error location `"at"` are cut to [`QUOTE_BYTES`] bytes, so a huge bad move string gets a
+//! small answer. The run goes on after each of these.
+
+use serde_json::Value;
+use std::io::BufRead;
+
+/// Default of `--max-line-bytes`: 1 MiB.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 1 << 20;
+/// Default of `--max-moves`: 10 000 moves per request.
+pub const DEFAULT_MAX_MOVES: usize = 10_000;
+/// At most this many bytes of a move, an error message or an error location are quoted in an
+/// answer; longer ones end with `...` and their full length.
+pub const QUOTE_BYTES: usize = 200;
+
+/// The bounds `qchess eval` applies to each request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Longest line read, in bytes, not counting the newline.
+    pub max_line_bytes: usize,
+    /// Most moves (entries of `"moves"`) in one request.
+    pub max_moves: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            max_moves: DEFAULT_MAX_MOVES,
+        }
+    }
+}
+
+/// One line read by [`read_line`].
+pub(super) enum Line {
+    /// End of input.
+    End,
+    /// A whole line (without its newline, when it had one) in the buffer.
+    Whole,
+    /// A line of this many bytes, over the limit: the buffer holds nothing of it.
+    TooLong(usize),
+}
+
+/// Reads one line into `raw` (cleared first), holding at most `max` bytes of it: a longer line
+/// is read to its end and dropped.
+pub(super) fn read_line(
+    input: &mut impl BufRead,
+    raw: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<Line> {
+    raw.clear();
+    let mut total = 0usize;
+    let mut any = false;
+    loop {
+        let buf = match input.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            break;
+        }
+        any = true;
+        let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (i, true),
+            None => (buf.len(), false),
+        };
+        total = total.saturating_add(chunk);
+        if total <= max {
+            raw.extend_from_slice(&buf[..chunk]);
+        } else if !raw.is_empty() {
+            raw.clear();
+            raw.shrink_to(max.min(1 << 16));
+        }
+        input.consume(if done { chunk + 1 } else { chunk });
+        if done {
+            break;
+        }
+    }
+    Ok(if !any {
+        Line::End
+    } else if total > max {
+        Line::TooLong(total)
+    } else {
+        Line::Whole
+    })
+}
+
+/// `text` cut to at most [`QUOTE_BYTES`] bytes (on a character boundary), with `...` and the
+/// full length when it was cut.
+pub fn quote(text: &str) -> String {
+    if text.len() <= QUOTE_BYTES {
+        return text.to_string();
+    }
+    let mut end = QUOTE_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes in all)", &text[..end], text.len())
+}
+
+/// Cuts every `"move"`, `"message"` and `"at"` string of an answer with [`quote`].
+pub(super) fn clip_answer(value: &mut Value) {
+    match value {
+        Value::Array(items) => items.iter_mut().for_each(clip_answer),
+        Value::Object(fields) => {
+            for (key, v) in fields.iter_mut() {
+                match v {
+                    Value::String(s)
+                        if s.len() > QUOTE_BYTES
+                            && matches!(key.as_str(), "move" | "message" | "at") =>
+                    {
+                        *s = quote(s);
+                    }
+                    _ => clip_answer(v),
+                }
+            }
+        }
+        _ => {}
+    }
+}
