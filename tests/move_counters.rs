@@ -20,7 +20,11 @@ fn cantwell_counters_saturate() {
         .expect("a legal king move");
     assert_eq!(game.classical().flags.halfmove_clock, MAX);
     assert_eq!(game.classical().flags.fullmove_number, MAX);
-    assert!(game.fen().ends_with(&format!(" {MAX} {MAX}")), "{}", game.fen());
+    assert!(
+        game.fen().ends_with(&format!(" {MAX} {MAX}")),
+        "{}",
+        game.fen()
+    );
     // And it undoes to exactly the position it came from.
     game.undo().unwrap();
     assert_eq!(game.fen(), format!("4k3/8/8/8/8/8/8/4K3 b - - {MAX} {MAX}"));
