@@ -196,7 +196,7 @@ fn niels(rng: &mut ChaCha8Rng, seed: u64, ops: &[Op]) {
                 if moves.is_empty() {
                     continue;
                 }
-                moves[*i as usize % moves.len()].clone()
+                moves[*i as usize % moves.len()]
             }
             Op::Text(t) => {
                 let before = game.position().clone();
