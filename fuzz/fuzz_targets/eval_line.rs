@@ -5,7 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use qchess_cli::eval::{Limits, answer_line, limits::QUOTE_BYTES};
+use qchess_cli::error::QUOTE_LIMIT;
+use qchess_cli::eval::{Limits, answer_line, limits::MESSAGE_LIMIT};
 use serde_json::Value;
 
 const LIMITS: Limits = Limits {
@@ -16,9 +17,15 @@ const LIMITS: Limits = Limits {
 fn check(line: &str) {
     let answer = answer_line(line, &LIMITS);
     assert!(answer["ok"].is_boolean(), "{answer}");
+    if let Some(moves) = answer["moves"].as_array() {
+        for m in moves {
+            let echo = m["move"].as_str().expect("each move is echoed");
+            assert!(echo.chars().count() <= QUOTE_LIMIT + 3, "{echo}");
+        }
+    }
     if answer["ok"] == false {
         let message = answer["error"]["message"].as_str().expect("a message");
-        assert!(message.len() <= QUOTE_BYTES + 40, "{message}");
+        assert!(message.chars().count() <= MESSAGE_LIMIT + 3, "{message}");
     }
 }
 

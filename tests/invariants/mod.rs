@@ -95,17 +95,18 @@ fn cantwell(rng: &mut ChaCha8Rng, ops: &[Op]) {
     use qchess_cantwell::game::same_state;
     let mut game = qchess_cantwell::Game::new();
     // A small state cap: a move that would pass it is refused, which is a refusal to check.
-    game.set_state_cap(1 << 12);
+    game.set_state_cap(1 << 10);
     let mut undone: Vec<String> = Vec::new();
     let mut before_stack: Vec<(String, qchess_sim::State)> = Vec::new();
     for op in ops {
         let text = match op {
+            // A uniformly drawn legal move (seeded by the step), not the full list: listing
+            // every legal move tests each against the state and is the slow part.
             Op::Legal(i) => {
-                let moves = game.legal_moves();
-                if moves.is_empty() {
-                    continue;
+                match game.random_legal_move(&mut ChaCha8Rng::seed_from_u64(u64::from(*i))) {
+                    Some(mv) => mv,
+                    None => continue,
                 }
-                moves[*i as usize % moves.len()].clone()
             }
             Op::Text(t) => t.clone(),
             Op::Redo => match undone.pop() {

@@ -4,10 +4,12 @@
 //! A line longer than [`Limits::max_line_bytes`] is never held whole: the first bytes are kept
 //! to count, the rest is skipped up to the newline, and the line is answered with an error of
 //! kind `"limit"`. A request with more than [`Limits::max_moves`] moves is answered the same
-//! way (at `"moves"`). In every answer, the echo of a move (`"move"`), an error `"message"` and
-//! an error location `"at"` are cut to [`QUOTE_BYTES`] bytes, so a huge bad move string gets a
-//! small answer. The run goes on after each of these.
+//! way (at `"moves"`). In every answer, the echo of a move (`"move"`) and an error location
+//! (`"at"`) are cut to [`QUOTE_LIMIT`](crate::error::QUOTE_LIMIT) characters and an error `"message"` to
+//! [`MESSAGE_LIMIT`], each ending with `...` when cut, so a huge bad move string gets a small
+//! answer. The run goes on after each of these.
 
+use crate::error::{prefix_of, quote_prefix};
 use serde_json::Value;
 use std::io::BufRead;
 
@@ -15,9 +17,9 @@ use std::io::BufRead;
 pub const DEFAULT_MAX_LINE_BYTES: usize = 1 << 20;
 /// Default of `--max-moves`: 10 000 moves per request.
 pub const DEFAULT_MAX_MOVES: usize = 10_000;
-/// At most this many bytes of a move, an error message or an error location are quoted in an
-/// answer; longer ones end with `...` and their full length.
-pub const QUOTE_BYTES: usize = 200;
+/// At most this many characters of an error message are kept in an answer (a message quotes
+/// at most [`QUOTE_LIMIT`](crate::error::QUOTE_LIMIT) characters of the input, but may hold several quotes).
+pub const MESSAGE_LIMIT: usize = 256;
 
 /// The bounds `qchess eval` applies to each request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,32 +94,16 @@ pub(super) fn read_line(
     })
 }
 
-/// `text` cut to at most [`QUOTE_BYTES`] bytes (on a character boundary), with `...` and the
-/// full length when it was cut.
-pub fn quote(text: &str) -> String {
-    if text.len() <= QUOTE_BYTES {
-        return text.to_string();
-    }
-    let mut end = QUOTE_BYTES;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}... ({} bytes in all)", &text[..end], text.len())
-}
-
-/// Cuts every `"move"`, `"message"` and `"at"` string of an answer with [`quote`].
+/// Cuts every `"move"` and `"at"` string of an answer (echoes of the input) to
+/// [`QUOTE_LIMIT`](crate::error::QUOTE_LIMIT) characters and every `"message"` to [`MESSAGE_LIMIT`].
 pub(super) fn clip_answer(value: &mut Value) {
     match value {
         Value::Array(items) => items.iter_mut().for_each(clip_answer),
         Value::Object(fields) => {
             for (key, v) in fields.iter_mut() {
-                match v {
-                    Value::String(s)
-                        if s.len() > QUOTE_BYTES
-                            && matches!(key.as_str(), "move" | "message" | "at") =>
-                    {
-                        *s = quote(s);
-                    }
+                match (key.as_str(), &mut *v) {
+                    ("move" | "at", Value::String(s)) => *s = quote_prefix(s),
+                    ("message", Value::String(s)) => *s = prefix_of(s, MESSAGE_LIMIT),
                     _ => clip_answer(v),
                 }
             }

@@ -123,7 +123,7 @@ fn answer_raw(raw: &[u8], limits: &Limits) -> Option<Value> {
 /// Evaluates one request line (JSON object) within `limits` and returns its answer: the
 /// variant's fields with `"ok": true`, or `{"ok": false, "error": ..}`. Never panics on any
 /// input; the library entry point for embedding and fuzzing. Quotes of the input in the
-/// answer are cut to [`limits::QUOTE_BYTES`].
+/// answer are cut ([`limits::MESSAGE_LIMIT`], [`crate::error::QUOTE_LIMIT`]).
 pub fn answer_line(line: &str, limits: &Limits) -> Value {
     let mut answer = match eval_line(line, limits) {
         Ok(mut fields) => {
