@@ -328,6 +328,9 @@ fn eval_occupancy(
                     let kind = match e {
                         circuit::CircuitError::ImpossibleOutcome { .. }
                         | circuit::CircuitError::NoMeasurement => "impossible_outcome",
+                        circuit::CircuitError::Sim(qchess_sim::SimError::StateTooLarge {
+                            ..
+                        }) => "state_too_large",
                         circuit::CircuitError::Sim(_) => "simulation",
                         _ => "illegal_move",
                     };

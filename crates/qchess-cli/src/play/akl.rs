@@ -345,6 +345,7 @@ mod tests {
             color: "w".into(),
             seed: 5,
             load,
+            memory: None,
         }
     }
 
