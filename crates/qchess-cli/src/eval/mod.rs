@@ -21,7 +21,12 @@ use std::io::{BufRead, Write};
 
 /// Arguments of `qchess eval`.
 #[derive(Args, Debug)]
-pub struct EvalArgs {}
+pub struct EvalArgs {
+    /// Memory budget in bytes for every state built (default: the smallest of the
+    /// address-space/data limits, the cgroup limit and MemAvailable, less a margin).
+    #[arg(long, value_name = "BYTES")]
+    pub memory: Option<usize>,
+}
 
 /// A failed evaluation of one input line.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,7 +61,8 @@ impl EvalError {
 }
 
 /// Runs `qchess eval` over standard input.
-pub fn run(_args: &EvalArgs) -> Result<(), CliError> {
+pub fn run(args: &EvalArgs) -> Result<(), CliError> {
+    qchess_sim::set_default_memory_budget(args.memory);
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     eval_stream_with(&Context::default(), stdin.lock(), &mut stdout.lock())
