@@ -6,10 +6,11 @@
 
 use libfuzzer_sys::fuzz_target;
 use qchess_cli::error::QUOTE_LIMIT;
-use qchess_cli::eval::{Limits, answer_line, limits::MESSAGE_LIMIT};
+use qchess_cli::eval::{Limit, Limits, answer_line, limits::MESSAGE_LIMIT};
 use serde_json::Value;
 
 const LIMITS: Limits = Limits {
+    distribution: Limit::At(16),
     max_line_bytes: 1 << 16,
     max_moves: 16,
 };

@@ -69,6 +69,11 @@ fn key_bits(n: usize) -> u32 {
 /// # Ok::<(), qchess_sim::SimError>(())
 /// ```
 pub fn random_state<T: Amplitude>(n: usize) -> Result<State<T>, SimError> {
+    let asked = n.saturating_mul(crate::memory::entry_bytes::<T>());
+    let available = crate::memory::default_memory_budget();
+    if asked > available {
+        return Err(SimError::StateTooLarge { asked, available });
+    }
     let mut keys = Vec::new();
     keys.try_reserve_exact(n)
         .map_err(|_| SimError::OutOfMemory { states: n })?;

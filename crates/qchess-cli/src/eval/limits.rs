@@ -1,14 +1,15 @@
 //! Bounds on one `qchess eval` request: the line length, the number of moves, and how much of
 //! a bad input an answer quotes back.
 //!
-//! A line longer than [`Limits::max_line_bytes`] is never held whole: the first bytes are kept
+//! A line longer than [`Limits::max_line_bytes`](super::Limits::max_line_bytes) is never held whole: the first bytes are kept
 //! to count, the rest is skipped up to the newline, and the line is answered with an error of
-//! kind `"limit"`. A request with more than [`Limits::max_moves`] moves is answered the same
+//! kind `"limit"`. A request with more than [`Limits::max_moves`](super::Limits::max_moves) moves is answered the same
 //! way (at `"moves"`). In every answer, the echo of a move (`"move"`) and an error location
 //! (`"at"`) are cut to [`QUOTE_LIMIT`](crate::error::QUOTE_LIMIT) characters and an error `"message"` to
 //! [`MESSAGE_LIMIT`], each ending with `...` when cut, so a huge bad move string gets a small
 //! answer. The run goes on after each of these.
 
+use super::EvalError;
 use crate::error::{prefix_of, quote_prefix};
 use serde_json::Value;
 use std::io::BufRead;
@@ -20,24 +21,6 @@ pub const DEFAULT_MAX_MOVES: usize = 10_000;
 /// At most this many characters of an error message are kept in an answer (a message quotes
 /// at most [`QUOTE_LIMIT`](crate::error::QUOTE_LIMIT) characters of the input, but may hold several quotes).
 pub const MESSAGE_LIMIT: usize = 256;
-
-/// The bounds `qchess eval` applies to each request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// Longest line read, in bytes, not counting the newline.
-    pub max_line_bytes: usize,
-    /// Most moves (entries of `"moves"`) in one request.
-    pub max_moves: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Self {
-            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
-            max_moves: DEFAULT_MAX_MOVES,
-        }
-    }
-}
 
 /// One line read by [`read_line`].
 pub(super) enum Line {
@@ -109,5 +92,27 @@ pub(super) fn clip_answer(value: &mut Value) {
             }
         }
         _ => {}
+    }
+}
+
+/// The error answering a line of `len` bytes, over `max`.
+pub(super) fn too_long(len: usize, max: usize) -> EvalError {
+    EvalError::new(
+        "limit",
+        format!("the line is {len} bytes, over the limit of {max} (--max-line-bytes)"),
+    )
+}
+
+/// An error message cut to [`MESSAGE_LIMIT`] characters.
+pub(super) fn clip_message(message: &str) -> String {
+    prefix_of(message, MESSAGE_LIMIT)
+}
+
+/// An error location: a string (an echo of the input) cut to
+/// [`QUOTE_LIMIT`](crate::error::QUOTE_LIMIT) characters; anything else as it is.
+pub(super) fn clip_at(at: &Value) -> Value {
+    match at {
+        Value::String(s) => Value::String(quote_prefix(s)),
+        other => other.clone(),
     }
 }

@@ -6,21 +6,29 @@
 //! never stops the run: the next line is still read. Blank lines are skipped. Each line is
 //! bounded ([`limits`]: `--max-line-bytes`, default 1 MiB; `--max-moves`, default 10 000):
 //! over a bound, the line is answered with an error of kind `"limit"` and the run goes on.
+//!
+//! What the variants share (reading common fields, answers, move reports, refusals and their
+//! reason codes, limits) is the frame, [`frame`]; a variant module holds only its own rules.
 
 mod akl;
 mod cantwell;
+mod frame;
 pub mod limits;
 mod niels;
 
 use crate::error::CliError;
 use clap::Args;
-pub use limits::Limits;
-use serde_json::{Map, Value, json};
+pub use frame::{Answer, Context, Limit, Limits, Request};
+use serde_json::{Value, json};
 use std::io::{BufRead, Write};
 
 /// Arguments of `qchess eval`.
 #[derive(Args, Debug)]
 pub struct EvalArgs {
+    /// Memory budget in bytes for every state built (default: the smallest of the
+    /// address-space/data limits, the cgroup limit and MemAvailable, less a margin).
+    #[arg(long, value_name = "BYTES")]
+    pub memory: Option<usize>,
     /// Longest input line in bytes; a longer line is answered with a "limit" error.
     #[arg(long, default_value_t = limits::DEFAULT_MAX_LINE_BYTES)]
     pub max_line_bytes: usize,
@@ -56,112 +64,118 @@ impl EvalError {
         self
     }
 
+    /// The error as a whole line's answer; the message and a textual location are cut
+    /// ([`limits::clip_message`], [`limits::clip_at`]) so bad input is never echoed whole.
     fn to_json(&self) -> Value {
-        json!({"ok": false, "error": {"kind": self.kind, "message": self.message, "at": self.at}})
+        json!({"ok": false, "error": {"kind": self.kind,
+               "message": limits::clip_message(&self.message), "at": limits::clip_at(&self.at)}})
     }
 }
 
 /// Runs `qchess eval` over standard input.
 pub fn run(args: &EvalArgs) -> Result<(), CliError> {
+    qchess_sim::set_default_memory_budget(args.memory);
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
-    let limits = Limits {
-        max_line_bytes: args.max_line_bytes,
-        max_moves: args.max_moves,
-    };
-    eval_stream_with(stdin.lock(), &mut stdout.lock(), &limits)
+    let mut ctx = Context::default();
+    ctx.limits.max_line_bytes = args.max_line_bytes;
+    ctx.limits.max_moves = args.max_moves;
+    eval_stream_with(&ctx, stdin.lock(), &mut stdout.lock())
 }
 
-/// Evaluates every line of `input`, writing one JSON line per non-blank input line, with the
-/// default [`Limits`].
-pub fn eval_stream(input: impl BufRead, output: &mut impl Write) -> Result<(), CliError> {
-    eval_stream_with(input, output, &Limits::default())
-}
-
-/// [`eval_stream`] with the given [`Limits`].
-pub fn eval_stream_with(
-    mut input: impl BufRead,
-    output: &mut impl Write,
-    limits: &Limits,
-) -> Result<(), CliError> {
-    let mut raw = Vec::new();
-    loop {
-        let answer = match limits::read_line(&mut input, &mut raw, limits.max_line_bytes)? {
-            limits::Line::End => return Ok(()),
-            limits::Line::TooLong(len) => Some(
-                EvalError::new(
-                    "limit",
-                    format!(
-                        "the line is {len} bytes, over the limit of {} (--max-line-bytes)",
-                        limits.max_line_bytes
-                    ),
-                )
-                .to_json(),
-            ),
-            limits::Line::Whole => answer_raw(&raw, limits),
-        };
-        let Some(answer) = answer else { continue };
-        writeln!(output, "{answer}")?;
-        output.flush()?;
-    }
-}
-
-/// The answer to one line within the bounds, `None` for a blank line.
-fn answer_raw(raw: &[u8], limits: &Limits) -> Option<Value> {
-    // Bytes, not `lines()`: a line that is not UTF-8 is that line's error, not the run's.
-    match std::str::from_utf8(raw) {
-        Err(e) => Some(
-            EvalError::new("json", format!("the line is not valid UTF-8: {e}"))
-                .at(json!({"column": e.valid_up_to() + 1}))
-                .to_json(),
-        ),
-        Ok(line) if line.trim().is_empty() => None,
-        Ok(line) => Some(answer_line(line, limits)),
-    }
-}
-
-/// Evaluates one request line (JSON object) within `limits` and returns its answer: the
+/// Evaluates one request line (JSON object) under `limits` and returns its answer: the
 /// variant's fields with `"ok": true`, or `{"ok": false, "error": ..}`. Never panics on any
 /// input; the library entry point for embedding and fuzzing. Quotes of the input in the
-/// answer are cut ([`limits::MESSAGE_LIMIT`], [`crate::error::QUOTE_LIMIT`]).
+/// answer are cut ([`limits::MESSAGE_LIMIT`], [`crate::error::QUOTE_LIMIT`]). The whole answer
+/// is built in memory (a `"distribution_limit": "all"` listing included).
 pub fn answer_line(line: &str, limits: &Limits) -> Value {
-    let mut answer = match eval_line(line, limits) {
-        Ok(mut fields) => {
-            fields.insert("ok".into(), Value::Bool(true));
-            Value::Object(fields)
-        }
+    let ctx = Context { limits: *limits };
+    if line.len() > limits.max_line_bytes {
+        return limits::too_long(line.len(), limits.max_line_bytes).to_json();
+    }
+    let mut answer = match eval_line(&ctx, line) {
+        Ok(answer) => answer.into_value(),
         Err(err) => err.to_json(),
     };
     limits::clip_answer(&mut answer);
     answer
 }
 
-fn eval_line(line: &str, limits: &Limits) -> Result<Map<String, Value>, EvalError> {
+/// Evaluates every line of `input` under the default [`Context`], writing one JSON line per
+/// non-blank input line.
+#[cfg(test)]
+pub fn eval_stream(input: impl BufRead, output: &mut impl Write) -> Result<(), CliError> {
+    eval_stream_with(&Context::default(), input, output)
+}
+
+/// Evaluates every line of `input` under `ctx`, writing one JSON line per non-blank input
+/// line: the answer (`"ok": true`) or the line's error (`"ok": false`).
+pub fn eval_stream_with(
+    ctx: &Context,
+    mut input: impl BufRead,
+    output: &mut impl Write,
+) -> Result<(), CliError> {
+    let mut raw = Vec::new();
+    loop {
+        match limits::read_line(&mut input, &mut raw, ctx.limits.max_line_bytes)? {
+            limits::Line::End => return Ok(()),
+            limits::Line::TooLong(len) => {
+                let err = limits::too_long(len, ctx.limits.max_line_bytes);
+                serde_json::to_writer(&mut *output, &err.to_json())
+                    .map_err(std::io::Error::from)?;
+                output.write_all(b"\n")?;
+                output.flush()?;
+                continue;
+            }
+            limits::Line::Whole => {}
+        }
+        // Bytes, not `lines()`: a line that is not UTF-8 is that line's error, not the run's.
+        let answer = match std::str::from_utf8(&raw) {
+            Err(e) => Err(
+                EvalError::new("json", format!("the line is not valid UTF-8: {e}"))
+                    .at(json!({"column": e.valid_up_to() + 1})),
+            ),
+            Ok(line) if line.trim().is_empty() => continue,
+            Ok(line) => eval_line(ctx, line),
+        };
+        match answer {
+            Ok(answer) => answer.write(output)?,
+            Err(err) => {
+                serde_json::to_writer(&mut *output, &err.to_json()).map_err(std::io::Error::from)?
+            }
+        }
+        output.write_all(b"\n")?;
+        output.flush()?;
+    }
+}
+
+fn eval_line(ctx: &Context, line: &str) -> Result<Answer, EvalError> {
     let value: Value = serde_json::from_str(line).map_err(|e| {
         EvalError::new("json", format!("invalid JSON: {e}")).at(json!({"column": e.column()}))
     })?;
-    let Value::Object(request) = value else {
+    let Value::Object(map) = value else {
         return Err(EvalError::new("request", "each line must be a JSON object"));
     };
-    if let Some(Value::Array(moves)) = request.get("moves") {
-        if moves.len() > limits.max_moves {
+    if let Some(Value::Array(moves)) = map.get("moves") {
+        if moves.len() > ctx.limits.max_moves {
             return Err(EvalError::new(
                 "limit",
                 format!(
                     "{} moves, over the limit of {} per request (--max-moves)",
                     moves.len(),
-                    limits.max_moves
+                    ctx.limits.max_moves
                 ),
             )
             .at("moves"));
         }
     }
-    match request.get("variant") {
-        None => cantwell::eval(&request),
+    let request = Request::new(&map, ctx);
+    match map.get("variant") {
+        None => cantwell::eval(request),
         Some(Value::String(v)) => match v.as_str() {
-            "cantwell" => cantwell::eval(&request),
-            "niels" => niels::eval(&request),
-            "akl" => akl::eval(&request),
+            "cantwell" => cantwell::eval(request),
+            "niels" => niels::eval(request),
+            "akl" => akl::eval(request),
             other => Err(EvalError::new(
                 "request",
                 format!("unknown variant {other:?}: expected \"cantwell\", \"niels\" or \"akl\""),
@@ -170,45 +184,6 @@ fn eval_line(line: &str, limits: &Limits) -> Result<Map<String, Value>, EvalErro
         },
         Some(_) => Err(EvalError::new("request", "\"variant\" must be a string").at("variant")),
     }
-}
-
-/// The request's `"seed"`: a non-negative integer, default 0. Every variant seeds its
-/// ChaCha8 stream with it, so the same request always gets the same answer.
-fn seed_field(request: &Map<String, Value>) -> Result<u64, EvalError> {
-    match request.get("seed") {
-        None => Ok(0),
-        Some(v) => v.as_u64().ok_or_else(|| {
-            EvalError::new("request", "\"seed\" must be a non-negative integer").at("seed")
-        }),
-    }
-}
-
-/// The request's `key` as a list of strings; absent means empty.
-fn string_list_field(request: &Map<String, Value>, key: &str) -> Result<Vec<String>, EvalError> {
-    match request.get(key) {
-        None => Ok(Vec::new()),
-        Some(Value::Array(items)) => string_list(items, key),
-        Some(_) => {
-            Err(EvalError::new("request", format!("\"{key}\" must be an array of strings")).at(key))
-        }
-    }
-}
-
-/// The strings of a JSON array found under `key`; an error names the entry `key[i]`.
-fn string_list(items: &[Value], key: &str) -> Result<Vec<String>, EvalError> {
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            v.as_str().map(str::to_string).ok_or_else(|| {
-                EvalError::new(
-                    "request",
-                    format!("each entry of \"{key}\" must be a string"),
-                )
-                .at(format!("{key}[{i}]"))
-            })
-        })
-        .collect()
 }
 
 /// Evaluates one line and returns its one answer (for the variants' unit tests).

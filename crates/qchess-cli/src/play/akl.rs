@@ -590,6 +590,7 @@ mod tests {
             color: "w".into(),
             seed: 5,
             load,
+            memory: None,
         }
     }
 

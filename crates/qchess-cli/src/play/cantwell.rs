@@ -387,6 +387,7 @@ mod tests {
             color: color.into(),
             seed: 5,
             load: None,
+            memory: None,
         }
     }
 

@@ -57,6 +57,9 @@ pub struct PlayArgs {
     /// Load a saved game record before playing on.
     #[arg(long)]
     pub load: Option<std::path::PathBuf>,
+    /// Memory budget in bytes for the game's state (default: measured from the limits).
+    #[arg(long, value_name = "BYTES")]
+    pub memory: Option<usize>,
 }
 
 /// A seed from the operating system's entropy; the one place the CLI draws randomness that is
@@ -78,6 +81,7 @@ fn human_color(args: &PlayArgs) -> Result<qchess_board::Color, CliError> {
 
 /// Runs `qchess play` on the terminal.
 pub fn run(args: &PlayArgs) -> Result<(), CliError> {
+    qchess_sim::set_default_memory_budget(args.memory);
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let mut input = stdin.lock();

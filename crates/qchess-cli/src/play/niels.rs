@@ -500,6 +500,7 @@ mod tests {
             color: "w".into(),
             seed: 1,
             load: None,
+            memory: None,
         }
     }
 
