@@ -11,6 +11,7 @@ mod error;
 mod eval;
 mod perft;
 mod play;
+mod serve;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -36,6 +37,8 @@ enum Command {
     Bench(bench::BenchCommand),
     /// Reproduce the Cantwell paper's Bell states and interference through real moves.
     Demo(demo::DemoArgs),
+    /// Serve the web board and its JSON API (http://127.0.0.1:8080/ by default).
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +49,7 @@ fn main() -> ExitCode {
         Command::Play(args) => play::run(&args),
         Command::Bench(cmd) => bench::run(&cmd),
         Command::Demo(args) => demo::run(&args),
+        Command::Serve(args) => serve::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
