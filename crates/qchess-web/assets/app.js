@@ -111,6 +111,7 @@ async function show(s) {
   announce(s.last || []);
   document.body.dataset.plies = String((s.history || []).length);
   document.body.dataset.ready = "1";
+  document.body.dataset.renders = String(Number(document.body.dataset.renders || 0) + 1);
 }
 
 function say(text, error) {
