@@ -133,9 +133,9 @@ function announce(reports) {
       if (o.collapses.length) text += "; collapsed " + o.collapses.map((c) => c.piece + " to " + c.square + " (" + c.mark + ")").join(", ");
       if (o.captured) text += "; captured " + o.captured;
     } else if (app.state.variant === "akl" && o) {
-      if (o.collapse) text = "touched " + o.from + ": collapsed to " + o.collapse;
-      else if (o.turn === "awaiting_move") text = "touched " + o.from;
-      if (o.turn === "awaiting_move") text += " (" + o.type + "): choose its move";
+      const collapsed = o.collapse ? ": " + o.from + " collapsed to " + o.collapse : "";
+      if (o.turn === "awaiting_move") text = "touched " + o.from + collapsed + " (" + o.type + "): choose its move";
+      else text += collapsed;
       if (o.turn === "check_by_collapse") text += ": check by collapse, the turn is over";
       if (o.turn === "no_legal_move") text += ": no legal move, the turn is over";
       if (o.captured) text += "; captured " + o.captured;

@@ -41,7 +41,11 @@ fn find_program(env: &str, names: &[&str]) -> Option<PathBuf> {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// Starts chromedriver and waits for it to listen.
@@ -86,7 +90,9 @@ async fn connect(port: u16, chromium: &Path, profile: &Path) -> Result<Client, S
     let caps = json!({
         "goog:chromeOptions": {"binary": chromium.display().to_string(), "args": args}
     });
-    let serde_json::Value::Object(caps) = caps else { unreachable!() };
+    let serde_json::Value::Object(caps) = caps else {
+        unreachable!()
+    };
     ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
         .capabilities(caps)
         .connect(&format!("http://127.0.0.1:{port}"))
@@ -106,7 +112,10 @@ async fn renders(c: &Client) -> u64 {
 async fn wait_render(c: &Client, before: u64) {
     let start = Instant::now();
     while renders(c).await <= before {
-        assert!(start.elapsed() < Duration::from_secs(20), "the page did not update");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the page did not update"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
@@ -129,9 +138,16 @@ async fn new_game(c: &Client, base: &str, variant: &str) {
         .select_by_value(variant)
         .await
         .unwrap();
-    c.find(Locator::Css("#create")).await.unwrap().click().await.unwrap();
+    c.find(Locator::Css("#create"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
     c.wait()
-        .for_element(Locator::Css("body[data-ready='1'] #board [data-square='e2']"))
+        .for_element(Locator::Css(
+            "body[data-ready='1'] #board [data-square='e2']",
+        ))
         .await
         .unwrap();
 }
@@ -153,20 +169,37 @@ async fn play(c: &Client, base: &str) {
     // Cantwell: every one of the 32 pieces at probability exactly 1.
     new_game(c, base, "cantwell").await;
     let mut ones = 0;
-    for el in c.find_all(Locator::Css("#board [data-probability]")).await.unwrap() {
-        let p: f64 = el.attr("data-probability").await.unwrap().unwrap().parse().unwrap();
+    for el in c
+        .find_all(Locator::Css("#board [data-probability]"))
+        .await
+        .unwrap()
+    {
+        let p: f64 = el
+            .attr("data-probability")
+            .await
+            .unwrap()
+            .unwrap()
+            .parse()
+            .unwrap();
         if p == 1.0 {
             ones += 1;
         }
     }
     assert_eq!(ones, 32);
     // The knight split by clicks: Split, the knight, its two targets.
-    c.find(Locator::Css("#mode-split")).await.unwrap().click().await.unwrap();
+    c.find(Locator::Css("#mode-split"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
     let before = renders(c).await;
     click_square(c, "b1").await;
     click_square(c, "a3").await;
     // The second target is highlighted as a candidate before it is clicked.
-    c.find(Locator::Css("#board .hl[data-target='c3']")).await.unwrap();
+    c.find(Locator::Css("#board .hl[data-target='c3']"))
+        .await
+        .unwrap();
     click_square(c, "c3").await;
     wait_render(c, before).await;
     for sq in ["a3", "c3"] {
@@ -174,13 +207,28 @@ async fn play(c: &Client, base: &str) {
             .find(Locator::Css(&format!("#board [data-square='{sq}']")))
             .await
             .unwrap();
-        let p: f64 = el.attr("data-probability").await.unwrap().unwrap().parse().unwrap();
+        let p: f64 = el
+            .attr("data-probability")
+            .await
+            .unwrap()
+            .unwrap()
+            .parse()
+            .unwrap();
         assert_eq!(p, 0.5, "{sq}");
         let text = el.text().await.unwrap();
-        assert!(text.contains("50%") || text.contains("50 %"), "{sq} label: {text:?}");
+        assert!(
+            text.contains("50%") || text.contains("50 %"),
+            "{sq} label: {text:?}"
+        );
     }
     assert_eq!(plies(c).await, 1);
-    let history = c.find(Locator::Css("#history li")).await.unwrap().text().await.unwrap();
+    let history = c
+        .find(Locator::Css("#history li"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert_eq!(history, "b1^a3c3");
     save_screenshot(c, "qchess-web-cantwell.png").await;
 
@@ -188,30 +236,58 @@ async fn play(c: &Client, base: &str) {
     new_game(c, base, "niels").await;
     let before = renders(c).await;
     click_square(c, "e2").await;
-    c.find(Locator::Css("#board .hl[data-target='e4']")).await.unwrap();
+    c.find(Locator::Css("#board .hl[data-target='e4']"))
+        .await
+        .unwrap();
     click_square(c, "e4").await;
     wait_render(c, before).await;
     assert_eq!(plies(c).await, 1);
-    let history = c.find(Locator::Css("#history li")).await.unwrap().text().await.unwrap();
+    let history = c
+        .find(Locator::Css("#history li"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert_eq!(history, "e2e4");
     save_screenshot(c, "qchess-web-niels.png").await;
 
-    // Akl: touch the knight on g1 (its collapse is drawn by the server); if it must move,
-    // click one of the highlighted destinations.
+    // Akl: touch the piece on e2 (its collapse is drawn by the server). Whatever its type
+    // (pawn, knight, bishop, rook or queen) it can move from e2, so the page highlights its
+    // moves; click one.
     new_game(c, base, "akl").await;
     let before = renders(c).await;
-    click_square(c, "g1").await;
+    click_square(c, "e2").await;
     wait_render(c, before).await;
-    if plies(c).await == 0 {
-        let targets = c.find_all(Locator::Css("#board .hl[data-target]")).await.unwrap();
-        assert!(!targets.is_empty(), "a touched piece that must move shows its moves");
-        let to = targets[0].attr("data-target").await.unwrap().unwrap();
-        let before = renders(c).await;
-        click_square(c, &to).await;
-        wait_render(c, before).await;
-    }
+    assert_eq!(plies(c).await, 0, "the touch alone does not end the turn");
+    let targets = c
+        .find_all(Locator::Css("#board .hl[data-target]"))
+        .await
+        .unwrap();
+    assert!(
+        !targets.is_empty(),
+        "a touched piece that must move shows its moves"
+    );
+    let to = targets[0].attr("data-target").await.unwrap().unwrap();
+    let before = renders(c).await;
+    click_square(c, &to).await;
+    wait_render(c, before).await;
     assert_eq!(plies(c).await, 1);
-    let message = c.find(Locator::Css("#message")).await.unwrap().text().await.unwrap();
+    let entry = c
+        .find(Locator::Css("#history li"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(entry.contains("e2") && entry.contains(&to), "{entry}");
+    let message = c
+        .find(Locator::Css("#message"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert!(!message.is_empty());
     save_screenshot(c, "qchess-web-akl.png").await;
 }
