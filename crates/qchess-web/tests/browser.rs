@@ -299,7 +299,10 @@ fn plays_every_variant_by_mouse_in_headless_chromium() {
         if in_ci {
             panic!("the browser test must run in CI, but: {why}");
         }
-        eprintln!(
+        // Straight to the process's stderr: the test harness captures `eprintln!`.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
             "\n**********************************************************************\n\
              * BROWSER TEST DID NOT RUN: {why}\n\
              * (apt-get install chromium chromium-driver; with CI set this fails)\n\
