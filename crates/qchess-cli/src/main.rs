@@ -2,7 +2,8 @@
 //!
 //! Subcommands: `perft` (classical move-generation counts), `eval` (JSON lines in, JSON lines
 //! out, for every rule system), `play` (a terminal game), `bench` (simulator and game
-//! benchmarks) and `demo` (the Cantwell paper's Bell states and interference, reproduced).
+//! benchmarks), `demo` (the Cantwell paper's Bell states and interference, reproduced), `render` (an SVG
+//! picture of a position) and `plot` (SVG charts of benchmark lines).
 #![forbid(unsafe_code)]
 
 mod bench;
@@ -11,6 +12,8 @@ mod error;
 mod eval;
 mod perft;
 mod play;
+mod plot;
+mod render;
 mod serve;
 
 use clap::{Parser, Subcommand};
@@ -43,6 +46,10 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Serve the web board and its JSON API (http://127.0.0.1:8080/ by default).
     Serve(serve::ServeArgs),
+    /// Draw a position or an eval answer as an SVG picture.
+    Render(render::RenderArgs),
+    /// Draw `qchess bench sim --json` lines as SVG scaling charts.
+    Plot(plot::PlotArgs),
 }
 
 const PERFT_HELP: &str = "\
@@ -95,6 +102,8 @@ fn main() -> ExitCode {
         Command::Bench(cmd) => bench::run(&cmd),
         Command::Demo(args) => demo::run(&args),
         Command::Serve(args) => serve::run(&args),
+        Command::Render(args) => render::run(&args),
+        Command::Plot(args) => plot::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
