@@ -12,6 +12,7 @@ mod perft;
 mod play;
 mod plot;
 mod render;
+mod serve;
 mod threads;
 
 use clap::{Parser, Subcommand};
@@ -44,6 +45,8 @@ enum Command {
     /// Reproduce the Cantwell paper's Bell states and interference through real moves.
     #[command(after_help = DEMO_HELP)]
     Demo(demo::DemoArgs),
+    /// Serve the web board and its JSON API (http://127.0.0.1:8080/ by default).
+    Serve(serve::ServeArgs),
     /// Draw a position or an eval answer as an SVG picture.
     Render(render::RenderArgs),
     /// Draw `qchess bench sim --json` lines as SVG scaling charts.
@@ -100,6 +103,7 @@ fn main() -> ExitCode {
         Command::Play(args) => play::run(&args),
         Command::Bench(cmd) => bench::run(&cmd),
         Command::Demo(args) => demo::run(&args),
+        Command::Serve(args) => serve::run(&args),
         Command::Render(args) => render::run(&args),
         Command::Plot(args) => plot::run(&args),
     });
