@@ -1,0 +1,416 @@
+//! `qchess-mpi selftest`: random gate sequences and a 30-split knight walk run on the sharded
+//! state and on the single-process [`State`] side by side, compared after every step.
+
+use crate::ShardedState;
+use crate::comm::Comm;
+use crate::plan::LocalSet;
+use num_complex::Complex;
+use qchess_sim::{Controls, Key, Predicate, SimError, State};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::rc::Rc;
+
+/// Largest allowed difference of a probability (and, after a projection, of an amplitude
+/// component) between the sharded and the single-process state.
+pub const TOLERANCE: f64 = 1e-12;
+
+/// What a selftest found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Report {
+    /// Comparisons made.
+    pub checks: usize,
+    /// Comparisons that agreed.
+    pub agreed: usize,
+    /// One line per disagreement (the first few).
+    pub failures: Vec<String>,
+}
+
+impl Report {
+    /// Whether every check agreed (and there was at least one).
+    pub fn ok(&self) -> bool {
+        self.checks > 0 && self.agreed == self.checks
+    }
+
+    fn record(&mut self, what: &str, result: Result<(), String>) {
+        self.checks += 1;
+        match result {
+            Ok(()) => self.agreed += 1,
+            Err(e) => {
+                if self.failures.len() < 20 {
+                    self.failures.push(format!("{what}: {e}"));
+                }
+            }
+        }
+    }
+
+    /// Adds another report's counts.
+    pub fn absorb(&mut self, other: Report) {
+        self.checks += other.checks;
+        self.agreed += other.agreed;
+        self.failures.extend(other.failures);
+    }
+}
+
+/// Compares the sharded state with the reference: the same keys; amplitudes bit for bit
+/// while `exact` (no projection yet: the per-entry arithmetic is the same), else within
+/// [`TOLERANCE`]; every qubit's probability within [`TOLERANCE`]. Collective.
+pub fn compare<C: Comm>(
+    sharded: &ShardedState<f64, C>,
+    reference: &State<f64>,
+    exact: bool,
+) -> Result<(), String> {
+    let got = sharded.gather_entries().map_err(|e| e.to_string())?;
+    let want: Vec<(Key, Complex<f64>)> = reference.entries().collect();
+    let p_got = sharded.qubit_probabilities();
+    let p_want = reference.qubit_probabilities();
+    if got.len() != want.len() {
+        return Err(format!(
+            "{} entries, the local state has {}",
+            got.len(),
+            want.len()
+        ));
+    }
+    for ((kg, ag), (kw, aw)) in got.iter().zip(&want) {
+        if kg != kw {
+            return Err(format!("key {kg:?} where the local state has {kw:?}"));
+        }
+        let same = if exact {
+            ag.re.to_bits() == aw.re.to_bits() && ag.im.to_bits() == aw.im.to_bits()
+        } else {
+            (ag.re - aw.re).abs() <= TOLERANCE && (ag.im - aw.im).abs() <= TOLERANCE
+        };
+        if !same {
+            return Err(format!("amplitude of {kg:?}: {ag} vs {aw}"));
+        }
+    }
+    for q in 0..64 {
+        if (p_got[q] - p_want[q]).abs() > TOLERANCE {
+            return Err(format!(
+                "P(qubit {q}) = {} vs {}",
+                p_got[q], p_want[q]
+            ));
+        }
+    }
+    if sharded.ancilla_count() != reference.ancilla_count() {
+        return Err("ancilla counts differ".into());
+    }
+    Ok(())
+}
+
+/// Draws `k` distinct qubits from `pool`.
+fn pick(rng: &mut ChaCha8Rng, pool: &[u8], k: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(k);
+    while out.len() < k {
+        let q = pool[rng.random_range(0..pool.len())];
+        if !out.contains(&q) {
+            out.push(q);
+        }
+    }
+    out
+}
+
+/// A control mask on pool qubits other than `acted` (empty half of the time).
+fn controls(rng: &mut ChaCha8Rng, pool: &[u8], acted: &[u8]) -> Controls {
+    if rng.random_bool(0.5) {
+        return Controls::NONE;
+    }
+    let free: Vec<u8> = pool
+        .iter()
+        .copied()
+        .filter(|q| !acted.contains(q))
+        .collect();
+    let q = free[rng.random_range(0..free.len())];
+    if rng.random_bool(0.5) {
+        Controls::empty_path(1 << q)
+    } else {
+        Controls {
+            zeros: 0,
+            ones: 1 << q,
+        }
+    }
+}
+
+/// One random gate sequence of `steps` operations from seed `seed`, with a local set of
+/// `capacity` qubits; one check per step. Collective.
+pub fn random_sequence<C: Comm>(comm: &Rc<C>, seed: u64, steps: usize, capacity: usize) -> Report {
+    let mut report = Report::default();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    // Twelve qubits in play spread over the board, five of them occupied, plus bystanders.
+    let mut pool: Vec<u8> = Vec::new();
+    while pool.len() < 12 {
+        let q = rng.random_range(0..64u8);
+        if !pool.contains(&q) {
+            pool.push(q);
+        }
+    }
+    let mut board = 0u64;
+    for &q in &pool[..5] {
+        board |= 1 << q;
+    }
+    for _ in 0..3 {
+        let q = rng.random_range(0..64u8);
+        if !pool.contains(&q) {
+            board |= 1 << q;
+        }
+    }
+    let mut reference = State::<f64>::classical(board);
+    let mut sharded = ShardedState::<f64, C>::classical(
+        board,
+        Rc::clone(comm),
+        LocalSet::new(capacity, &[]),
+    );
+    let (mut rng_ref, mut rng_sh) = (
+        ChaCha8Rng::seed_from_u64(seed ^ 0xabcd),
+        ChaCha8Rng::seed_from_u64(seed ^ 0xabcd),
+    );
+    let mut exact = true;
+    for step in 0..steps {
+        let kind = rng.random_range(0..13u32);
+        let what = format!("seed {seed} step {step} op {kind}");
+        let (r_ref, r_sh): (Result<String, SimError>, Result<String, SimError>) = match kind {
+            0..=3 => {
+                let q = pick(&mut rng, &pool, 2);
+                let c = controls(&mut rng, &pool, &q);
+                let (a, b) = (q[0], q[1]);
+                match kind {
+                    0 => (
+                        reference.iswap(a, b, c).map(|_| String::new()),
+                        sharded.iswap(a, b, c).map(|_| String::new()),
+                    ),
+                    1 => (
+                        reference.iswap_inv(a, b, c).map(|_| String::new()),
+                        sharded.iswap_inv(a, b, c).map(|_| String::new()),
+                    ),
+                    2 => (
+                        reference.sqrt_iswap(a, b, c).map(|_| String::new()),
+                        sharded.sqrt_iswap(a, b, c).map(|_| String::new()),
+                    ),
+                    _ => (
+                        reference.sqrt_iswap_inv(a, b, c).map(|_| String::new()),
+                        sharded.sqrt_iswap_inv(a, b, c).map(|_| String::new()),
+                    ),
+                }
+            }
+            4 | 5 => {
+                let q = pick(&mut rng, &pool, 3);
+                let c = controls(&mut rng, &pool, &q);
+                if kind == 4 {
+                    (
+                        reference.split(q[0], q[1], q[2], c).map(|_| String::new()),
+                        sharded.split(q[0], q[1], q[2], c).map(|_| String::new()),
+                    )
+                } else {
+                    (
+                        reference.merge(q[0], q[1], q[2], c).map(|_| String::new()),
+                        sharded.merge(q[0], q[1], q[2], c).map(|_| String::new()),
+                    )
+                }
+            }
+            6 | 7 => {
+                let q = pick(&mut rng, &pool, 5);
+                let (p1, p2) = (1u64 << q[3], 1u64 << q[4]);
+                if kind == 6 {
+                    (
+                        reference
+                            .split_slide(q[0], q[1], q[2], p1, p2)
+                            .map(|_| String::new()),
+                        sharded
+                            .split_slide(q[0], q[1], q[2], p1, p2)
+                            .map(|_| String::new()),
+                    )
+                } else {
+                    (
+                        reference
+                            .merge_slide(q[0], q[1], q[2], p1, p2)
+                            .map(|_| String::new()),
+                        sharded
+                            .merge_slide(q[0], q[1], q[2], p1, p2)
+                            .map(|_| String::new()),
+                    )
+                }
+            }
+            8 => {
+                let q = pick(&mut rng, &pool, 2);
+                let c = controls(&mut rng, &pool, &q[..1]);
+                (
+                    reference.flip_controlled(q[0], c).map(|_| String::new()),
+                    sharded.flip_controlled(q[0], c).map(|_| String::new()),
+                )
+            }
+            9 => {
+                let q = pick(&mut rng, &pool, 1)[0];
+                let ph = Complex::from_polar(1.0, rng.random_range(0.0..6.0));
+                (
+                    reference.phase(Predicate::One(q), ph).map(|_| String::new()),
+                    sharded.phase(Predicate::One(q), ph).map(|_| String::new()),
+                )
+            }
+            10 if reference.ancilla_count() < 6 => {
+                let q = pick(&mut rng, &pool, 1)[0];
+                (
+                    reference.capture(q).map(|i| i.to_string()),
+                    sharded.capture(q).map(|i| i.to_string()),
+                )
+            }
+            11 => {
+                exact = false;
+                let q = pick(&mut rng, &pool, 1)[0];
+                (
+                    reference
+                        .measure(Predicate::One(q), &mut rng_ref)
+                        .map(|o| o.to_string()),
+                    sharded
+                        .measure(Predicate::One(q), &mut rng_sh)
+                        .map(|o| o.to_string()),
+                )
+            }
+            _ => {
+                let q = pick(&mut rng, &pool, 2);
+                let pred = Predicate::Equals {
+                    mask: 1 << q[0] | 1 << q[1],
+                    value: 1 << q[0],
+                };
+                let outcome = rng.random_bool(0.5);
+                let a = reference.force(pred, outcome);
+                let b = sharded.force(pred, outcome);
+                if a.is_ok() {
+                    exact = false;
+                }
+                // Probabilities agree within the tolerance, not bit for bit.
+                let close = match (&a, &b) {
+                    (Ok(x), Ok(y)) => (x - y).abs() <= TOLERANCE,
+                    _ => false,
+                };
+                (
+                    a.map(|_| String::new()),
+                    b.map(|p| if close { String::new() } else { p.to_string() }),
+                )
+            }
+        };
+        let result = if r_ref != r_sh {
+            Err(format!("results differ: {r_ref:?} vs {r_sh:?}"))
+        } else {
+            compare(&sharded, &reference, exact)
+        };
+        report.record(&what, result);
+    }
+    report
+}
+
+/// The knight squares reachable from `s` (0 = a1, 8 = a2, ...).
+fn knight_targets(s: u8) -> Vec<u8> {
+    let (f, r) = (i32::from(s % 8), i32::from(s / 8));
+    [
+        (1, 2),
+        (2, 1),
+        (2, -1),
+        (1, -2),
+        (-1, -2),
+        (-2, -1),
+        (-2, 1),
+        (-1, 2),
+    ]
+    .iter()
+    .map(|(df, dr)| (f + df, r + dr))
+    .filter(|&(f, r)| (0..8).contains(&f) && (0..8).contains(&r))
+    .map(|(f, r)| (r * 8 + f) as u8)
+    .collect()
+}
+
+/// A knight starting on g1 among the other starting pieces of both sides makes `splits`
+/// random split jumps onto empty squares (simulator gates, no game rules); local set of
+/// `capacity` qubits, one check per split. Collective.
+pub fn knight_walk<C: Comm>(comm: &Rc<C>, seed: u64, splits: usize, capacity: usize) -> Report {
+    let mut report = Report::default();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    // Ranks 1, 2, 7 and 8 full, except g1 (6) where the knight stands: the other pieces stay
+    // put, so the knight jumps onto ranks 3 to 6 and back to g1.
+    let fixed: u64 = 0xffff_0000_0000_ffff & !(1 << 6);
+    let board = fixed | 1 << 6;
+    let mut reference = State::<f64>::classical(board);
+    let mut sharded =
+        ShardedState::<f64, C>::classical(board, Rc::clone(comm), LocalSet::new(capacity, &[]));
+    let mut done = 0;
+    let mut attempts = 0;
+    while done < splits && attempts < splits * 50 {
+        attempts += 1;
+        let p = reference.qubit_probabilities();
+        let sources: Vec<u8> = (0..64u8)
+            .filter(|&q| fixed & (1 << q) == 0 && p[usize::from(q)] > 1e-9)
+            .collect();
+        let s = sources[rng.random_range(0..sources.len())];
+        let targets: Vec<u8> = knight_targets(s)
+            .into_iter()
+            .filter(|&t| fixed & (1 << t) == 0)
+            .collect();
+        if targets.len() < 2 {
+            continue;
+        }
+        let t = pick(&mut rng, &targets, 2);
+        let a = reference.split(s, t[0], t[1], Controls::NONE);
+        let b = sharded.split(s, t[0], t[1], Controls::NONE);
+        let result = if a != b {
+            Err(format!("results differ: {a:?} vs {b:?}"))
+        } else {
+            compare(&sharded, &reference, true)
+        };
+        report.record(&format!("knight split {done} ({s} -> {}, {})", t[0], t[1]), result);
+        done += 1;
+    }
+    if done < splits {
+        report.record(
+            "knight walk",
+            Err(format!("only {done} of {splits} splits found")),
+        );
+    }
+    report
+}
+
+/// The whole selftest: `seeds` random sequences of `steps` operations (local sets of 3, 4, 6
+/// and 64 qubits in turn) and a knight walk of `splits` splits. Collective.
+pub fn run<C: Comm>(comm: &Rc<C>, seeds: u64, steps: usize, splits: usize) -> Report {
+    let mut report = Report::default();
+    let capacities = [3usize, 4, 6, 64];
+    for seed in 0..seeds {
+        let capacity = capacities[(seed % 4) as usize];
+        report.absorb(random_sequence(comm, seed, steps, capacity));
+    }
+    report.absorb(knight_walk(comm, 0x6b6e, splits, 3));
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::comm::{Solo, ThreadComm};
+
+    #[test]
+    fn selftest_agrees_on_one_rank() {
+        let r = run(&Rc::new(Solo), 4, 40, 30);
+        assert!(r.ok(), "{:?}", r.failures);
+        assert_eq!(r.checks, 4 * 40 + 30);
+    }
+
+    #[test]
+    fn selftest_agrees_on_two_to_four_thread_ranks() {
+        for ranks in 2..=4 {
+            let reports = ThreadComm::run(ranks, |c| run(&Rc::new(c), 4, 40, 30));
+            for r in reports {
+                assert!(r.ok(), "{ranks} ranks: {:?}", r.failures);
+                assert_eq!(r.checks, 4 * 40 + 30);
+            }
+        }
+    }
+
+    #[test]
+    fn a_wrong_amplitude_is_caught() {
+        let mut reference = State::<f64>::classical(0b01);
+        reference.sqrt_iswap(0, 1, Controls::NONE).unwrap();
+        let mut sharded =
+            ShardedState::<f64, Solo>::classical(0b01, Rc::new(Solo), LocalSet::new(3, &[]));
+        sharded.sqrt_iswap(0, 1, Controls::NONE).unwrap();
+        assert!(compare(&sharded, &reference, true).is_ok());
+        sharded.phase(Predicate::One(1), Complex::new(-1.0, 0.0)).unwrap();
+        assert!(compare(&sharded, &reference, true).is_err());
+    }
+}
