@@ -94,6 +94,10 @@ pub fn main() -> ExitCode {
                     println!("disagreement: {f}");
                 }
                 println!(
+                    "exercised: {} exchanges, {} entries moved between ranks, {} operations refused by both, largest state {} basis states",
+                    report.exchanges, report.entries_sent, report.refused, report.largest_state
+                );
+                println!(
                     "selftest: {}/{} checks agree ({} ranks)",
                     report.agreed,
                     report.checks,
@@ -145,10 +149,13 @@ fn bench_cmd(
     if threads == 0 {
         return fail("--threads must be at least 1".into());
     }
-    let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-        Ok(p) => p,
-        Err(e) => return fail(format!("cannot start {threads} threads: {e}")),
-    };
+    // The global pool: the sharded state is not Send (MPI communicators are per thread).
+    if let Err(e) = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global()
+    {
+        return fail(format!("cannot start {threads} threads: {e}"));
+    }
     let bop = match op {
         Op::Iswap => BenchOp::Iswap,
         Op::Split => BenchOp::Split,
@@ -161,13 +168,11 @@ fn bench_cmd(
         Op::Merge => "merge",
         Op::Measure => "measure",
     };
-    let result = pool.install(|| {
-        if f32 {
-            bench::run::<f32, _>(comm, bop, n, local_qubits, resident)
-        } else {
-            bench::run::<f64, _>(comm, bop, n, local_qubits, resident)
-        }
-    });
+    let result = if f32 {
+        bench::run::<f32, _>(comm, bop, n, local_qubits, resident)
+    } else {
+        bench::run::<f64, _>(comm, bop, n, local_qubits, resident)
+    };
     let r = match result {
         Ok(r) => r,
         Err(e) => return fail(e.to_string()),

@@ -23,6 +23,14 @@ pub struct Report {
     pub agreed: usize,
     /// One line per disagreement (the first few).
     pub failures: Vec<String>,
+    /// Exchanges (changes of the local set) the sharded states made.
+    pub exchanges: u64,
+    /// Entries all ranks sent to each other.
+    pub entries_sent: u64,
+    /// Operations both sides refused (with the same error).
+    pub refused: usize,
+    /// Most basis states a compared state held.
+    pub largest_state: usize,
 }
 
 impl Report {
@@ -48,6 +56,17 @@ impl Report {
         self.checks += other.checks;
         self.agreed += other.agreed;
         self.failures.extend(other.failures);
+        self.exchanges += other.exchanges;
+        self.entries_sent += other.entries_sent;
+        self.refused += other.refused;
+        self.largest_state = self.largest_state.max(other.largest_state);
+    }
+
+    /// Counts the sharded state's traffic (collective: sums the ranks' entries sent).
+    fn traffic<C: Comm>(&mut self, s: &ShardedState<f64, C>) {
+        let t = s.traffic();
+        self.exchanges += t.exchanges;
+        self.entries_sent += crate::comm::sum_u64(s.comm(), &[t.entries_sent])[0];
     }
 }
 
@@ -287,6 +306,10 @@ pub fn random_sequence<C: Comm>(comm: &Rc<C>, seed: u64, steps: usize, capacity:
                 )
             }
         };
+        if r_ref.is_err() {
+            report.refused += 1;
+        }
+        report.largest_state = report.largest_state.max(reference.len());
         let result = if r_ref != r_sh {
             Err(format!("results differ: {r_ref:?} vs {r_sh:?}"))
         } else {
@@ -294,6 +317,7 @@ pub fn random_sequence<C: Comm>(comm: &Rc<C>, seed: u64, steps: usize, capacity:
         };
         report.record(&what, result);
     }
+    report.traffic(&sharded);
     report
 }
 
@@ -354,9 +378,11 @@ pub fn knight_walk<C: Comm>(comm: &Rc<C>, seed: u64, splits: usize, capacity: us
         } else {
             compare(&sharded, &reference, true)
         };
+        report.largest_state = report.largest_state.max(reference.len());
         report.record(&format!("knight split {done} ({s} -> {}, {})", t[0], t[1]), result);
         done += 1;
     }
+    report.traffic(&sharded);
     if done < splits {
         report.record(
             "knight walk",
@@ -398,7 +424,24 @@ mod tests {
             for r in reports {
                 assert!(r.ok(), "{ranks} ranks: {:?}", r.failures);
                 assert_eq!(r.checks, 4 * 40 + 30);
+                // The test exercises what it claims: many exchanges that move entries,
+                // refused operations, and states of more than a handful of entries.
+                assert!(r.exchanges >= 40, "{} exchanges", r.exchanges);
+                assert!(r.entries_sent >= 100, "{} entries sent", r.entries_sent);
+                assert!(r.refused >= 1 && r.refused < 80, "{} refused", r.refused);
+                assert!(r.largest_state >= 16, "largest {}", r.largest_state);
             }
+        }
+    }
+
+    #[test]
+    fn knight_walk_grows_the_state_and_moves_it() {
+        let reports = ThreadComm::run(4, |c| knight_walk(&Rc::new(c), 0x6b6e, 30, 3));
+        for r in reports {
+            assert!(r.ok(), "{:?}", r.failures);
+            assert_eq!(r.checks, 30);
+            assert!(r.largest_state >= 20, "largest {}", r.largest_state);
+            assert!(r.exchanges >= 10 && r.entries_sent > 0);
         }
     }
 
