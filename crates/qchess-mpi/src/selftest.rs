@@ -152,7 +152,6 @@ fn controls(rng: &mut ChaCha8Rng, pool: &[u8], acted: &[u8]) -> Controls {
 /// One random gate sequence of `steps` operations from seed `seed`, with a local set of
 /// `capacity` qubits; one check per step. Collective.
 pub fn random_sequence<C: Comm>(comm: &Rc<C>, seed: u64, steps: usize, capacity: usize) -> Report {
-    let mut report = Report::default();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     // Twelve qubits in play spread over the board, five of them occupied, plus bystanders.
     let mut pool: Vec<u8> = Vec::new();
@@ -172,12 +171,38 @@ pub fn random_sequence<C: Comm>(comm: &Rc<C>, seed: u64, steps: usize, capacity:
             board |= 1 << q;
         }
     }
-    let mut reference = State::<f64>::classical(board);
-    let mut sharded = ShardedState::<f64, C>::classical(
-        board,
-        Rc::clone(comm),
-        LocalSet::new(capacity, &[]),
-    );
+    sequence(
+        comm,
+        &mut rng,
+        seed,
+        steps,
+        capacity,
+        State::<f64>::classical(board),
+        &pool,
+    )
+}
+
+/// A random sequence of `steps` operations on qubits of `pool`, from `start`: one check per
+/// step. Collective.
+fn sequence<C: Comm>(
+    comm: &Rc<C>,
+    rng: &mut ChaCha8Rng,
+    seed: u64,
+    steps: usize,
+    capacity: usize,
+    start: State<f64>,
+    pool: &[u8],
+) -> Report {
+    let mut report = Report::default();
+    let mut sharded =
+        match ShardedState::from_state(&start, Rc::clone(comm), LocalSet::new(capacity, &[])) {
+            Ok(s) => s,
+            Err(e) => {
+                report.record("sharding the start state", Err(e.to_string()));
+                return report;
+            }
+        };
+    let mut reference = start;
     let (mut rng_ref, mut rng_sh) = (
         ChaCha8Rng::seed_from_u64(seed ^ 0xabcd),
         ChaCha8Rng::seed_from_u64(seed ^ 0xabcd),
@@ -188,8 +213,8 @@ pub fn random_sequence<C: Comm>(comm: &Rc<C>, seed: u64, steps: usize, capacity:
         let what = format!("seed {seed} step {step} op {kind}");
         let (r_ref, r_sh): (Result<String, SimError>, Result<String, SimError>) = match kind {
             0..=3 => {
-                let q = pick(&mut rng, &pool, 2);
-                let c = controls(&mut rng, &pool, &q);
+                let q = pick(rng, pool, 2);
+                let c = controls(rng, pool, &q);
                 let (a, b) = (q[0], q[1]);
                 match kind {
                     0 => (
@@ -211,8 +236,8 @@ pub fn random_sequence<C: Comm>(comm: &Rc<C>, seed: u64, steps: usize, capacity:
                 }
             }
             4 | 5 => {
-                let q = pick(&mut rng, &pool, 3);
-                let c = controls(&mut rng, &pool, &q);
+                let q = pick(rng, pool, 3);
+                let c = controls(rng, pool, &q);
                 if kind == 4 {
                     (
                         reference.split(q[0], q[1], q[2], c).map(|_| String::new()),
@@ -226,7 +251,7 @@ pub fn random_sequence<C: Comm>(comm: &Rc<C>, seed: u64, steps: usize, capacity:
                 }
             }
             6 | 7 => {
-                let q = pick(&mut rng, &pool, 5);
+                let q = pick(rng, pool, 5);
                 let (p1, p2) = (1u64 << q[3], 1u64 << q[4]);
                 if kind == 6 {
                     (
@@ -249,15 +274,15 @@ pub fn random_sequence<C: Comm>(comm: &Rc<C>, seed: u64, steps: usize, capacity:
                 }
             }
             8 => {
-                let q = pick(&mut rng, &pool, 2);
-                let c = controls(&mut rng, &pool, &q[..1]);
+                let q = pick(rng, pool, 2);
+                let c = controls(rng, pool, &q[..1]);
                 (
                     reference.flip_controlled(q[0], c).map(|_| String::new()),
                     sharded.flip_controlled(q[0], c).map(|_| String::new()),
                 )
             }
             9 => {
-                let q = pick(&mut rng, &pool, 1)[0];
+                let q = pick(rng, pool, 1)[0];
                 let ph = Complex::from_polar(1.0, rng.random_range(0.0..6.0));
                 (
                     reference.phase(Predicate::One(q), ph).map(|_| String::new()),
@@ -265,7 +290,7 @@ pub fn random_sequence<C: Comm>(comm: &Rc<C>, seed: u64, steps: usize, capacity:
                 )
             }
             10 if reference.ancilla_count() < 6 => {
-                let q = pick(&mut rng, &pool, 1)[0];
+                let q = pick(rng, pool, 1)[0];
                 (
                     reference.capture(q).map(|i| i.to_string()),
                     sharded.capture(q).map(|i| i.to_string()),
@@ -273,7 +298,7 @@ pub fn random_sequence<C: Comm>(comm: &Rc<C>, seed: u64, steps: usize, capacity:
             }
             11 => {
                 exact = false;
-                let q = pick(&mut rng, &pool, 1)[0];
+                let q = pick(rng, pool, 1)[0];
                 (
                     reference
                         .measure(Predicate::One(q), &mut rng_ref)
@@ -284,7 +309,7 @@ pub fn random_sequence<C: Comm>(comm: &Rc<C>, seed: u64, steps: usize, capacity:
                 )
             }
             _ => {
-                let q = pick(&mut rng, &pool, 2);
+                let q = pick(rng, pool, 2);
                 let pred = Predicate::Equals {
                     mask: 1 << q[0] | 1 << q[1],
                     value: 1 << q[0],
@@ -392,8 +417,33 @@ pub fn knight_walk<C: Comm>(comm: &Rc<C>, seed: u64, splits: usize, capacity: us
     report
 }
 
+/// A random sequence of `steps` operations on `qchess_sim::bench::random_state(states)` (the
+/// state `qchess bench sim` times: keys spread over the low ~17 qubits for 2^15 states),
+/// with a local set of `capacity` qubits. Collective.
+pub fn large_sequence<C: Comm>(
+    comm: &Rc<C>,
+    seed: u64,
+    states: usize,
+    steps: usize,
+    capacity: usize,
+) -> Report {
+    let start = match qchess_sim::bench::random_state::<f64>(states) {
+        Ok(s) => s,
+        Err(e) => {
+            let mut r = Report::default();
+            r.record("building the large state", Err(e.to_string()));
+            return r;
+        }
+    };
+    let top = 64 - (start.entries().last().map_or(1, |(k, _)| k.board)).leading_zeros();
+    let pool: Vec<u8> = (0..top.max(6) as u8).collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    sequence(comm, &mut rng, seed, steps, capacity, start, &pool)
+}
+
 /// The whole selftest: `seeds` random sequences of `steps` operations (local sets of 3, 4, 6
-/// and 64 qubits in turn) and a knight walk of `splits` splits. Collective.
+/// and 64 qubits in turn), 12 operations on a random state of 2^15 entries (local set of 6)
+/// and a knight walk of `splits` splits. Collective.
 pub fn run<C: Comm>(comm: &Rc<C>, seeds: u64, steps: usize, splits: usize) -> Report {
     let mut report = Report::default();
     let capacities = [3usize, 4, 6, 64];
@@ -401,6 +451,7 @@ pub fn run<C: Comm>(comm: &Rc<C>, seeds: u64, steps: usize, splits: usize) -> Re
         let capacity = capacities[(seed % 4) as usize];
         report.absorb(random_sequence(comm, seed, steps, capacity));
     }
+    report.absorb(large_sequence(comm, 0x1a76e, 1 << 15, 12, 6));
     report.absorb(knight_walk(comm, 0x6b6e, splits, 3));
     report
 }
@@ -414,7 +465,7 @@ mod tests {
     fn selftest_agrees_on_one_rank() {
         let r = run(&Rc::new(Solo), 4, 40, 30);
         assert!(r.ok(), "{:?}", r.failures);
-        assert_eq!(r.checks, 4 * 40 + 30);
+        assert_eq!(r.checks, 4 * 40 + 12 + 30);
     }
 
     #[test]
@@ -423,13 +474,13 @@ mod tests {
             let reports = ThreadComm::run(ranks, |c| run(&Rc::new(c), 4, 40, 30));
             for r in reports {
                 assert!(r.ok(), "{ranks} ranks: {:?}", r.failures);
-                assert_eq!(r.checks, 4 * 40 + 30);
+                assert_eq!(r.checks, 4 * 40 + 12 + 30);
                 // The test exercises what it claims: many exchanges that move entries,
                 // refused operations, and states of more than a handful of entries.
                 assert!(r.exchanges >= 40, "{} exchanges", r.exchanges);
                 assert!(r.entries_sent >= 100, "{} entries sent", r.entries_sent);
                 assert!(r.refused >= 1 && r.refused < 80, "{} refused", r.refused);
-                assert!(r.largest_state >= 16, "largest {}", r.largest_state);
+                assert!(r.largest_state >= 1 << 15, "largest {}", r.largest_state);
             }
         }
     }
