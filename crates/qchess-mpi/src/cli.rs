@@ -9,7 +9,10 @@ use std::process::ExitCode;
 use std::rc::Rc;
 
 #[derive(Parser, Debug)]
-#[command(name = "qchess-mpi", about = "The sparse state sharded over MPI ranks (run under mpirun)")]
+#[command(
+    name = "qchess-mpi",
+    about = "The sparse state sharded over MPI ranks (run under mpirun)"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -118,7 +121,16 @@ pub fn main() -> ExitCode {
             json,
             local_qubits,
             resident,
-        } => bench_cmd(&comm, op, states, threads, f32, json, local_qubits, resident),
+        } => bench_cmd(
+            &comm,
+            op,
+            states,
+            threads,
+            f32,
+            json,
+            local_qubits,
+            resident,
+        ),
     }
 }
 

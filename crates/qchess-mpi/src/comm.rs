@@ -21,7 +21,10 @@ impl std::fmt::Display for CommError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CommError::MessageTooLarge { words } => {
-                write!(f, "a message of {words} words exceeds the transport's limit")
+                write!(
+                    f,
+                    "a message of {words} words exceeds the transport's limit"
+                )
             }
         }
     }
@@ -200,10 +203,7 @@ impl Comm for ThreadComm {
         self.shared.size
     }
     fn all_gather(&self, mine: &[u64]) -> Vec<u64> {
-        self.shared
-            .gather
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())[self.rank] = mine.to_vec();
+        self.shared.gather.lock().unwrap_or_else(|p| p.into_inner())[self.rank] = mine.to_vec();
         self.shared.barrier.wait();
         let out = self
             .shared
@@ -222,11 +222,8 @@ impl Comm for ThreadComm {
             }
         }
         self.shared.barrier.wait();
-        let out: Vec<Vec<u64>> = self
-            .shared
-            .mail
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())[self.rank]
+        let out: Vec<Vec<u64>> = self.shared.mail.lock().unwrap_or_else(|p| p.into_inner())
+            [self.rank]
             .iter_mut()
             .map(std::mem::take)
             .collect();

@@ -62,7 +62,8 @@ impl Comm for MpiComm {
         }
         let counts: Vec<Count> = send.iter().map(|v| v.len() as Count).collect();
         let mut recv_counts = vec![0 as Count; self.size()];
-        self.world.all_to_all_into(&counts[..], &mut recv_counts[..]);
+        self.world
+            .all_to_all_into(&counts[..], &mut recv_counts[..]);
         let flat: Vec<u64> = send.concat();
         drop(send);
         let recv_total: usize = recv_counts.iter().map(|&c| c as usize).sum();

@@ -104,10 +104,7 @@ pub fn compare<C: Comm>(
     }
     for q in 0..64 {
         if (p_got[q] - p_want[q]).abs() > TOLERANCE {
-            return Err(format!(
-                "P(qubit {q}) = {} vs {}",
-                p_got[q], p_want[q]
-            ));
+            return Err(format!("P(qubit {q}) = {} vs {}", p_got[q], p_want[q]));
         }
     }
     if sharded.ancilla_count() != reference.ancilla_count() {
@@ -285,7 +282,9 @@ fn sequence<C: Comm>(
                 let q = pick(rng, pool, 1)[0];
                 let ph = Complex::from_polar(1.0, rng.random_range(0.0..6.0));
                 (
-                    reference.phase(Predicate::One(q), ph).map(|_| String::new()),
+                    reference
+                        .phase(Predicate::One(q), ph)
+                        .map(|_| String::new()),
                     sharded.phase(Predicate::One(q), ph).map(|_| String::new()),
                 )
             }
@@ -404,7 +403,10 @@ pub fn knight_walk<C: Comm>(comm: &Rc<C>, seed: u64, splits: usize, capacity: us
             compare(&sharded, &reference, true)
         };
         report.largest_state = report.largest_state.max(reference.len());
-        report.record(&format!("knight split {done} ({s} -> {}, {})", t[0], t[1]), result);
+        report.record(
+            &format!("knight split {done} ({s} -> {}, {})", t[0], t[1]),
+            result,
+        );
         done += 1;
     }
     report.traffic(&sharded);
@@ -504,7 +506,9 @@ mod tests {
             ShardedState::<f64, Solo>::classical(0b01, Rc::new(Solo), LocalSet::new(3, &[]));
         sharded.sqrt_iswap(0, 1, Controls::NONE).unwrap();
         assert!(compare(&sharded, &reference, true).is_ok());
-        sharded.phase(Predicate::One(1), Complex::new(-1.0, 0.0)).unwrap();
+        sharded
+            .phase(Predicate::One(1), Complex::new(-1.0, 0.0))
+            .unwrap();
         assert!(compare(&sharded, &reference, true).is_err());
     }
 }

@@ -270,9 +270,10 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
         let mut stay: Vec<(Key, Complex<T>)> = Vec::new();
         let incoming: u64 = (0..ranks).map(|from| matrix[from * ranks + me]).sum();
         let reserved = stay.try_reserve_exact(incoming as usize).is_ok()
-            && send.iter_mut().enumerate().all(|(r, v)| {
-                r == me || v.try_reserve_exact(counts[r] as usize * 5).is_ok()
-            });
+            && send
+                .iter_mut()
+                .enumerate()
+                .all(|(r, v)| r == me || v.try_reserve_exact(counts[r] as usize * 5).is_ok());
         // Every rank learns whether every rank could reserve its buffers.
         let ok = self.comm.all_gather(&[u64::from(reserved)]);
         if let Some(r) = ok.iter().position(|&x| x == 0) {

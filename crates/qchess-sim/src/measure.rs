@@ -139,7 +139,12 @@ impl<T: Amplitude> State<T> {
     /// assert!((s.amplitude(Key::board(0b10)).im - 1.0).abs() < 1e-15);
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
-    pub fn project_onto(&mut self, pred: Predicate, outcome: bool, mass: f64) -> Result<(), SimError> {
+    pub fn project_onto(
+        &mut self,
+        pred: Predicate,
+        outcome: bool,
+        mass: f64,
+    ) -> Result<(), SimError> {
         let (mask, value) = self.check_predicate(pred)?;
         if !(mass.is_finite() && mass > 0.0) {
             return Err(SimError::ZeroProbabilityOutcome {
