@@ -596,3 +596,108 @@ impl rand::RngCore for Fixed {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::comm::ThreadComm;
+
+    /// A state of 64 entries spread over the low 8 qubits (3 pieces among squares 0..8, plus
+    /// a spread on 16..24), sharded with L = {0, 1, 2}.
+    fn spread() -> State<f64> {
+        let mut s = State::<f64>::classical(0b111 | 1 << 16);
+        for (a, b) in [
+            (0u8, 3u8),
+            (1, 4),
+            (2, 5),
+            (16, 17),
+            (17, 18),
+            (18, 19),
+            (3, 6),
+        ] {
+            s.sqrt_iswap(a, b, Controls::NONE).unwrap();
+        }
+        s
+    }
+
+    #[test]
+    fn a_gate_refused_on_one_rank_is_undone_on_the_others() {
+        let results = ThreadComm::run(3, |c| {
+            let global = spread();
+            let mut s = ShardedState::from_state(
+                &global,
+                Rc::new(c),
+                LocalSet::new(8, &[0, 1, 2, 3, 4, 5, 6, 7]),
+            )
+            .unwrap();
+            let before = s.gather_entries().unwrap();
+            // Rank 1 may hold only what it has: a split that grows its piece is refused
+            // there, and must be undone where it succeeded.
+            if s.comm().rank() == 1 {
+                let n = s.local().len();
+                s.set_cap(n);
+            }
+            let r = s.split(0, 1, 7, Controls::NONE);
+            let after = s.gather_entries().unwrap();
+            (r, before == after, s.local().len())
+        });
+        let first = results[0].0.clone();
+        assert!(
+            matches!(first, Err(SimError::CapExceeded { .. })),
+            "{first:?}"
+        );
+        // Another rank holds entries, so the split ran (and was undone) there.
+        assert!(results.iter().enumerate().any(|(i, r)| i != 1 && r.2 > 0));
+        for (r, same, _) in &results {
+            assert_eq!(*r, first, "every rank returns the same error");
+            assert!(same, "the state is unchanged on every rank");
+        }
+    }
+
+    #[test]
+    fn an_exchange_over_the_cap_changes_nothing() {
+        let results = ThreadComm::run(2, |c| {
+            let global = spread();
+            let mut s = ShardedState::from_state(&global, Rc::new(c), LocalSet::new(3, &[0, 1, 2]))
+                .unwrap();
+            let before = s.gather_entries().unwrap();
+            let mask = s.local_set().mask();
+            s.set_cap(1);
+            let r = s.iswap(16, 20, Controls::NONE);
+            let unchanged = s.gather_entries().unwrap() == before && s.local_set().mask() == mask;
+            (r, unchanged)
+        });
+        for (r, unchanged) in results {
+            assert!(matches!(r, Err(SimError::CapExceeded { .. })), "{r:?}");
+            assert!(unchanged);
+        }
+    }
+
+    #[test]
+    fn measurement_and_sampling_agree_with_the_local_state() {
+        use rand::SeedableRng;
+        let results = ThreadComm::run(4, |c| {
+            let mut global = spread();
+            let mut s =
+                ShardedState::from_state(&global, Rc::new(c), LocalSet::new(4, &[])).unwrap();
+            let mut r1 = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+            let mut r2 = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+            let a = global.measure(Predicate::One(17), &mut r1).unwrap();
+            let b = s.measure(Predicate::One(17), &mut r2).unwrap();
+            let p = (
+                global.probability(Predicate::One(3)),
+                s.probability(Predicate::One(3)),
+            );
+            // Sampling: every drawn key is stored, with a positive amplitude.
+            let keys: Vec<Key> = (0..20).map(|_| s.sample(&mut r2)).collect();
+            let stored = keys.iter().all(|&k| global.amplitude(k).norm_sqr() > 0.0);
+            (a, b, p, stored, s.len(), global.len())
+        });
+        for (a, b, (p1, p2), stored, n1, n2) in results {
+            assert_eq!(a, b);
+            assert!((p1 - p2).abs() < 1e-12 && p1 > 0.0 && p1 < 1.0);
+            assert!(stored);
+            assert_eq!(n1, n2);
+        }
+    }
+}
