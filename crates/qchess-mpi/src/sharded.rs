@@ -236,29 +236,43 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
         result
     }
 
-    /// Redistributes every entry to its owner under the mask `new_mask`.
+    /// Redistributes every entry to its owner under the mask `new_mask`. Every check that
+    /// can fail (memory, caps, message sizes) is agreed by all ranks before anything moves.
     fn exchange(&mut self, new_mask: u64) -> Result<(), SimError> {
         let (me, ranks) = (self.comm.rank(), self.comm.size());
         self.traffic.exchanges += 1;
         if ranks == 1 {
             return Ok(());
         }
-        // Count first, so every rank can refuse before anything moves.
-        let mut counts = vec![0u64; ranks];
-        for (k, _) in self.local.entries() {
-            counts[plan::owner(k.board, new_mask, ranks)] += 1;
+        // The piece as a list, read once; counts per new owner, plus "I could reserve it".
+        let n = self.local.len();
+        let mut all: Vec<(Key, Complex<T>)> = Vec::new();
+        let listed = all.try_reserve_exact(n).is_ok();
+        let mut mine = vec![0u64; ranks + 1];
+        if listed {
+            all.extend(self.local.entries());
+            for (k, _) in &all {
+                mine[plan::owner(k.board, new_mask, ranks)] += 1;
+            }
+            mine[ranks] = 1;
         }
-        let matrix = self.comm.all_gather(&counts);
-        let cap = self.local.cap() as u64;
+        let gathered = self.comm.all_gather(&mine);
+        let row = |from: usize| &gathered[from * (ranks + 1)..from * (ranks + 1) + ranks];
+        if let Some(r) = (0..ranks).find(|&r| gathered[r * (ranks + 1) + ranks] == 0) {
+            return Err(SimError::OutOfMemory {
+                states: row(r).iter().sum::<u64>() as usize,
+            });
+        }
         let limit = crate::comm::MAX_MESSAGE_WORDS as u64 / 5;
-        if let Some(&big) = matrix.iter().find(|&&c| c > limit) {
+        if let Some(&big) = (0..ranks).flat_map(row).find(|&&c| c > limit) {
             return Err(SimError::CapExceeded {
                 needed: big as usize,
                 cap: limit as usize,
             });
         }
+        let cap = self.local.cap() as u64;
         for r in 0..ranks {
-            let incoming: u64 = (0..ranks).map(|from| matrix[from * ranks + r]).sum();
+            let incoming: u64 = (0..ranks).map(|from| row(from)[r]).sum();
             if incoming > cap {
                 return Err(SimError::CapExceeded {
                     needed: incoming as usize,
@@ -266,47 +280,59 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
                 });
             }
         }
+        // Reserve the send buffers and room for the incoming entries; agree on it.
+        let counts = row(me).to_vec();
+        let incoming: u64 = (0..ranks).map(|from| row(from)[me]).sum();
         let mut send: Vec<Vec<u64>> = vec![Vec::new(); ranks];
-        let mut stay: Vec<(Key, Complex<T>)> = Vec::new();
-        let incoming: u64 = (0..ranks).map(|from| matrix[from * ranks + me]).sum();
-        let reserved = stay.try_reserve_exact(incoming as usize).is_ok()
+        let reserved = all
+            .try_reserve_exact((incoming as usize).saturating_sub(counts[me] as usize))
+            .is_ok()
             && send
                 .iter_mut()
                 .enumerate()
                 .all(|(r, v)| r == me || v.try_reserve_exact(counts[r] as usize * 5).is_ok());
-        // Every rank learns whether every rank could reserve its buffers.
         let ok = self.comm.all_gather(&[u64::from(reserved)]);
         if let Some(r) = ok.iter().position(|&x| x == 0) {
             return Err(SimError::OutOfMemory {
-                states: (0..ranks).map(|from| matrix[from * ranks + r]).sum::<u64>() as usize,
+                states: (0..ranks).map(|from| row(from)[r]).sum::<u64>() as usize,
             });
         }
-        for (k, a) in self.local.entries() {
+        // From here nothing can fail: the piece is rebuilt from what stays and what comes.
+        all.retain(|&(k, a)| {
             let r = plan::owner(k.board, new_mask, ranks);
-            if r == me {
-                stay.push((k, a));
-            } else {
+            if r != me {
                 push_entry(&mut send[r], k, a);
             }
-        }
+            r == me
+        });
         let sent_words: u64 = send.iter().map(|v| v.len() as u64).sum();
         let entry_size = std::mem::size_of::<(Key, Complex<T>)>();
-        let held = self.local.bytes() + stay.capacity() * entry_size + sent_words as usize * 8;
+        let held = self.local.bytes() + all.capacity() * entry_size + sent_words as usize * 8;
+        let cap = self.local.cap();
+        let ancillas = self.local.ancilla_count();
+        // The old piece is no longer needed: free it before the buffers arrive.
+        self.local = State::from_shard(Vec::new(), ancillas, cap)?;
         let received = self.comm.all_to_all(send).map_err(|e| match e {
             crate::comm::CommError::MessageTooLarge { words } => SimError::CapExceeded {
                 needed: words / 5,
-                cap: i32::MAX as usize / 5,
+                cap: crate::comm::MAX_MESSAGE_WORDS / 5,
             },
         })?;
+        // Peaks: old piece + list + send buffers; then (old piece freed) list + send +
+        // receive buffers; then list + the rebuilt piece (24 or 16 bytes an entry).
         let recv_words: usize = received.iter().map(Vec::len).sum();
-        self.exchange_peak = self.exchange_peak.max(held + recv_words * 8);
+        let list = all.capacity() * entry_size;
+        let rebuilt = (all.len() + recv_words / 5) * (8 + std::mem::size_of::<Complex<T>>());
+        self.exchange_peak = self
+            .exchange_peak
+            .max(held)
+            .max(list + sent_words as usize * 8 + recv_words * 8)
+            .max(list + rebuilt);
         for words in &received {
-            decode_entries(words, &mut stay);
+            decode_entries(words, &mut all);
         }
         drop(received);
-        let cap = self.local.cap();
-        let ancillas = self.local.ancilla_count();
-        self.local = State::from_shard(stay, ancillas, cap)?;
+        self.local = State::from_shard(all, ancillas, cap)?;
         self.traffic.bytes_sent += sent_words / 5 * WIRE_BYTES_PER_ENTRY;
         self.traffic.entries_sent += sent_words / 5;
         Ok(())
