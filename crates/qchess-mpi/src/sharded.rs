@@ -559,6 +559,45 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
         Ok(out)
     }
 
+    /// A state from explicit amplitudes given identically on every rank (as
+    /// [`State::from_amplitudes`]: duplicates summed, zeros dropped, normalised or checked);
+    /// each rank keeps the entries it owns under `set`.
+    pub fn from_amplitudes(
+        entries: Vec<(Key, Complex<T>)>,
+        normalization: qchess_sim::Normalization,
+        comm: Rc<C>,
+        set: LocalSet,
+    ) -> Result<Self, SimError> {
+        let global = State::from_amplitudes(entries, normalization)?;
+        Self::from_state(&global, comm, set)
+    }
+
+    /// Probability of each board (ancillas marginalised), most probable first, ties by board
+    /// key; at most `limit` boards. All ancilla values of a board live on one rank (ancillas
+    /// are not hashed), so each rank contributes its own top `limit` boards.
+    pub fn board_distribution(&self, limit: Option<usize>) -> Vec<(u64, f64)> {
+        let local_norm = self.local.norm_sqr();
+        let norm = self.norm_sqr();
+        let mut mine: Vec<(u64, f64)> = self.local.board_distribution(limit);
+        let mut words = Vec::with_capacity(mine.len() * 2);
+        for (b, p) in mine.drain(..) {
+            words.extend_from_slice(&[b, (p * local_norm / norm).to_bits()]);
+        }
+        let got = self
+            .comm
+            .all_to_all(vec![words; self.comm.size()])
+            .unwrap_or_default();
+        let mut all: Vec<(u64, f64)> = got
+            .iter()
+            .flat_map(|w| w.chunks_exact(2).map(|c| (c[0], f64::from_bits(c[1]))))
+            .collect();
+        all.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+        if let Some(l) = limit {
+            all.truncate(l);
+        }
+        all
+    }
+
     /// The amplitude of one key (from its owner rank).
     pub fn amplitude(&self, key: Key) -> Complex<T> {
         let a = self.local.amplitude(key);
@@ -696,6 +735,27 @@ mod tests {
         for (r, unchanged) in results {
             assert!(matches!(r, Err(SimError::CapExceeded { .. })), "{r:?}");
             assert!(unchanged);
+        }
+    }
+
+    #[test]
+    fn board_distribution_agrees_with_the_local_state() {
+        let results = ThreadComm::run(3, |c| {
+            let mut global = spread();
+            global.capture(3).unwrap();
+            let s = ShardedState::from_state(&global, Rc::new(c), LocalSet::new(3, &[])).unwrap();
+            (
+                global.board_distribution(Some(7)),
+                s.board_distribution(Some(7)),
+            )
+        });
+        for (want, got) in results {
+            assert_eq!(want.len(), 7);
+            assert_eq!(want.len(), got.len());
+            for ((b1, p1), (b2, p2)) in want.iter().zip(&got) {
+                assert_eq!(b1, b2);
+                assert!((p1 - p2).abs() < 1e-12);
+            }
         }
     }
 
