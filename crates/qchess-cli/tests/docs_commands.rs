@@ -238,13 +238,12 @@ fn run_line(cmd: &DocCommand, line: &str) -> Result<(), String> {
             out.status.code()
         ));
     }
-    if !cmd.comment.is_empty() && cmd.comment.chars().all(|c| c.is_ascii_digit()) {
-        if !stdout.contains(&cmd.comment) {
-            return Err(format!(
-                "the doc says it prints {}, it printed: {stdout}",
-                cmd.comment
-            ));
-        }
+    let number = !cmd.comment.is_empty() && cmd.comment.chars().all(|c| c.is_ascii_digit());
+    if number && !stdout.contains(&cmd.comment) {
+        return Err(format!(
+            "the doc says it prints {}, it printed: {stdout}",
+            cmd.comment
+        ));
     }
     Ok(())
 }
