@@ -2,12 +2,11 @@
 //! (the same states, the same qubits), timed between barriers on every rank.
 
 use crate::ShardedState;
-use crate::comm::{Comm, max_f64, sum_u64};
+use crate::comm::{max_f64, sum_u64};
 use crate::plan::LocalSet;
 use qchess_sim::bench::{BenchOp, qubits, random_state, thread_cpu_seconds};
 use qchess_sim::{Amplitude, Controls, Predicate, SimError};
 use rand::SeedableRng;
-use std::rc::Rc;
 use std::time::Instant;
 
 /// What one distributed benchmark measured (the same on every rank).
@@ -30,11 +29,7 @@ pub struct MpiBenchResult {
 }
 
 /// Applies `op` with the qubits of `qchess_sim::bench::apply_op` for `n` states.
-fn apply<T: Amplitude, C: Comm>(
-    op: BenchOp,
-    s: &mut ShardedState<T, C>,
-    n: usize,
-) -> Result<(), SimError> {
+fn apply<T: Amplitude>(op: BenchOp, s: &mut ShardedState<T>, n: usize) -> Result<(), SimError> {
     let (lo, mid, hi) = qubits(n);
     match op {
         BenchOp::Iswap => s.iswap(lo, hi, Controls::NONE),
@@ -55,13 +50,13 @@ fn apply<T: Amplitude, C: Comm>(
 /// otherwise L starts as the lowest qubits other than the op's, so the timed operation
 /// includes the exchange that brings them in (measurement never exchanges). Every rank builds
 /// the whole input and keeps its share (outside the timed region). Collective.
-pub fn run<T: Amplitude, C: Comm>(
-    comm: &Rc<C>,
+pub fn run<T: Amplitude>(
     op: BenchOp,
     n: usize,
     capacity: usize,
     resident: bool,
 ) -> Result<MpiBenchResult, SimError> {
+    let comm = crate::comm::current();
     let (lo, mid, hi) = qubits(n);
     let initial: Vec<u8> = if resident {
         vec![lo, mid, hi]
@@ -70,7 +65,7 @@ pub fn run<T: Amplitude, C: Comm>(
     };
     let base = {
         let global = random_state::<T>(n)?;
-        ShardedState::from_state(&global, Rc::clone(comm), LocalSet::new(capacity, &initial))?
+        ShardedState::from_state(&global, LocalSet::new(capacity, &initial))?
     };
     let reps = (4_000_000 / n.max(1)).clamp(1, 50);
     let (mut times, mut cpus) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
@@ -95,12 +90,12 @@ pub fn run<T: Amplitude, C: Comm>(
         };
         comm.barrier();
         result?;
-        let m = max_f64(&**comm, &[elapsed, cpu, s.peak_bytes() as f64]);
+        let m = max_f64(&*comm, &[elapsed, cpu, s.peak_bytes() as f64]);
         times.push(m[0]);
         cpus.push(m[1]);
         peak = peak.max(m[2] as usize);
         let sums = sum_u64(
-            &**comm,
+            &*comm,
             &[
                 s.local().state_bytes() as u64,
                 s.local().len() as u64,
@@ -127,18 +122,20 @@ pub fn run<T: Amplitude, C: Comm>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::comm::{Solo, ThreadComm};
+    use crate::comm::{Solo, ThreadComm, install};
+    use std::rc::Rc;
 
     #[test]
     fn resident_gates_send_nothing_and_others_send_what_moved() {
-        let r = run::<f64, _>(&Rc::new(Solo), BenchOp::Split, 5000, 8, false).unwrap();
+        install(Rc::new(Solo), 8);
+        let r = run::<f64>(BenchOp::Split, 5000, 8, false).unwrap();
         assert_eq!((r.ranks, r.bytes_sent), (1, 0));
         let rs = ThreadComm::run(2, |c| {
-            let c = Rc::new(c);
+            install(Rc::new(c), 8);
             (
-                run::<f64, _>(&c, BenchOp::Split, 5000, 8, true).unwrap(),
-                run::<f64, _>(&c, BenchOp::Iswap, 5000, 8, false).unwrap(),
-                run::<f64, _>(&c, BenchOp::Measure, 5000, 8, false).unwrap(),
+                run::<f64>(BenchOp::Split, 5000, 8, true).unwrap(),
+                run::<f64>(BenchOp::Iswap, 5000, 8, false).unwrap(),
+                run::<f64>(BenchOp::Measure, 5000, 8, false).unwrap(),
             )
         });
         for (resident, moved, measure) in rs {

@@ -85,13 +85,14 @@ pub fn main() -> ExitCode {
         return ExitCode::from(1);
     };
     let comm = Rc::new(comm);
+    qchess_mpi::comm::install(comm.clone(), qchess_mpi::comm::DEFAULT_CAPACITY);
     match cli.command {
         Command::Selftest {
             seeds,
             steps,
             splits,
         } => {
-            let report = selftest::run(&comm, seeds, steps, splits);
+            let report = selftest::run(seeds, steps, splits);
             if comm.rank() == 0 {
                 for f in &report.failures {
                     println!("disagreement: {f}");
@@ -181,9 +182,9 @@ fn bench_cmd(
         Op::Measure => "measure",
     };
     let result = if f32 {
-        bench::run::<f32, _>(comm, bop, n, local_qubits, resident)
+        bench::run::<f32>(bop, n, local_qubits, resident)
     } else {
-        bench::run::<f64, _>(comm, bop, n, local_qubits, resident)
+        bench::run::<f64>(bop, n, local_qubits, resident)
     };
     let r = match result {
         Ok(r) => r,

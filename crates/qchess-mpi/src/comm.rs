@@ -5,6 +5,8 @@
 //! Reductions are built on [`Comm::all_gather`] and summed in rank order on every rank, so
 //! every rank gets bit-for-bit the same sum whatever reduction tree the transport would use.
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::{Arc, Barrier, Mutex};
 
 /// Why a collective exchange could not run.
@@ -50,6 +52,43 @@ pub trait Comm {
     fn all_to_all(&self, send: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, CommError>;
     /// Waits until every rank has called it.
     fn barrier(&self);
+}
+
+/// The local-set capacity a sharded state gets when none is given.
+pub const DEFAULT_CAPACITY: usize = 8;
+
+thread_local! {
+    static CONTEXT: RefCell<Option<(Rc<dyn Comm>, usize)>> = const { RefCell::new(None) };
+}
+
+/// Makes `comm` the transport of every sharded state this thread creates or uses, with local
+/// sets of `capacity` qubits by default. A sharded state (like the game generic over
+/// [`qchess_sim::QuantumState`] that holds it) is used on the thread that installed its
+/// transport; without one, it is a single rank ([`Solo`]).
+///
+/// ```
+/// use qchess_mpi::comm::{Solo, current, install};
+/// use std::rc::Rc;
+/// install(Rc::new(Solo), 6);
+/// assert_eq!(current().size(), 1);
+/// ```
+pub fn install(comm: Rc<dyn Comm>, capacity: usize) {
+    CONTEXT.with(|c| *c.borrow_mut() = Some((comm, capacity)));
+}
+
+/// This thread's transport ([`Solo`] if none was installed).
+pub fn current() -> Rc<dyn Comm> {
+    CONTEXT.with(|c| {
+        c.borrow().as_ref().map_or_else(
+            || Rc::new(Solo) as Rc<dyn Comm>,
+            |(comm, _)| Rc::clone(comm),
+        )
+    })
+}
+
+/// This thread's default local-set capacity ([`DEFAULT_CAPACITY`] if none was installed).
+pub fn default_capacity() -> usize {
+    CONTEXT.with(|c| c.borrow().as_ref().map_or(DEFAULT_CAPACITY, |(_, k)| *k))
 }
 
 /// Element-wise sums of `mine` over all ranks, added in rank order (the same bits everywhere).

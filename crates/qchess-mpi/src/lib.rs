@@ -13,12 +13,13 @@
 //! See `docs/distributed.md` for the design and the cost model.
 //!
 //! ```
-//! use qchess_mpi::{ShardedState, comm::ThreadComm, plan::LocalSet};
-//! use qchess_sim::{Controls, Predicate, State};
+//! use qchess_mpi::{ShardedState, comm::{ThreadComm, install}, plan::LocalSet};
+//! use qchess_sim::{Controls, Predicate};
 //! use std::rc::Rc;
 //! // A king on a1 splits twice, on 3 ranks; L holds only 3 qubits, so gates exchange.
 //! let probs = ThreadComm::run(3, |c| {
-//!     let mut s = ShardedState::<f64, _>::classical(1, Rc::new(c), LocalSet::new(3, &[]));
+//!     install(Rc::new(c), 3);
+//!     let mut s = ShardedState::<f64>::classical_with(1, LocalSet::new(3, &[]));
 //!     s.split(0, 8, 1, Controls::NONE).unwrap();
 //!     s.split(8, 16, 9, Controls::NONE).unwrap();
 //!     s.probability(Predicate::One(16))

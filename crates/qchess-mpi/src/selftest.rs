@@ -2,13 +2,11 @@
 //! state and on the single-process [`State`] side by side, compared after every step.
 
 use crate::ShardedState;
-use crate::comm::Comm;
 use crate::plan::LocalSet;
 use num_complex::Complex;
 use qchess_sim::{Controls, Key, Predicate, SimError, State};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::rc::Rc;
 
 /// Largest allowed difference of a probability (and, after a projection, of an amplitude
 /// component) between the sharded and the single-process state.
@@ -63,18 +61,18 @@ impl Report {
     }
 
     /// Counts the sharded state's traffic (collective: sums the ranks' entries sent).
-    fn traffic<C: Comm>(&mut self, s: &ShardedState<f64, C>) {
+    fn traffic(&mut self, s: &ShardedState<f64>) {
         let t = s.traffic();
         self.exchanges += t.exchanges;
-        self.entries_sent += crate::comm::sum_u64(s.comm(), &[t.entries_sent])[0];
+        self.entries_sent += crate::comm::sum_u64(&*s.comm(), &[t.entries_sent])[0];
     }
 }
 
 /// Compares the sharded state with the reference: the same keys; amplitudes bit for bit
 /// while `exact` (no projection yet: the per-entry arithmetic is the same), else within
 /// [`TOLERANCE`]; every qubit's probability within [`TOLERANCE`]. Collective.
-pub fn compare<C: Comm>(
-    sharded: &ShardedState<f64, C>,
+pub fn compare(
+    sharded: &ShardedState<f64>,
     reference: &State<f64>,
     exact: bool,
 ) -> Result<(), String> {
@@ -148,7 +146,7 @@ fn controls(rng: &mut ChaCha8Rng, pool: &[u8], acted: &[u8]) -> Controls {
 
 /// One random gate sequence of `steps` operations from seed `seed`, with a local set of
 /// `capacity` qubits; one check per step. Collective.
-pub fn random_sequence<C: Comm>(comm: &Rc<C>, seed: u64, steps: usize, capacity: usize) -> Report {
+pub fn random_sequence(seed: u64, steps: usize, capacity: usize) -> Report {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     // Twelve qubits in play spread over the board, five of them occupied, plus bystanders.
     let mut pool: Vec<u8> = Vec::new();
@@ -169,7 +167,6 @@ pub fn random_sequence<C: Comm>(comm: &Rc<C>, seed: u64, steps: usize, capacity:
         }
     }
     sequence(
-        comm,
         &mut rng,
         seed,
         steps,
@@ -181,8 +178,7 @@ pub fn random_sequence<C: Comm>(comm: &Rc<C>, seed: u64, steps: usize, capacity:
 
 /// A random sequence of `steps` operations on qubits of `pool`, from `start`: one check per
 /// step. Collective.
-fn sequence<C: Comm>(
-    comm: &Rc<C>,
+fn sequence(
     rng: &mut ChaCha8Rng,
     seed: u64,
     steps: usize,
@@ -191,14 +187,13 @@ fn sequence<C: Comm>(
     pool: &[u8],
 ) -> Report {
     let mut report = Report::default();
-    let mut sharded =
-        match ShardedState::from_state(&start, Rc::clone(comm), LocalSet::new(capacity, &[])) {
-            Ok(s) => s,
-            Err(e) => {
-                report.record("sharding the start state", Err(e.to_string()));
-                return report;
-            }
-        };
+    let mut sharded = match ShardedState::from_state(&start, LocalSet::new(capacity, &[])) {
+        Ok(s) => s,
+        Err(e) => {
+            report.record("sharding the start state", Err(e.to_string()));
+            return report;
+        }
+    };
     let mut reference = start;
     let (mut rng_ref, mut rng_sh) = (
         ChaCha8Rng::seed_from_u64(seed ^ 0xabcd),
@@ -368,7 +363,7 @@ fn knight_targets(s: u8) -> Vec<u8> {
 /// A knight starting on g1 among the other starting pieces of both sides makes `splits`
 /// random split jumps onto empty squares (simulator gates, no game rules); local set of
 /// `capacity` qubits, one check per split. Collective.
-pub fn knight_walk<C: Comm>(comm: &Rc<C>, seed: u64, splits: usize, capacity: usize) -> Report {
+pub fn knight_walk(seed: u64, splits: usize, capacity: usize) -> Report {
     let mut report = Report::default();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     // Ranks 1, 2, 7 and 8 full, except g1 (6) where the knight stands: the other pieces stay
@@ -376,8 +371,7 @@ pub fn knight_walk<C: Comm>(comm: &Rc<C>, seed: u64, splits: usize, capacity: us
     let fixed: u64 = 0xffff_0000_0000_ffff & !(1 << 6);
     let board = fixed | 1 << 6;
     let mut reference = State::<f64>::classical(board);
-    let mut sharded =
-        ShardedState::<f64, C>::classical(board, Rc::clone(comm), LocalSet::new(capacity, &[]));
+    let mut sharded = ShardedState::<f64>::classical_with(board, LocalSet::new(capacity, &[]));
     let mut done = 0;
     let mut attempts = 0;
     while done < splits && attempts < splits * 50 {
@@ -422,13 +416,7 @@ pub fn knight_walk<C: Comm>(comm: &Rc<C>, seed: u64, splits: usize, capacity: us
 /// A random sequence of `steps` operations on `qchess_sim::bench::random_state(states)` (the
 /// state `qchess bench sim` times: keys spread over the low ~17 qubits for 2^15 states),
 /// with a local set of `capacity` qubits. Collective.
-pub fn large_sequence<C: Comm>(
-    comm: &Rc<C>,
-    seed: u64,
-    states: usize,
-    steps: usize,
-    capacity: usize,
-) -> Report {
+pub fn large_sequence(seed: u64, states: usize, steps: usize, capacity: usize) -> Report {
     let start = match qchess_sim::bench::random_state::<f64>(states) {
         Ok(s) => s,
         Err(e) => {
@@ -440,32 +428,34 @@ pub fn large_sequence<C: Comm>(
     let top = 64 - (start.entries().last().map_or(1, |(k, _)| k.board)).leading_zeros();
     let pool: Vec<u8> = (0..top.max(6) as u8).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    sequence(comm, &mut rng, seed, steps, capacity, start, &pool)
+    sequence(&mut rng, seed, steps, capacity, start, &pool)
 }
 
 /// The whole selftest: `seeds` random sequences of `steps` operations (local sets of 3, 4, 6
 /// and 64 qubits in turn), 12 operations on a random state of 2^15 entries (local set of 6)
 /// and a knight walk of `splits` splits. Collective.
-pub fn run<C: Comm>(comm: &Rc<C>, seeds: u64, steps: usize, splits: usize) -> Report {
+pub fn run(seeds: u64, steps: usize, splits: usize) -> Report {
     let mut report = Report::default();
     let capacities = [3usize, 4, 6, 64];
     for seed in 0..seeds {
         let capacity = capacities[(seed % 4) as usize];
-        report.absorb(random_sequence(comm, seed, steps, capacity));
+        report.absorb(random_sequence(seed, steps, capacity));
     }
-    report.absorb(large_sequence(comm, 0x1a76e, 1 << 15, 12, 6));
-    report.absorb(knight_walk(comm, 0x6b6e, splits, 3));
+    report.absorb(large_sequence(0x1a76e, 1 << 15, 12, 6));
+    report.absorb(knight_walk(0x6b6e, splits, 3));
     report
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::comm::{Solo, ThreadComm};
+    use crate::comm::{Solo, ThreadComm, install};
+    use std::rc::Rc;
 
     #[test]
     fn selftest_agrees_on_one_rank() {
-        let r = run(&Rc::new(Solo), 4, 40, 30);
+        install(Rc::new(Solo), 8);
+        let r = run(4, 40, 30);
         assert!(r.ok(), "{:?}", r.failures);
         assert_eq!(r.checks, 4 * 40 + 12 + 30);
     }
@@ -473,7 +463,10 @@ mod tests {
     #[test]
     fn selftest_agrees_on_two_to_four_thread_ranks() {
         for ranks in 2..=4 {
-            let reports = ThreadComm::run(ranks, |c| run(&Rc::new(c), 4, 40, 30));
+            let reports = ThreadComm::run(ranks, |c| {
+                install(Rc::new(c), 8);
+                run(4, 40, 30)
+            });
             for r in reports {
                 assert!(r.ok(), "{ranks} ranks: {:?}", r.failures);
                 assert_eq!(r.checks, 4 * 40 + 12 + 30);
@@ -489,7 +482,10 @@ mod tests {
 
     #[test]
     fn knight_walk_grows_the_state_and_moves_it() {
-        let reports = ThreadComm::run(4, |c| knight_walk(&Rc::new(c), 0x6b6e, 30, 3));
+        let reports = ThreadComm::run(4, |c| {
+            install(Rc::new(c), 8);
+            knight_walk(0x6b6e, 30, 3)
+        });
         for r in reports {
             assert!(r.ok(), "{:?}", r.failures);
             assert_eq!(r.checks, 30);
@@ -502,8 +498,7 @@ mod tests {
     fn a_wrong_amplitude_is_caught() {
         let mut reference = State::<f64>::classical(0b01);
         reference.sqrt_iswap(0, 1, Controls::NONE).unwrap();
-        let mut sharded =
-            ShardedState::<f64, Solo>::classical(0b01, Rc::new(Solo), LocalSet::new(3, &[]));
+        let mut sharded = ShardedState::<f64>::classical_with(0b01, LocalSet::new(3, &[]));
         sharded.sqrt_iswap(0, 1, Controls::NONE).unwrap();
         assert!(compare(&sharded, &reference, true).is_ok());
         sharded

@@ -4,7 +4,7 @@
 //! L first changes L ([`LocalSet::plan`]) and redistributes the entries whose owner changes
 //! in one all-to-all exchange.
 
-use crate::comm::{Comm, broadcast_f64, sum_f64, sum_u64};
+use crate::comm::{self, Comm, broadcast_f64, sum_f64, sum_u64};
 use crate::plan::{self, LocalSet, WIRE_BYTES_PER_ENTRY};
 use num_complex::Complex;
 use qchess_sim::{Amplitude, Controls, Key, Predicate, SimError, State};
@@ -26,40 +26,29 @@ pub struct Traffic {
 /// arguments (and the same random draws); results are the same on every rank.
 ///
 /// ```
-/// use qchess_mpi::{ShardedState, comm::Solo, plan::LocalSet};
+/// use qchess_mpi::{ShardedState, plan::LocalSet};
 /// use qchess_sim::{Controls, Predicate};
-/// use std::rc::Rc;
-/// let mut s = ShardedState::<f64, _>::classical(1, Rc::new(Solo), LocalSet::new(4, &[]));
+/// // No transport installed: one rank.
+/// let mut s = ShardedState::<f64>::classical_with(1, LocalSet::new(4, &[]));
 /// s.split(0, 8, 1, Controls::NONE)?;
 /// assert!((s.probability(Predicate::One(8)) - 0.5).abs() < 1e-15);
 /// # Ok::<(), qchess_sim::SimError>(())
 /// ```
-pub struct ShardedState<T: Amplitude, C: Comm> {
+#[derive(Clone)]
+pub struct ShardedState<T: Amplitude> {
     local: State<T>,
     set: LocalSet,
-    comm: Rc<C>,
     traffic: Traffic,
     /// Most bytes held during an exchange (the piece, the outgoing and incoming buffers).
     exchange_peak: usize,
 }
 
-impl<T: Amplitude, C: Comm> Clone for ShardedState<T, C> {
-    fn clone(&self) -> Self {
-        Self {
-            local: self.local.clone(),
-            set: self.set.clone(),
-            comm: Rc::clone(&self.comm),
-            traffic: self.traffic,
-            exchange_peak: self.exchange_peak,
-        }
-    }
-}
-
-impl<T: Amplitude, C: Comm> std::fmt::Debug for ShardedState<T, C> {
+impl<T: Amplitude> std::fmt::Debug for ShardedState<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let comm = comm::current();
         f.debug_struct("ShardedState")
-            .field("rank", &self.comm.rank())
-            .field("ranks", &self.comm.size())
+            .field("rank", &comm.rank())
+            .field("ranks", &comm.size())
             .field("local_len", &self.local.len())
             .field("l_mask", &format_args!("{:#x}", self.set.mask()))
             .finish()
@@ -121,9 +110,10 @@ fn check_qubits(qs: &[u8]) -> Result<(), SimError> {
     }
 }
 
-impl<T: Amplitude, C: Comm> ShardedState<T, C> {
+impl<T: Amplitude> ShardedState<T> {
     /// The classical board `board`: its one entry lives on its owner rank.
-    pub fn classical(board: u64, comm: Rc<C>, set: LocalSet) -> Self {
+    pub fn classical_with(board: u64, set: LocalSet) -> Self {
+        let comm = comm::current();
         let cap = State::<T>::classical(0).cap();
         let mine = plan::owner(board, set.mask(), comm.size()) == comm.rank();
         let entries = if mine {
@@ -135,7 +125,6 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
         Self {
             local,
             set,
-            comm,
             traffic: Traffic::default(),
             exchange_peak: 0,
         }
@@ -143,7 +132,8 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
 
     /// This rank's share of `global` (every rank passes the same state): the entries it owns
     /// under `set`, with `global`'s ancilla count and cap.
-    pub fn from_state(global: &State<T>, comm: Rc<C>, set: LocalSet) -> Result<Self, SimError> {
+    pub fn from_state(global: &State<T>, set: LocalSet) -> Result<Self, SimError> {
+        let comm = comm::current();
         let (me, ranks, mask) = (comm.rank(), comm.size(), set.mask());
         let entries: Vec<(Key, Complex<T>)> = global
             .entries()
@@ -153,7 +143,6 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
         Ok(Self {
             local,
             set,
-            comm,
             traffic: Traffic::default(),
             exchange_peak: 0,
         })
@@ -164,9 +153,9 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
         &self.local
     }
 
-    /// The transport.
-    pub fn comm(&self) -> &C {
-        &self.comm
+    /// This thread's transport (see [`comm::install`]).
+    pub fn comm(&self) -> Rc<dyn Comm> {
+        comm::current()
     }
 
     /// The local qubit set.
@@ -203,7 +192,7 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
 
     /// Stored basis states over all ranks.
     pub fn len(&self) -> usize {
-        sum_u64(&*self.comm, &[self.local.len() as u64])[0] as usize
+        sum_u64(&*comm::current(), &[self.local.len() as u64])[0] as usize
     }
 
     /// Whether no rank stores an entry (never true for a state built by this crate).
@@ -218,7 +207,7 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
 
     /// Squared norm over all ranks (summed in rank order).
     pub fn norm_sqr(&self) -> f64 {
-        sum_f64(&*self.comm, &[self.local.norm_sqr()])[0]
+        sum_f64(&*comm::current(), &[self.local.norm_sqr()])[0]
     }
 
     /// Makes `qubits` local, redistributing the entries if L changes. Collective; on error
@@ -239,7 +228,8 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
     /// Redistributes every entry to its owner under the mask `new_mask`. Every check that
     /// can fail (memory, caps, message sizes) is agreed by all ranks before anything moves.
     fn exchange(&mut self, new_mask: u64) -> Result<(), SimError> {
-        let (me, ranks) = (self.comm.rank(), self.comm.size());
+        let comm = comm::current();
+        let (me, ranks) = (comm.rank(), comm.size());
         self.traffic.exchanges += 1;
         if ranks == 1 {
             return Ok(());
@@ -256,7 +246,7 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
             }
             mine[ranks] = 1;
         }
-        let gathered = self.comm.all_gather(&mine);
+        let gathered = comm.all_gather(&mine);
         let row = |from: usize| &gathered[from * (ranks + 1)..from * (ranks + 1) + ranks];
         if let Some(r) = (0..ranks).find(|&r| gathered[r * (ranks + 1) + ranks] == 0) {
             return Err(SimError::OutOfMemory {
@@ -291,7 +281,7 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
                 .iter_mut()
                 .enumerate()
                 .all(|(r, v)| r == me || v.try_reserve_exact(counts[r] as usize * 5).is_ok());
-        let ok = self.comm.all_gather(&[u64::from(reserved)]);
+        let ok = comm.all_gather(&[u64::from(reserved)]);
         if let Some(r) = ok.iter().position(|&x| x == 0) {
             return Err(SimError::OutOfMemory {
                 states: (0..ranks).map(|from| row(from)[r]).sum::<u64>() as usize,
@@ -312,7 +302,7 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
         let ancillas = self.local.ancilla_count();
         // The old piece is no longer needed: free it before the buffers arrive.
         self.local = State::from_shard(Vec::new(), ancillas, cap)?;
-        let received = self.comm.all_to_all(send).map_err(|e| match e {
+        let received = comm.all_to_all(send).map_err(|e| match e {
             crate::comm::CommError::MessageTooLarge { words } => SimError::CapExceeded {
                 needed: words / 5,
                 cap: crate::comm::MAX_MESSAGE_WORDS / 5,
@@ -347,7 +337,7 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
     {
         self.make_local(qubits)?;
         let mine = op(&mut self.local);
-        let all = self.comm.all_gather(&encode_error(&mine));
+        let all = comm::current().all_gather(&encode_error(&mine));
         let Some(first) = all.chunks(3).position(|w| w[0] != 0) else {
             return Ok(());
         };
@@ -477,7 +467,7 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
     /// `(mass where pred holds, total mass)` over all ranks.
     pub fn masses(&self, pred: Predicate) -> Result<(f64, f64), SimError> {
         let (y, a) = self.local.masses(pred)?;
-        let s = sum_f64(&*self.comm, &[y, a]);
+        let s = sum_f64(&*comm::current(), &[y, a]);
         Ok((s[0], s[1]))
     }
 
@@ -497,7 +487,7 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
             mine.push(y);
         }
         mine.push(self.local.norm_sqr());
-        let s = sum_f64(&*self.comm, &mine);
+        let s = sum_f64(&*comm::current(), &mine);
         let mut out = [0.0; 64];
         if s[64] > 0.0 {
             for (o, y) in out.iter_mut().zip(&s) {
@@ -516,7 +506,7 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
     ) -> Result<bool, SimError> {
         let (yes, all) = self.masses(pred)?;
         let p = if all > 0.0 { yes / all } else { 0.0 };
-        let r = broadcast_f64(&*self.comm, rng.random::<f64>());
+        let r = broadcast_f64(&*comm::current(), rng.random::<f64>());
         let outcome = State::<T>::pick_outcome(p, r);
         let mass = if outcome { yes } else { all - yes };
         self.local.project_onto(pred, outcome, mass)?;
@@ -546,9 +536,8 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
         for (k, a) in self.local.entries() {
             push_entry(&mut mine, k, a);
         }
-        let send = vec![mine; self.comm.size()];
-        let got = self
-            .comm
+        let send = vec![mine; comm::current().size()];
+        let got = comm::current()
             .all_to_all(send)
             .map_err(|_| SimError::OutOfMemory { states: 0 })?;
         let mut out = Vec::new();
@@ -565,11 +554,10 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
     pub fn from_amplitudes(
         entries: Vec<(Key, Complex<T>)>,
         normalization: qchess_sim::Normalization,
-        comm: Rc<C>,
         set: LocalSet,
     ) -> Result<Self, SimError> {
         let global = State::from_amplitudes(entries, normalization)?;
-        Self::from_state(&global, comm, set)
+        Self::from_state(&global, set)
     }
 
     /// Probability of each board (ancillas marginalised), most probable first, ties by board
@@ -583,9 +571,8 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
         for (b, p) in mine.drain(..) {
             words.extend_from_slice(&[b, (p * local_norm / norm).to_bits()]);
         }
-        let got = self
-            .comm
-            .all_to_all(vec![words; self.comm.size()])
+        let got = comm::current()
+            .all_to_all(vec![words; comm::current().size()])
             .unwrap_or_default();
         let mut all: Vec<(u64, f64)> = got
             .iter()
@@ -601,7 +588,7 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
     /// The amplitude of one key (from its owner rank).
     pub fn amplitude(&self, key: Key) -> Complex<T> {
         let a = self.local.amplitude(key);
-        let s = sum_f64(&*self.comm, &[a.re.as_f64(), a.im.as_f64()]);
+        let s = sum_f64(&*comm::current(), &[a.re.as_f64(), a.im.as_f64()]);
         Complex::new(T::of_f64(s[0]), T::of_f64(s[1]))
     }
 
@@ -609,8 +596,8 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
     /// `f64` (every rank draws one) picks the rank by the prefix sums of the pieces' norms,
     /// which picks the entry within its piece.
     pub fn sample<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> Key {
-        let r = broadcast_f64(&*self.comm, rng.random::<f64>());
-        let norms = self.comm.all_gather(&[self.local.norm_sqr().to_bits()]);
+        let r = broadcast_f64(&*comm::current(), rng.random::<f64>());
+        let norms = comm::current().all_gather(&[self.local.norm_sqr().to_bits()]);
         let norms: Vec<f64> = norms.into_iter().map(f64::from_bits).collect();
         let total: f64 = norms.iter().sum();
         let mut target = r * total;
@@ -626,7 +613,7 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
             chosen -= 1;
         }
         let mut words = [0u64; 3];
-        if chosen == self.comm.rank() {
+        if chosen == comm::current().rank() {
             let mut rng = Fixed(if norms[chosen] > 0.0 {
                 (target / norms[chosen]).clamp(0.0, 1.0 - f64::EPSILON)
             } else {
@@ -635,7 +622,7 @@ impl<T: Amplitude, C: Comm> ShardedState<T, C> {
             let k = self.local.sample(&mut rng);
             words = [k.board, k.ancillas as u64, (k.ancillas >> 64) as u64];
         }
-        let w = sum_u64(&*self.comm, &words);
+        let w = sum_u64(&*comm::current(), &words);
         Key {
             board: w[0],
             ancillas: u128::from(w[1]) | u128::from(w[2]) << 64,
@@ -688,13 +675,11 @@ mod tests {
     #[test]
     fn a_gate_refused_on_one_rank_is_undone_on_the_others() {
         let results = ThreadComm::run(3, |c| {
+            crate::comm::install(Rc::new(c), 8);
             let global = spread();
-            let mut s = ShardedState::from_state(
-                &global,
-                Rc::new(c),
-                LocalSet::new(8, &[0, 1, 2, 3, 4, 5, 6, 7]),
-            )
-            .unwrap();
+            let mut s =
+                ShardedState::from_state(&global, LocalSet::new(8, &[0, 1, 2, 3, 4, 5, 6, 7]))
+                    .unwrap();
             let before = s.gather_entries().unwrap();
             // Rank 1 may hold only what it has: a split that grows its piece is refused
             // there, and must be undone where it succeeded.
@@ -722,9 +707,9 @@ mod tests {
     #[test]
     fn an_exchange_over_the_cap_changes_nothing() {
         let results = ThreadComm::run(2, |c| {
+            crate::comm::install(Rc::new(c), 8);
             let global = spread();
-            let mut s = ShardedState::from_state(&global, Rc::new(c), LocalSet::new(3, &[0, 1, 2]))
-                .unwrap();
+            let mut s = ShardedState::from_state(&global, LocalSet::new(3, &[0, 1, 2])).unwrap();
             let before = s.gather_entries().unwrap();
             let mask = s.local_set().mask();
             s.set_cap(1);
@@ -741,9 +726,10 @@ mod tests {
     #[test]
     fn board_distribution_agrees_with_the_local_state() {
         let results = ThreadComm::run(3, |c| {
+            crate::comm::install(Rc::new(c), 8);
             let mut global = spread();
             global.capture(3).unwrap();
-            let s = ShardedState::from_state(&global, Rc::new(c), LocalSet::new(3, &[])).unwrap();
+            let s = ShardedState::from_state(&global, LocalSet::new(3, &[])).unwrap();
             (
                 global.board_distribution(Some(7)),
                 s.board_distribution(Some(7)),
@@ -763,9 +749,9 @@ mod tests {
     fn measurement_and_sampling_agree_with_the_local_state() {
         use rand::SeedableRng;
         let results = ThreadComm::run(4, |c| {
+            crate::comm::install(Rc::new(c), 8);
             let mut global = spread();
-            let mut s =
-                ShardedState::from_state(&global, Rc::new(c), LocalSet::new(4, &[])).unwrap();
+            let mut s = ShardedState::from_state(&global, LocalSet::new(4, &[])).unwrap();
             let mut r1 = rand_chacha::ChaCha8Rng::seed_from_u64(3);
             let mut r2 = rand_chacha::ChaCha8Rng::seed_from_u64(3);
             let a = global.measure(Predicate::One(17), &mut r1).unwrap();
