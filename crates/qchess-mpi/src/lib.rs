@@ -28,6 +28,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod backend;
 pub mod bench;
 pub mod comm;
 #[cfg(feature = "mpi")]

@@ -158,6 +158,23 @@ impl<T: Amplitude> ShardedState<T> {
         comm::current()
     }
 
+    /// This rank's piece, mutably (for per-piece steps the trait implementation calls).
+    pub(crate) fn local_mut(&mut self) -> &mut State<T> {
+        &mut self.local
+    }
+
+    /// Redistributes to the local set `set` (collective; a copy made for an overlap uses it
+    /// to match another state's distribution).
+    pub(crate) fn realign(&mut self, set: &LocalSet) -> Result<(), SimError> {
+        if self.set.mask() == set.mask() {
+            self.set = set.clone();
+            return Ok(());
+        }
+        self.exchange(set.mask())?;
+        self.set = set.clone();
+        Ok(())
+    }
+
     /// The local qubit set.
     pub fn local_set(&self) -> &LocalSet {
         &self.set
