@@ -98,8 +98,12 @@ pub fn main() -> ExitCode {
                     println!("disagreement: {f}");
                 }
                 println!(
-                    "exercised: {} exchanges, {} entries moved between ranks, {} operations refused by both, largest state {} basis states",
-                    report.exchanges, report.entries_sent, report.refused, report.largest_state
+                    "exercised: {} exchanges, {} entries moved between ranks, {} operations refused by both, largest state {} basis states, {} knight splits in the Cantwell game",
+                    report.exchanges,
+                    report.entries_sent,
+                    report.refused,
+                    report.largest_state,
+                    report.knight_splits
                 );
                 println!(
                     "selftest: {}/{} checks agree ({} ranks)",

@@ -29,6 +29,8 @@ pub struct Report {
     pub refused: usize,
     /// Most basis states a compared state held.
     pub largest_state: usize,
+    /// Knight splits the Cantwell game played.
+    pub knight_splits: usize,
 }
 
 impl Report {
@@ -58,6 +60,7 @@ impl Report {
         self.entries_sent += other.entries_sent;
         self.refused += other.refused;
         self.largest_state = self.largest_state.max(other.largest_state);
+        self.knight_splits += other.knight_splits;
     }
 
     /// Counts the sharded state's traffic (collective: sums the ranks' entries sent).
@@ -431,9 +434,88 @@ pub fn large_sequence(seed: u64, states: usize, steps: usize, capacity: usize) -
     sequence(&mut rng, seed, steps, capacity, start, &pool)
 }
 
+/// A Cantwell game played on the sharded state beside the same game on the local state,
+/// through `qchess_cantwell::Game` (the same game code, generic over the backend): each ply
+/// a seeded random legal move, knight splits first, until `splits` knight splits have been
+/// played. After every ply: the same record, the same classical position, the same number
+/// of basis states and every square's probability within [`TOLERANCE`]. Collective.
+pub fn cantwell_knight_game(seed: u64, splits: usize) -> Report {
+    use qchess_board::PieceKind;
+    use qchess_cantwell::legal::notation_of;
+    use qchess_cantwell::possibility::Classified;
+    use qchess_cantwell::{Game, MoveShape};
+    use rand::seq::SliceRandom;
+    let mut report = Report::default();
+    let mut pick = ChaCha8Rng::seed_from_u64(seed);
+    let (mut rng_l, mut rng_d) = (
+        ChaCha8Rng::seed_from_u64(seed ^ 0x51),
+        ChaCha8Rng::seed_from_u64(seed ^ 0x51),
+    );
+    let mut local: Game = Game::new();
+    let mut dist = Game::<ShardedState<f64>>::new_backend();
+    let knight_split = |c: &Classified| {
+        c.mover.kind == PieceKind::Knight && matches!(c.shape, MoveShape::Split { .. })
+    };
+    let (mut done, mut plies) = (0, 0);
+    while done < splits && plies < splits * 4 && local.status().is_ongoing() {
+        plies += 1;
+        let mut candidates = local.possible_moves();
+        candidates.shuffle(&mut pick);
+        // Knight splits first (stable: the shuffled order within each group).
+        candidates.sort_by_key(|c| !knight_split(c));
+        let Some(c) = candidates.into_iter().find(|c| local.changes_state(c)) else {
+            break;
+        };
+        let mv = notation_of(&c);
+        let a = local
+            .apply(&mv, &mut rng_l)
+            .map(|r| r.notation)
+            .map_err(|e| e.to_string());
+        let b = dist
+            .apply(&mv, &mut rng_d)
+            .map(|r| r.notation)
+            .map_err(|e| e.to_string());
+        let size = local.state_size();
+        report.largest_state = report.largest_state.max(size);
+        let result = if a != b {
+            Err(format!("results differ: {a:?} vs {b:?}"))
+        } else if local.fen() != dist.fen() {
+            Err(format!(
+                "positions differ: {} vs {}",
+                local.fen(),
+                dist.fen()
+            ))
+        } else if size != dist.state_size() {
+            Err(format!(
+                "{} basis states, locally {size}",
+                dist.state_size()
+            ))
+        } else {
+            let (pl, pd) = (local.probabilities(), dist.probabilities());
+            match (0..64).find(|&q| (pl[q] - pd[q]).abs() > TOLERANCE) {
+                Some(q) => Err(format!("P(square {q}) = {} vs {}", pd[q], pl[q])),
+                None => Ok(()),
+            }
+        };
+        report.record(&format!("cantwell ply {plies} ({mv})"), result);
+        if knight_split(&c) && a.is_ok() {
+            done += 1;
+        }
+    }
+    if done < splits {
+        report.record(
+            "cantwell knight game",
+            Err(format!("only {done} of {splits} knight splits were played")),
+        );
+    }
+    report.knight_splits += done;
+    report
+}
+
 /// The whole selftest: `seeds` random sequences of `steps` operations (local sets of 3, 4, 6
 /// and 64 qubits in turn), 12 operations on a random state of 2^15 entries (local set of 6)
-/// and a knight walk of `splits` splits. Collective.
+/// a knight walk of `splits` splits, and a Cantwell game of `splits` knight splits through
+/// `qchess_cantwell::Game` on the sharded state. Collective.
 pub fn run(seeds: u64, steps: usize, splits: usize) -> Report {
     let mut report = Report::default();
     let capacities = [3usize, 4, 6, 64];
@@ -443,6 +525,7 @@ pub fn run(seeds: u64, steps: usize, splits: usize) -> Report {
     }
     report.absorb(large_sequence(0x1a76e, 1 << 15, 12, 6));
     report.absorb(knight_walk(0x6b6e, splits, 3));
+    report.absorb(cantwell_knight_game(0xca47, splits));
     report
 }
 
@@ -457,7 +540,8 @@ mod tests {
         install(Rc::new(Solo), 8);
         let r = run(4, 40, 30);
         assert!(r.ok(), "{:?}", r.failures);
-        assert_eq!(r.checks, 4 * 40 + 12 + 30);
+        assert!(r.checks >= 4 * 40 + 12 + 30 + 30, "{} checks", r.checks);
+        assert_eq!(r.knight_splits, 30);
     }
 
     #[test]
@@ -469,7 +553,8 @@ mod tests {
             });
             for r in reports {
                 assert!(r.ok(), "{ranks} ranks: {:?}", r.failures);
-                assert_eq!(r.checks, 4 * 40 + 12 + 30);
+                assert!(r.checks >= 4 * 40 + 12 + 30 + 30, "{} checks", r.checks);
+                assert_eq!(r.knight_splits, 30);
                 // The test exercises what it claims: many exchanges that move entries,
                 // refused operations, and states of more than a handful of entries.
                 assert!(r.exchanges >= 40, "{} exchanges", r.exchanges);
@@ -491,6 +576,20 @@ mod tests {
             assert_eq!(r.checks, 30);
             assert!(r.largest_state >= 10, "largest {}", r.largest_state);
             assert!(r.exchanges >= 10 && r.entries_sent > 0);
+        }
+    }
+
+    #[test]
+    fn a_cantwell_game_of_30_knight_splits_agrees_on_4_ranks() {
+        let reports = ThreadComm::run(4, |c| {
+            install(Rc::new(c), 8);
+            cantwell_knight_game(0xca47, 30)
+        });
+        for r in reports {
+            assert!(r.ok(), "{:?}", r.failures);
+            assert_eq!(r.knight_splits, 30);
+            assert!(r.checks >= 30);
+            assert!(r.largest_state >= 100, "largest {}", r.largest_state);
         }
     }
 
