@@ -509,6 +509,7 @@ pub fn cantwell_knight_game(seed: u64, splits: usize) -> Report {
         );
     }
     report.knight_splits += done;
+    report.traffic(dist.state());
     report
 }
 
