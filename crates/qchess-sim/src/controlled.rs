@@ -51,7 +51,8 @@ impl<T: Amplitude> State<T> {
     /// ```
     /// use qchess_sim::{Controls, State};
     /// let s = State::<f64>::classical(0b11);
-    /// assert_eq!(s.capture_flags(0, Controls::empty_path(0b10))?, (false, true));
+    /// // Qubit 1 is occupied wherever qubit 0 is: the control never holds.
+    /// assert_eq!(s.capture_flags(0, Controls::empty_path(0b10))?, (false, false));
     /// assert_eq!(s.capture_flags(0, Controls::NONE)?, (true, true));
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
