@@ -2,7 +2,8 @@
 //!
 //! Subcommands: `perft` (classical move-generation counts), `eval` (JSON lines in, JSON lines
 //! out, for every rule system), `play` (a terminal game), `bench` (simulator and game
-//! benchmarks) and `demo` (the Cantwell paper's Bell states and interference, reproduced).
+//! benchmarks), `demo` (the Cantwell paper's Bell states and interference, reproduced), `render` (an SVG
+//! picture of a position) and `plot` (SVG charts of benchmark lines).
 #![forbid(unsafe_code)]
 
 mod bench;
@@ -11,6 +12,8 @@ mod error;
 mod eval;
 mod perft;
 mod play;
+mod plot;
+mod render;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -40,6 +43,10 @@ enum Command {
     /// Reproduce the Cantwell paper's Bell states and interference through real moves.
     #[command(after_help = DEMO_HELP)]
     Demo(demo::DemoArgs),
+    /// Draw a position or an eval answer as an SVG picture.
+    Render(render::RenderArgs),
+    /// Draw `qchess bench sim --json` lines as SVG scaling charts.
+    Plot(plot::PlotArgs),
 }
 
 const PERFT_HELP: &str = "\
@@ -91,6 +98,8 @@ fn main() -> ExitCode {
         Command::Play(args) => play::run(&args),
         Command::Bench(cmd) => bench::run(&cmd),
         Command::Demo(args) => demo::run(&args),
+        Command::Render(args) => render::run(&args),
+        Command::Plot(args) => plot::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
