@@ -341,6 +341,94 @@ impl<T: Amplitude> State<T> {
         })
     }
 
+    /// One piece of a larger (distributed) state: the entries as given, neither normalised
+    /// nor required to be non-empty, with `ancilla_count` ancillas already created (so the
+    /// next [`State::capture`] numbers its ancilla like every other piece) and the cap `cap`.
+    /// Duplicate keys are summed and exact zeros dropped, as in [`State::from_amplitudes`].
+    /// Errors: a non-finite amplitude, an ancilla bit at or above `ancilla_count`, or more
+    /// entries than `cap`.
+    ///
+    /// ```
+    /// use qchess_sim::{Complex, Key, State};
+    /// let s = State::<f64>::from_shard(vec![(Key::board(3), Complex::new(0.5, 0.0))], 2, 100)?;
+    /// assert_eq!((s.len(), s.ancilla_count(), s.norm_sqr()), (1, 2, 0.25));
+    /// assert!(State::<f64>::from_shard(Vec::new(), 0, 100)?.is_empty());
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn from_shard(
+        mut entries: Vec<(Key, Complex<T>)>,
+        ancilla_count: u32,
+        cap: usize,
+    ) -> Result<Self, SimError> {
+        if entries
+            .iter()
+            .any(|(_, a)| !(a.re.is_finite() && a.im.is_finite()))
+        {
+            return Err(SimError::NonFinite {
+                context: "from_shard",
+            });
+        }
+        if ancilla_count > MAX_ANCILLAS {
+            return Err(SimError::TooManyAncillas { max: MAX_ANCILLAS });
+        }
+        let allowed = if ancilla_count >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << ancilla_count) - 1
+        };
+        if entries.iter().any(|(k, _)| k.ancillas & !allowed != 0) {
+            return Err(SimError::TooManyAncillas { max: ancilla_count });
+        }
+        if entries.len() > cap {
+            return Err(SimError::CapExceeded {
+                needed: entries.len(),
+                cap,
+            });
+        }
+        entries.sort_unstable_by_key(|e| e.0);
+        let zero = Complex::new(T::zero(), T::zero());
+        let mut sectors: Vec<Sector<T>> = Vec::new();
+        for (k, a) in entries {
+            match sectors.last_mut() {
+                Some(s) if s.ancillas == k.ancillas => {
+                    if s.keys.last() == Some(&k.board) {
+                        let last = s.amps.len() - 1;
+                        s.amps[last] = s.amps[last] + a;
+                    } else {
+                        s.keys.push(k.board);
+                        s.amps.push(a);
+                    }
+                }
+                _ => sectors.push(Sector {
+                    ancillas: k.ancillas,
+                    keys: vec![k.board],
+                    amps: vec![a],
+                }),
+            }
+        }
+        for s in &mut sectors {
+            let mut w = 0;
+            for r in 0..s.keys.len() {
+                if s.amps[r] != zero {
+                    s.keys[w] = s.keys[r];
+                    s.amps[w] = s.amps[r];
+                    w += 1;
+                }
+            }
+            s.keys.truncate(w);
+            s.amps.truncate(w);
+        }
+        sectors.retain(|s| !s.keys.is_empty());
+        Ok(Self {
+            sectors,
+            perm: BitPerm::identity(),
+            ancilla_count,
+            cap,
+            pool: Pool::default(),
+            peak: 0,
+        })
+    }
+
     /// Pre-allocates (and touches) a reusable pass buffer of `states` entries, so the next
     /// gate does not pay for fresh pages. Errors if the memory cannot be reserved.
     ///
