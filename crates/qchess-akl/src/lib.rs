@@ -33,6 +33,7 @@ mod error;
 mod fen;
 mod game;
 mod game_record;
+mod hidden;
 mod moves;
 mod notation;
 mod piece;
