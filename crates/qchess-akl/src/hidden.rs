@@ -9,7 +9,12 @@ use qchess_board::{Color, PieceKind};
 impl AklPosition {
     /// Whether `viewer` knows both types of the piece on `sq` (a king, a pair whose two types
     /// were both revealed, or, under [`Visibility::OwnPairs`], the viewer's own piece).
-    pub fn pair_known_to(&self, sq: qchess_board::Square, viewer: Color, visibility: Visibility) -> bool {
+    pub fn pair_known_to(
+        &self,
+        sq: qchess_board::Square,
+        viewer: Color,
+        visibility: Visibility,
+    ) -> bool {
         self.piece(sq).is_some_and(|p| {
             p.pair_public() || (visibility == Visibility::OwnPairs && p.color == viewer)
         })

@@ -89,10 +89,9 @@ impl Searchable for Game {
 /// Both collapse outcomes of a quantum piece (one when its types are equal), or its type.
 fn collapses(p: &qchess_akl::AklPiece) -> Vec<(Option<PieceKind>, f64)> {
     match p.state {
-        PieceState::Quantum if p.pair.primary != p.pair.secondary => vec![
-            (Some(p.pair.primary), 0.5),
-            (Some(p.pair.secondary), 0.5),
-        ],
+        PieceState::Quantum if p.pair.primary != p.pair.secondary => {
+            vec![(Some(p.pair.primary), 0.5), (Some(p.pair.secondary), 0.5)]
+        }
         PieceState::Quantum => vec![(Some(p.pair.primary), 1.0)],
         PieceState::Classical(k) => vec![(Some(k), 1.0)],
     }

@@ -78,7 +78,10 @@ impl SearchNode for CantwellNode {
         }
         // The probability that the move proceeds is what the game's circuit reports when the
         // outcome is forced to `.m1`.
-        match self.game.apply(&with_outcome(mv, Some(true)), &mut self.rng) {
+        match self
+            .game
+            .apply(&with_outcome(mv, Some(true)), &mut self.rng)
+        {
             Ok(record) => {
                 let p = record.probability.unwrap_or(1.0);
                 let _ = self.game.undo();
@@ -112,7 +115,9 @@ impl SearchNode for CantwellNode {
         for sq in Square::ALL {
             if let Some(pc) = pieces.get(sq) {
                 let p = probs[sq.index() as usize];
-                v += sign(pc.color) * p * (piece_value(pc.kind) + square_bonus(pc.kind, pc.color, sq));
+                v += sign(pc.color)
+                    * p
+                    * (piece_value(pc.kind) + square_bonus(pc.kind, pc.color, sq));
             }
         }
         v

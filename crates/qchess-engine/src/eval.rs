@@ -24,7 +24,14 @@ pub(crate) fn square_bonus(kind: PieceKind, color: Color, sq: Square) -> f64 {
     let advance = if color == Color::White { r } else { 7.0 - r };
     match kind {
         PieceKind::Knight | PieceKind::Bishop => 4.0 * centre,
-        PieceKind::Pawn => 3.0 * advance + if (2.0..=5.0).contains(&f) { 2.0 * advance } else { 0.0 },
+        PieceKind::Pawn => {
+            3.0 * advance
+                + if (2.0..=5.0).contains(&f) {
+                    2.0 * advance
+                } else {
+                    0.0
+                }
+        }
         PieceKind::Queen | PieceKind::Rook => centre,
         PieceKind::King => 0.0,
     }

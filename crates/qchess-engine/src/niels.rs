@@ -147,18 +147,25 @@ impl SearchNode for NielsNode {
         }
         let mut v = 0.0;
         for sq in Square::ALL {
-            let Some(occ) = pos.occupant(sq) else { continue };
+            let Some(occ) = pos.occupant(sq) else {
+                continue;
+            };
             let (piece, p) = match occ {
                 Occupant::Piece(pc) => (pc, 1.0),
                 Occupant::Half { pair, mark } => {
                     let Some(pr) = pos.pair(pair) else { continue };
-                    (pr.piece, marginal.get(&(pair, mark)).copied().unwrap_or(0.5))
+                    (
+                        pr.piece,
+                        marginal.get(&(pair, mark)).copied().unwrap_or(0.5),
+                    )
                 }
             };
             if piece.kind == PieceKind::King {
                 continue; // mate ends the game; a king's value is not material here
             }
-            v += sign(piece.color) * p * (piece_value(piece.kind) + square_bonus(piece.kind, piece.color, sq));
+            v += sign(piece.color)
+                * p
+                * (piece_value(piece.kind) + square_bonus(piece.kind, piece.color, sq));
         }
         v
     }

@@ -221,8 +221,7 @@ impl Engine {
                 }
             })
             .collect();
-        let noise_of: Vec<(MoveOf<G>, f64)> =
-            root_moves.iter().cloned().zip(noise).collect();
+        let noise_of: Vec<(MoveOf<G>, f64)> = root_moves.iter().cloned().zip(noise).collect();
         // Captures first from the start.
         order(&mut s.node, &mut root_moves, None);
         let max_depth = limits.depth.unwrap_or_else(|| {
@@ -245,7 +244,11 @@ impl Engine {
             let mut completed = true;
             for mv in &root_moves {
                 // With noise every root move needs its exact value, not a bound.
-                let window = if noise_amp > 0.0 { f64::NEG_INFINITY } else { alpha };
+                let window = if noise_amp > 0.0 {
+                    f64::NEG_INFINITY
+                } else {
+                    alpha
+                };
                 let v = s.chance(mv, depth, window, f64::INFINITY, 0, false);
                 if s.aborted {
                     completed = false;
@@ -374,7 +377,11 @@ impl<N: SearchNode> Searcher<N> {
             if self.deadline.is_some_and(|d| Instant::now() >= d) {
                 self.aborted = true;
             }
-            if self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+            if self
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(Ordering::Relaxed))
+            {
                 self.aborted = true;
             }
         }
