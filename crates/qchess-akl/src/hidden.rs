@@ -20,6 +20,59 @@ impl AklPosition {
         })
     }
 
+    /// The view of `viewer` as AKL-FEN: every piece whose pair `viewer` knows as it is, every
+    /// other one with its unseen type left out and only its `?` kept (`(pn?)` becomes `(p?)`,
+    /// `[p*n?]` becomes `[p*?]`). [`AklPosition::parse_view`] reads it back.
+    ///
+    /// ```
+    /// use qchess_akl::{AklPosition, Visibility};
+    /// use qchess_board::Color;
+    /// let pos = AklPosition::startpos_seeded(3);
+    /// let view = pos.view_fen(Color::White, Visibility::Revealed);
+    /// assert!(view.starts_with("(r?)(n?)(b?)(q?)k(b?)(n?)(r?)/(p?)"), "{view}");
+    /// ```
+    pub fn view_fen(&self, viewer: Color, visibility: Visibility) -> String {
+        let mut board = String::new();
+        for rank in (0..8u8).rev() {
+            let mut empty = 0;
+            for file in 0..8u8 {
+                let sq = qchess_board::Square::new(file, rank);
+                let Some(p) = self.piece(sq) else {
+                    empty += 1;
+                    continue;
+                };
+                if empty > 0 {
+                    board.push_str(&empty.to_string());
+                    empty = 0;
+                }
+                if p.is_king() || self.pair_known_to(sq, viewer, visibility) {
+                    board.push_str(&crate::fen::piece_token(p));
+                } else {
+                    // The primary type (public), a `*` when it is the current type, and a `?`
+                    // for the secondary the viewer has not seen.
+                    let mut letter = p.pair.primary.to_char();
+                    if p.color == Color::White {
+                        letter = letter.to_ascii_uppercase();
+                    }
+                    board.push_str(&match p.current() {
+                        None => format!("({letter}?)"),
+                        Some(_) => format!("[{letter}*?]"),
+                    });
+                }
+            }
+            if empty > 0 {
+                board.push_str(&empty.to_string());
+            }
+            if rank > 0 {
+                board.push('/');
+            }
+        }
+        let text = self.to_string();
+        let rest = text.split_once(' ').map_or("", |(_, r)| r);
+        let out = board;
+        format!("{out} {rest}")
+    }
+
     /// This position as `viewer` sees it, with every secondary type `viewer` has not seen
     /// replaced by a draw from `rng`: the result depends only on what `viewer` knows (and the
     /// draws), never on the hidden types themselves.
