@@ -39,6 +39,7 @@ mod notation;
 mod piece;
 mod position;
 mod record;
+mod token;
 mod view;
 
 pub use bot::RandomMover;

@@ -52,7 +52,11 @@ pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalErro
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut reports = Vec::with_capacity(moves.len());
     for (i, text) in moves.iter().enumerate() {
-        let result = text.parse().and_then(|mv| match &rolls[i] {
+        // A move token may carry its rolls (`b1a3[3,4]`); they win over a "rolls" entry.
+        let result = qchess_niels::parse_token(text).and_then(|(mv, attached)| match attached
+            .as_ref()
+            .or(rolls[i].as_ref())
+        {
             Some(r) => game.play_with_rolls(&mv, r),
             None if flat_mode => {
                 let before = queue.clone();
