@@ -11,6 +11,7 @@ mod error;
 mod eval;
 mod perft;
 mod play;
+mod protocol;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -36,6 +37,8 @@ enum Command {
     Bench(bench::BenchCommand),
     /// Reproduce the Cantwell paper's Bell states and interference through real moves.
     Demo(demo::DemoArgs),
+    /// Run the engine over the UCI-shaped protocol on stdin/stdout.
+    Engine(protocol::EngineArgs),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +49,7 @@ fn main() -> ExitCode {
         Command::Play(args) => play::run(&args),
         Command::Bench(cmd) => bench::run(&cmd),
         Command::Demo(args) => demo::run(&args),
+        Command::Engine(args) => protocol::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
