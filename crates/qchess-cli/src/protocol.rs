@@ -149,7 +149,11 @@ fn akl_rules(list: &str) -> Result<qchess_akl::Rules, String> {
     for r in list.split(',').map(str::trim).filter(|r| !r.is_empty()) {
         match r {
             "own-pairs" => rules.visibility = qchess_akl::Visibility::OwnPairs,
-            other => return Err(format!("unknown akl rule option {other:?}: expected own-pairs")),
+            other => {
+                return Err(format!(
+                    "unknown akl rule option {other:?}: expected own-pairs"
+                ));
+            }
         }
     }
     Ok(rules)
@@ -165,7 +169,10 @@ impl Session {
             "option name Rules type string default <empty>".into(),
             "option name Board type string default 8x8".into(),
             "option name Level type spin default 3 min 1 max 5".into(),
-            format!("option name Seed type spin default 0 min 0 max {}", i64::MAX),
+            format!(
+                "option name Seed type spin default 0 min 0 max {}",
+                i64::MAX
+            ),
             "uciok".into(),
         ] {
             say(&self.out, &line);
@@ -197,7 +204,9 @@ impl Session {
             return Err("setoption needs an option name".into());
         }
         let name = name_words.join(" ");
-        let value = value_at.map(|i| words[i + 1..].join(" ")).unwrap_or_default();
+        let value = value_at
+            .map(|i| words[i + 1..].join(" "))
+            .unwrap_or_default();
         match name.to_ascii_lowercase().as_str() {
             "uci_variant" => {
                 let v = match value.as_str() {
@@ -214,7 +223,11 @@ impl Session {
                 self.position = None;
             }
             "rules" => {
-                let list = if value == "<empty>" { String::new() } else { value };
+                let list = if value == "<empty>" {
+                    String::new()
+                } else {
+                    value
+                };
                 match self.variant {
                     Variant::Cantwell => cantwell_rules(&list).map(|_| ())?,
                     Variant::Niels => qchess_niels::Rules::parse_list(&list)
@@ -230,7 +243,9 @@ impl Session {
                     .parse()
                     .map_err(|e| format!("bad board {value:?}: {e}"))?;
                 if self.variant != Variant::Niels && value != "8x8" {
-                    return Err(format!("{g:?}: only Niel's Chess plays on other boards than 8x8"));
+                    return Err(format!(
+                        "{g:?}: only Niel's Chess plays on other boards than 8x8"
+                    ));
                 }
                 self.board = value;
                 self.position = None;
@@ -385,7 +400,11 @@ impl Session {
     }
 }
 
-fn info_line<M: std::fmt::Display>(r: &SearchResult<M>, start: Instant, show: impl Fn(&M) -> String) -> String {
+fn info_line<M: std::fmt::Display>(
+    r: &SearchResult<M>,
+    start: Instant,
+    show: impl Fn(&M) -> String,
+) -> String {
     let secs = start.elapsed().as_secs_f64().max(1e-3);
     let pv: Vec<String> = r.pv.iter().map(show).collect();
     format!(
@@ -419,7 +438,9 @@ fn search(position: Position, options: EngineOptions, limits: Limits, out: Share
     let mut engine = Engine::new(options);
     let best = match &position {
         Position::Cantwell(g) => engine
-            .search_with_info(g, &limits, |r| say(&out, &info_line(r, start, |m| m.clone())))
+            .search_with_info(g, &limits, |r| {
+                say(&out, &info_line(r, start, |m| m.clone()))
+            })
             .map(|r| r.best),
         Position::Niels(g) => engine
             .search_with_info(g, &limits, |r| {

@@ -205,36 +205,28 @@ fn same_seed_and_node_limit_give_the_same_result() {
     assert_eq!(a, b);
 }
 
+/// The search ends on its deadline. How close to it is a measurement (docs/benchmarks.md),
+/// not a timed test: this only checks that a time-limited search stops and answers, with a
+/// margin no loaded machine misses.
 #[test]
-fn answers_within_the_time_given() {
-    let limit = Duration::from_millis(300);
+fn a_time_limit_ends_the_search() {
+    let limit = Duration::from_millis(200);
+    let loose = limit + Duration::from_secs(5);
     let cantwell = qchess_cantwell::Game::new();
     let t = Instant::now();
     let r = engine(0)
         .search(&cantwell, &Limits::movetime(limit))
         .unwrap();
-    assert!(
-        t.elapsed() < limit + Duration::from_millis(50),
-        "{:?}",
-        t.elapsed()
-    );
+    assert!(t.elapsed() < loose, "{:?}", t.elapsed());
     assert!(r.depth >= 1);
     let niels = qchess_niels::Game::new(Default::default(), "8x8".parse().unwrap()).unwrap();
     let t = Instant::now();
     engine(0).search(&niels, &Limits::movetime(limit)).unwrap();
-    assert!(
-        t.elapsed() < limit + Duration::from_millis(50),
-        "{:?}",
-        t.elapsed()
-    );
+    assert!(t.elapsed() < loose, "{:?}", t.elapsed());
     let akl = qchess_akl::Game::from_seed(1);
     let t = Instant::now();
     engine(0).search(&akl, &Limits::movetime(limit)).unwrap();
-    assert!(
-        t.elapsed() < limit + Duration::from_millis(50),
-        "{:?}",
-        t.elapsed()
-    );
+    assert!(t.elapsed() < loose, "{:?}", t.elapsed());
 }
 
 /// Two Akl games that differ only in the opponent's hidden secondary types (and, under the

@@ -53,20 +53,19 @@ pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalErro
     let mut reports = Vec::with_capacity(moves.len());
     for (i, text) in moves.iter().enumerate() {
         // A move token may carry its rolls (`b1a3[3,4]`); they win over a "rolls" entry.
-        let result = qchess_niels::parse_token(text).and_then(|(mv, attached)| match attached
-            .as_ref()
-            .or(rolls[i].as_ref())
-        {
-            Some(r) => game.play_with_rolls(&mv, r),
-            None if flat_mode => {
-                let before = queue.clone();
-                let r = game.play_with_dice(&mv, &mut |_| queue.pop_front());
-                if r.is_err() {
-                    queue = before;
+        let result = qchess_niels::parse_token(text).and_then(|(mv, attached)| {
+            match attached.as_ref().or(rolls[i].as_ref()) {
+                Some(r) => game.play_with_rolls(&mv, r),
+                None if flat_mode => {
+                    let before = queue.clone();
+                    let r = game.play_with_dice(&mv, &mut |_| queue.pop_front());
+                    if r.is_err() {
+                        queue = before;
+                    }
+                    r
                 }
-                r
+                None => game.play(&mv, &mut rng),
             }
-            None => game.play(&mv, &mut rng),
         });
         reports.push(match result {
             Ok(outcome) => {
