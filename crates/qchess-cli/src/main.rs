@@ -12,6 +12,7 @@ mod eval;
 mod perft;
 mod play;
 mod protocol;
+mod match_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -39,6 +40,8 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Run the engine over the UCI-shaped protocol on stdin/stdout.
     Engine(protocol::EngineArgs),
+    /// Play paired games between two players and report the score and Elo difference.
+    Match(match_cmd::MatchArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         Command::Bench(cmd) => bench::run(&cmd),
         Command::Demo(args) => demo::run(&args),
         Command::Engine(args) => protocol::run(&args),
+        Command::Match(args) => match_cmd::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

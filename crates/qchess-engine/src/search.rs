@@ -271,6 +271,18 @@ impl Engine {
                 if completed {
                     return Err(EngineError::NoMove);
                 }
+                if best.is_none() {
+                    // Out of time before any move was valued: answer the first in order
+                    // (a capture, or the rule crate's first move) rather than nothing.
+                    let first = root_moves[0].clone();
+                    best = Some(SearchResult {
+                        pv: vec![first.clone()],
+                        best: first,
+                        score: s.static_eval(),
+                        depth: 0,
+                        nodes: s.nodes,
+                    });
+                }
                 break;
             };
             if !completed {
