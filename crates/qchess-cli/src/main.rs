@@ -9,10 +9,10 @@ mod bench;
 mod demo;
 mod error;
 mod eval;
+mod match_cmd;
 mod perft;
 mod play;
 mod protocol;
-mod match_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -75,9 +75,11 @@ fn parse_spec(text: &str) -> Result<Spec, CliError> {
             "cmd:<command line> players are not supported yet (builtin[:level=L] and random are)",
         ));
     }
-    let rest = text
-        .strip_prefix("builtin")
-        .ok_or_else(|| CliError::usage(format!("bad player {text:?}: expected builtin[:level=L], random or cmd:<command line>")))?;
+    let rest = text.strip_prefix("builtin").ok_or_else(|| {
+        CliError::usage(format!(
+            "bad player {text:?}: expected builtin[:level=L], random or cmd:<command line>"
+        ))
+    })?;
     if rest.is_empty() {
         return Ok(Spec::Builtin(3));
     }
@@ -103,7 +105,9 @@ fn parse_tc(text: &str) -> Result<Clock, CliError> {
             base: (b * 1000.0) as u64,
             inc: (i * 1000.0) as u64,
         }),
-        _ => Err(CliError::usage(format!("bad --tc {text:?}: expected SECONDS+INCREMENT"))),
+        _ => Err(CliError::usage(format!(
+            "bad --tc {text:?}: expected SECONDS+INCREMENT"
+        ))),
     }
 }
 
@@ -155,22 +159,28 @@ pub fn run(args: &MatchArgs) -> Result<(), CliError> {
     let failure: Mutex<Option<CliError>> = Mutex::new(None);
     std::thread::scope(|scope| {
         for _ in 0..args.concurrency.max(1) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= total {
-                    break;
-                }
-                let seed = args.seed.wrapping_add((i / 2) as u64);
-                let engine1_white = i % 2 == 0;
-                let (w, b) = if engine1_white { (&e1, &e2) } else { (&e2, &e1) };
-                match play_game(args, w, b, clock, seed, false) {
-                    Ok(mut g) => {
-                        g.white_is_engine1 = engine1_white;
-                        results.lock().expect("not poisoned")[i] = Some(g);
-                    }
-                    Err(e) => {
-                        *failure.lock().expect("not poisoned") = Some(e);
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= total {
                         break;
+                    }
+                    let seed = args.seed.wrapping_add((i / 2) as u64);
+                    let engine1_white = i % 2 == 0;
+                    let (w, b) = if engine1_white {
+                        (&e1, &e2)
+                    } else {
+                        (&e2, &e1)
+                    };
+                    match play_game(args, w, b, clock, seed, false) {
+                        Ok(mut g) => {
+                            g.white_is_engine1 = engine1_white;
+                            results.lock().expect("not poisoned")[i] = Some(g);
+                        }
+                        Err(e) => {
+                            *failure.lock().expect("not poisoned") = Some(e);
+                            break;
+                        }
                     }
                 }
             });
@@ -293,7 +303,11 @@ fn report(args: &MatchArgs, games: &[Played], sprt: Option<(f64, f64)>) -> Resul
     } else {
         println!(
             "{} vs {} ({}): {} games, +{wins} ={draws} -{losses}, score {:.3}",
-            args.engine1, args.engine2, args.variant, games.len(), score
+            args.engine1,
+            args.engine2,
+            args.variant,
+            games.len(),
+            score
         );
         println!("Elo difference: {elo:.1} +/- {elo_error:.1} (95 %)");
         for (i, g) in games.iter().enumerate() {
@@ -312,7 +326,9 @@ fn report(args: &MatchArgs, games: &[Played], sprt: Option<(f64, f64)>) -> Resul
 fn budget(clock: Clock, left: u64) -> Duration {
     match clock {
         Clock::Move(ms) => Duration::from_millis(ms),
-        Clock::Game { inc, .. } => Duration::from_millis((left / 30 + inc * 3 / 4).min(left / 2).max(1)),
+        Clock::Game { inc, .. } => {
+            Duration::from_millis((left / 30 + inc * 3 / 4).min(left / 2).max(1))
+        }
     }
 }
 
@@ -395,15 +411,20 @@ fn play_game(
                 }
             }
             let won = match game.status() {
-                qchess_cantwell::GameStatus::Won { winner, .. } => Some(winner == qchess_board::Color::White),
+                qchess_cantwell::GameStatus::Won { winner, .. } => {
+                    Some(winner == qchess_board::Color::White)
+                }
                 _ => None,
             };
             Ok(finish(won, &game.status().to_string(), moves, seed))
         }
         "niels" => {
-            let rules = qchess_niels::Rules::parse_list(&args.rules).map_err(|e| bad(e.to_string()))?;
-            let geometry: qchess_board::Geometry = args.board.parse().map_err(|e| bad(format!("{e}")))?;
-            let mut game = qchess_niels::Game::new(rules, geometry).map_err(|e| bad(e.to_string()))?;
+            let rules =
+                qchess_niels::Rules::parse_list(&args.rules).map_err(|e| bad(e.to_string()))?;
+            let geometry: qchess_board::Geometry =
+                args.board.parse().map_err(|e| bad(format!("{e}")))?;
+            let mut game =
+                qchess_niels::Game::new(rules, geometry).map_err(|e| bad(e.to_string()))?;
             if check_only {
                 return Ok(empty(seed));
             }
@@ -427,7 +448,9 @@ fn play_game(
                 }
             }
             let won = match game.status() {
-                qchess_niels::Status::Checkmate { winner } => Some(winner == qchess_board::Color::White),
+                qchess_niels::Status::Checkmate { winner } => {
+                    Some(winner == qchess_board::Color::White)
+                }
                 _ => None,
             };
             Ok(finish(won, &game.status().to_string(), moves, seed))
@@ -458,13 +481,17 @@ fn play_game(
                             // Two decisions, half the time each: the touch, then the move.
                             let half = t / 2;
                             let mut engine = Engine::new(options(*l));
-                            let r = engine.search(&game, &Limits::movetime(half)).map_err(|e| e.to_string())?;
+                            let r = engine
+                                .search(&game, &Limits::movetime(half))
+                                .map_err(|e| e.to_string())?;
                             let AklChoice::Touch(sq) = r.best else {
                                 return Err("the engine moved without a touch".into());
                             };
                             game.touch(sq, &mut rng).map_err(|e| e.to_string())?;
                             if game.pending_touch().is_some() {
-                                let r = engine.search(&game, &Limits::movetime(half)).map_err(|e| e.to_string())?;
+                                let r = engine
+                                    .search(&game, &Limits::movetime(half))
+                                    .map_err(|e| e.to_string())?;
                                 let AklChoice::Move(m) = r.best else {
                                     return Err("the engine touched twice".into());
                                 };
@@ -482,7 +509,9 @@ fn play_game(
                 }
             }
             let won = match game.status() {
-                qchess_akl::GameStatus::Won { winner } => Some(winner == qchess_board::Color::White),
+                qchess_akl::GameStatus::Won { winner } => {
+                    Some(winner == qchess_board::Color::White)
+                }
                 _ => None,
             };
             Ok(finish(won, &game.status().to_string(), moves, seed))

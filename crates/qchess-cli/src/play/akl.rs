@@ -71,7 +71,9 @@ pub fn play(
             return Ok(());
         }
         let side = game.side_to_move();
-        if args.opponent == Opponent::Random && side != human {
+        if let (Opponent::Engine(level), true) = (args.opponent, side != human) {
+            engine_turn(&mut game, level, args.seed, &mut rng, output)?;
+        } else if args.opponent == Opponent::Random && side != human {
             random_turn(&mut game, &mut rng, output)?;
             continue;
         }
@@ -244,6 +246,49 @@ fn human_turn(
             Err(e) => writeln!(output, "{e}")?,
         }
     }
+}
+
+/// The engine's turn: it touches from its own view (unseen types drawn from the seed), the
+/// game collapses the piece with its own randomness, and the engine then moves it.
+fn engine_turn(
+    game: &mut Game,
+    level: u8,
+    seed: u64,
+    rng: &mut ChaCha8Rng,
+    output: &mut dyn Write,
+) -> Result<(), CliError> {
+    let side = game.side_to_move();
+    let mut engine = super::engine_of(level, seed);
+    let fail = |e: String| CliError::failure(format!("engine: {e}"));
+    let r = engine
+        .search(&*game, &super::engine_limits())
+        .map_err(|e| fail(e.to_string()))?;
+    let qchess_engine::AklChoice::Touch(square) = r.best else {
+        return Err(fail("it moved without touching".into()));
+    };
+    let touch = game.touch(square, rng).map_err(|e| fail(e.to_string()))?;
+    writeln!(
+        output,
+        "{} (engine) {}",
+        color_name(side),
+        touch_text(side, &touch)
+    )?;
+    if let TouchResult::MustMove(_) = &touch.result {
+        let r = engine
+            .search(&*game, &super::engine_limits())
+            .map_err(|e| fail(e.to_string()))?;
+        let qchess_engine::AklChoice::Move(mv) = r.best else {
+            return Err(fail("it touched twice".into()));
+        };
+        let entry = game.play(mv, rng).map_err(|e| fail(e.to_string()))?;
+        writeln!(
+            output,
+            "{} (engine) played {}",
+            color_name(side),
+            entry_text(&entry)
+        )?;
+    }
+    Ok(())
 }
 
 fn random_turn(

@@ -130,11 +130,24 @@ pub fn play(
         None => Game::new().with_options(options),
     };
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
-    let random = args.opponent == Opponent::Random;
+    let random = args.opponent.is_computer();
     writeln!(output, "Cantwell quantum chess. {HELP}")?;
     loop {
         if random && game.status().is_ongoing() && game.side_to_move() != human {
-            match game.play_random_move(&mut rng) {
+            let played = match args.opponent {
+                Opponent::Engine(level) => {
+                    match super::engine_of(level, args.seed).search(&game, &super::engine_limits())
+                    {
+                        Ok(r) => game.apply(&r.best, &mut rng).map(Some),
+                        Err(_) => Ok(None),
+                    }
+                }
+                _ => game.play_random_move(&mut rng),
+            };
+            match played {
+                Ok(Some(rec)) if matches!(args.opponent, Opponent::Engine(_)) => {
+                    writeln!(output, "engine plays {}", rec.notation)?
+                }
                 Ok(Some(rec)) => writeln!(output, "random mover plays {}", rec.notation)?,
                 Ok(None) => {
                     writeln!(output, "the random mover has no legal move")?;

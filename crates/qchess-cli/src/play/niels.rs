@@ -76,9 +76,16 @@ pub fn play(
             writeln!(output, "check")?;
         }
         let side = game.position().side_to_move();
-        if args.opponent == Opponent::Random && side != human {
+        if args.opponent.is_computer() && side != human {
             let moves = game.legal_moves();
-            let Some(mv) = moves.choose(&mut rng).copied() else {
+            let chosen = match args.opponent {
+                Opponent::Engine(level) => super::engine_of(level, args.seed)
+                    .search(&game, &super::engine_limits())
+                    .ok()
+                    .map(|r| r.best),
+                _ => moves.choose(&mut rng).copied(),
+            };
+            let Some(mv) = chosen else {
                 continue;
             };
             // 8.3 step 2: the person, as the random mover's opponent, picks the diagonal.
@@ -111,11 +118,7 @@ pub fn play(
             }
             "record" => write!(output, "{}", game.record())?,
             "undo" => {
-                let plies = if args.opponent == Opponent::Random {
-                    2
-                } else {
-                    1
-                };
+                let plies = if args.opponent.is_computer() { 2 } else { 1 };
                 for _ in 0..plies {
                     if let Some(m) = game.undo() {
                         writeln!(output, "took back {}", m.mv)?;
