@@ -107,10 +107,33 @@ impl PlayerView {
     /// assert!(text.contains(" K  ") && text.contains("(Q?)"));
     /// ```
     pub fn render(&self) -> String {
-        let mut s = String::from("    a   b   c   d   e   f   g   h\n");
-        for rank in (0..8).rev() {
+        self.render_oriented(false)
+    }
+
+    /// [`PlayerView::render`], seen from Black's side when `flipped` (rank 1 at the top, file
+    /// h on the left).
+    ///
+    /// ```
+    /// use qchess_akl::Game;
+    /// use qchess_board::Color;
+    /// let text = Game::from_seed(1).view(Color::Black).render_oriented(true);
+    /// assert!(text.starts_with("    h   g   f   e   d   c   b   a\n1  "));
+    /// ```
+    pub fn render_oriented(&self, flipped: bool) -> String {
+        let mut ranks: Vec<u8> = (0..8).rev().collect();
+        let mut files: Vec<u8> = (0..8).collect();
+        if flipped {
+            ranks.reverse();
+            files.reverse();
+        }
+        let letters: String = files
+            .iter()
+            .map(|f| format!("   {}", (b'a' + f) as char))
+            .collect();
+        let mut s = format!(" {letters}\n");
+        for &rank in &ranks {
             s.push_str(&format!("{}  ", rank + 1));
-            for file in 0..8 {
+            for &file in &files {
                 let sq = Square::new(file, rank);
                 s.push_str(&match self.piece(sq) {
                     None if crate::is_dark(sq) => " :  ".to_string(),
@@ -120,7 +143,7 @@ impl PlayerView {
             }
             s.push_str(&format!(" {}\n", rank + 1));
         }
-        s.push_str("    a   b   c   d   e   f   g   h\n");
+        s.push_str(&format!(" {letters}\n"));
         s
     }
 }

@@ -10,7 +10,7 @@ use crate::notation::{MoveShape, QcanMove};
 use crate::possibility::{Classified, classify};
 use crate::status::{EndReason, GameStatus, RuleOptions};
 use qchess_board::{Color, Piece, PieceKind, Square};
-use qchess_sim::{Predicate, State};
+use qchess_sim::{Predicate, QuantumState, State};
 use rand::Rng;
 
 /// A square counts as occupied (keeps its letter) while its probability exceeds this. Far
@@ -42,14 +42,14 @@ pub struct MoveRecord {
 
 /// The game-level data a snapshot restores.
 #[derive(Clone, Debug)]
-struct Snapshot {
-    state: State,
+struct Snapshot<S> {
+    state: S,
     layer: ClassicalLayer,
     status: GameStatus,
     fifty_reference: f64,
 }
 
-impl Snapshot {
+impl<S: QuantumState> Snapshot<S> {
     fn bytes(&self) -> usize {
         self.state.bytes() + std::mem::size_of::<Self>()
     }
@@ -70,9 +70,12 @@ impl Snapshot {
 /// game.undo().unwrap();
 /// assert_eq!(game.state_size(), 1);
 /// ```
+///
+/// The game runs on any simulator backend `S` ([`QuantumState`]); the default is the local
+/// `f64` [`State`], which every constructor without a `_backend` suffix builds.
 #[derive(Clone, Debug)]
-pub struct Game {
-    state: State,
+pub struct Game<S: QuantumState = State> {
+    state: S,
     layer: ClassicalLayer,
     status: GameStatus,
     options: RuleOptions,
@@ -81,10 +84,10 @@ pub struct Game {
     /// before it (D9, Definition 2) and computes those after it anyway, so each move scans
     /// the state once instead of twice.
     probs: [f64; 64],
-    start: Snapshot,
+    start: Snapshot<S>,
     history: Vec<MoveRecord>,
     /// `undo[i]` is the snapshot before history entry `i`, when it fit the budget.
-    undo: Vec<Option<Snapshot>>,
+    undo: Vec<Option<Snapshot<S>>>,
     snapshot_bytes: usize,
     snapshot_budget: usize,
     /// Fingerprints of the positions after each ply (index 0: the start), for repetition.
@@ -100,14 +103,12 @@ impl Default for Game {
 impl Game {
     /// The standard starting position.
     pub fn new() -> Self {
-        Self::from_fen(STARTPOS_FEN).expect("the start FEN is valid")
+        Self::new_backend()
     }
 
     /// A classical position given as FEN (`startpos` accepted).
     pub fn from_fen(fen: &str) -> Result<Self, GameError> {
-        let layer = ClassicalLayer::from_fen(fen)?;
-        let state = State::classical(layer.pieces.occupied_mask());
-        Ok(Self::from_parts(state, layer, None))
+        Self::from_fen_backend(fen)
     }
 
     /// A game from an occupancy state and a classical layer (letters, flags), checked: every
@@ -124,13 +125,57 @@ impl Game {
     /// assert!(Game::from_state(wrong, layer).is_err());
     /// ```
     pub fn from_state(state: State, layer: ClassicalLayer) -> Result<Self, GameError> {
+        Self::from_state_backend(state, layer)
+    }
+
+    /// Replays a recorded game from `start`: every entry of [`Game::history_notation`]
+    /// (measured moves carry their outcome), giving the same state bit for bit.
+    pub fn replay<T: AsRef<str>>(
+        start: &crate::position::Position,
+        options: RuleOptions,
+        record: &[T],
+    ) -> Result<Game, GameError> {
+        Self::replay_backend(start, options, record)
+    }
+
+    /// A game from a serialised position (see [`crate::position::Position`]).
+    pub fn from_position(position: &crate::position::Position) -> Result<Game, GameError> {
+        Self::from_position_backend(position)
+    }
+}
+
+impl<S: QuantumState> Game<S> {
+    /// [`Game::new`] on the simulator backend `S`.
+    ///
+    /// ```
+    /// use qchess_cantwell::Game;
+    /// use qchess_sim::State;
+    /// use rand::SeedableRng;
+    /// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    /// let mut game = Game::<State<f32>>::new_backend();
+    /// game.apply("g1^f3h3", &mut rng).unwrap();
+    /// assert_eq!(game.state_size(), 2);
+    /// ```
+    pub fn new_backend() -> Self {
+        Self::from_fen_backend(STARTPOS_FEN).expect("the start FEN is valid")
+    }
+
+    /// [`Game::from_fen`] on the simulator backend `S`.
+    pub fn from_fen_backend(fen: &str) -> Result<Self, GameError> {
+        let layer = ClassicalLayer::from_fen(fen)?;
+        let state = S::classical(layer.pieces.occupied_mask());
+        Ok(Self::from_parts(state, layer, None))
+    }
+
+    /// [`Game::from_state`] on the simulator backend `S`.
+    pub fn from_state_backend(state: S, layer: ClassicalLayer) -> Result<Self, GameError> {
         crate::position::check_letters(&state, &layer)?;
         Ok(Self::from_parts(state, layer, None))
     }
 
     /// A game from a classical layer and an occupancy state the caller has checked.
     pub(crate) fn from_parts(
-        state: State,
+        state: S,
         layer: ClassicalLayer,
         fifty_reference: Option<f64>,
     ) -> Self {
@@ -208,7 +253,7 @@ impl Game {
     // ----- read-outs -------------------------------------------------------------------
 
     /// The occupancy superposition.
-    pub fn state(&self) -> &State {
+    pub fn state(&self) -> &S {
         &self.state
     }
 
@@ -373,7 +418,7 @@ impl Game {
         } else {
             Some(self.state.clone())
         };
-        let applied = match circuit::apply(&mut self.state, &om, rng) {
+        let applied = match circuit::apply_on(&mut self.state, &om, rng) {
             Ok(a) => a,
             Err(e) => {
                 // Without a copy the circuit failed in its checks, before touching the state.
@@ -475,12 +520,12 @@ impl Game {
     /// Whether a snapshot of the current state surely exceeds the undo budget: its keys and
     /// amplitudes alone take at least `len * 24` bytes, whatever the copy's capacities.
     fn snapshot_cannot_fit(&self) -> bool {
-        let least =
-            self.state.len() * (std::mem::size_of::<u64>() + 16) + std::mem::size_of::<Snapshot>();
+        let least = self.state.len() * (std::mem::size_of::<u64>() + 16)
+            + std::mem::size_of::<Snapshot<S>>();
         self.snapshot_bytes + least > self.snapshot_budget
     }
 
-    fn push_snapshot(&mut self, snapshot: Snapshot) {
+    fn push_snapshot(&mut self, snapshot: Snapshot<S>) {
         let bytes = snapshot.bytes();
         if self.snapshot_bytes + bytes <= self.snapshot_budget {
             self.snapshot_bytes += bytes;
@@ -601,7 +646,7 @@ impl Game {
         Ok(last)
     }
 
-    fn restore(&mut self, s: Snapshot) {
+    fn restore(&mut self, s: Snapshot<S>) {
         self.state = s.state;
         self.probs = square_probabilities(&self.state);
         self.layer = s.layer;
@@ -628,14 +673,13 @@ impl Game {
         self.apply_move(notation, &mut no_rng).map(|_| ())
     }
 
-    /// Replays a recorded game from `start`: every entry of [`Game::history_notation`]
-    /// (measured moves carry their outcome), giving the same state bit for bit.
-    pub fn replay<S: AsRef<str>>(
+    /// [`Game::replay`] on the simulator backend `S`.
+    pub fn replay_backend<T: AsRef<str>>(
         start: &crate::position::Position,
         options: RuleOptions,
-        record: &[S],
-    ) -> Result<Game, GameError> {
-        let mut game = Game::from_position(start)?.with_options(options);
+        record: &[T],
+    ) -> Result<Self, GameError> {
+        let mut game = Self::from_position_backend(start)?.with_options(options);
         for (i, entry) in record.iter().enumerate() {
             game.apply_record(entry.as_ref()).map_err(|e| match e {
                 GameError::Illegal { mv, reason } => GameError::Illegal {
@@ -648,10 +692,10 @@ impl Game {
         Ok(game)
     }
 
-    /// A game from a serialised position (see [`crate::position::Position`]).
-    pub fn from_position(position: &crate::position::Position) -> Result<Game, GameError> {
+    /// [`Game::from_position`] on the simulator backend `S`.
+    pub fn from_position_backend(position: &crate::position::Position) -> Result<Self, GameError> {
         let (state, layer, reference) = position.restore()?;
-        Ok(Game::from_parts(state, layer, reference))
+        Ok(Self::from_parts(state, layer, reference))
     }
 
     /// A fingerprint of letters, flags (without counters) and, with the repetition option, the
@@ -668,7 +712,7 @@ impl Game {
             // order) onto the positive real axis before rounding.
             let mut entries: Vec<(u128, u64, num_complex::Complex64)> = self
                 .state
-                .entries()
+                .entries_f64()
                 .map(|(k, a)| (k.ancillas, k.board, a))
                 .collect();
             entries.sort_unstable_by_key(|e| (e.0, e.1));
@@ -742,7 +786,7 @@ fn parse_square_list(s: &str) -> Option<u64> {
 }
 
 /// The probability of each square (the simulator's marginals).
-pub fn square_probabilities(state: &State) -> [f64; 64] {
+pub fn square_probabilities<S: QuantumState>(state: &S) -> [f64; 64] {
     state.qubit_probabilities()
 }
 
@@ -770,11 +814,11 @@ fn surely_changes_in_place(c: &Classified, probs: &[f64; 64]) -> bool {
 
 /// Whether two normalised states are equal for Definition 2: the same entries within
 /// [`UNCHANGED_TOLERANCE`], else fidelity within it of 1.
-pub fn same_state(a: &State, b: &State) -> bool {
+pub fn same_state<S: QuantumState>(a: &S, b: &S) -> bool {
     if a.len() == b.len() {
         let close = a
-            .entries()
-            .zip(b.entries())
+            .entries_f64()
+            .zip(b.entries_f64())
             .all(|((ka, va), (kb, vb))| ka == kb && (va - vb).norm() <= UNCHANGED_TOLERANCE);
         if close {
             return true;

@@ -8,6 +8,7 @@ use crate::game::{Game, NoRandomness, marginals_differ, same_state, square_proba
 use crate::notation::{MoveShape, QcanMove};
 use crate::possibility::{Classified, classify, path_between, valid_pattern};
 use qchess_board::{Color, PieceKind, Square};
+use qchess_sim::QuantumState;
 use rand::Rng;
 use rand::seq::SliceRandom;
 
@@ -18,7 +19,7 @@ const PROMOTIONS: [PieceKind; 4] = [
     PieceKind::Knight,
 ];
 
-impl Game {
+impl<S: QuantumState> Game<S> {
     /// Every move that passes its possibility equation, whether or not it changes the state.
     pub fn possible_moves(&self) -> Vec<Classified> {
         let layer = self.classical();
@@ -130,7 +131,7 @@ impl Game {
             let mut om = c.occupancy_move();
             om.forced = forced;
             let mut rng = NoRandomness;
-            if circuit::apply(&mut copy, &om, &mut rng).is_ok()
+            if circuit::apply_on(&mut copy, &om, &mut rng).is_ok()
                 && (marginals_differ(probs, &square_probabilities(&copy))
                     || !same_state(self.state(), &copy))
             {
@@ -168,7 +169,7 @@ impl Game {
     }
 }
 
-impl Game {
+impl<S: QuantumState> Game<S> {
     /// Whether a slide's path holds a square that is certainly occupied (rules-notes D9): the
     /// move is then blocked classically, measures nothing and changes nothing. For split and
     /// merge slides both arms must be blocked (one blocked arm still lets the other act, eq. 9
@@ -196,7 +197,7 @@ impl Game {
     }
 }
 
-impl Game {
+impl<S: QuantumState> Game<S> {
     /// Plays a uniformly chosen legal move (measurements drawn from `rng`) and returns its
     /// record; `None` when there is no legal move or the game is over. Cheaper than
     /// [`Game::random_legal_move`] followed by [`Game::apply`]: each candidate is played once,

@@ -13,7 +13,7 @@ use crate::error::GameError;
 use crate::game::OCCUPIED_EPS;
 use num_complex::Complex;
 use qchess_board::Square;
-use qchess_sim::{Key, Normalization, State};
+use qchess_sim::{Key, Normalization, QuantumState};
 use serde::{Deserialize, Serialize};
 
 /// One basis state and its amplitude.
@@ -79,9 +79,13 @@ fn parse_board_squares(s: &str) -> Result<u64, String> {
 
 impl Position {
     /// The position of a state and classical layer.
-    pub fn capture(state: &State, layer: &ClassicalLayer, fifty_reference: f64) -> Self {
+    pub fn capture<S: QuantumState>(
+        state: &S,
+        layer: &ClassicalLayer,
+        fifty_reference: f64,
+    ) -> Self {
         let amplitudes = state
-            .entries()
+            .entries_f64()
             .map(|(k, a)| AmplitudeEntry {
                 board: board_squares(k.board),
                 ancillas: format!("{:x}", k.ancillas),
@@ -110,7 +114,9 @@ impl Position {
     /// bad square list or ancilla number, a repeated basis state, a norm other than 1, a
     /// basis state occupying a square without a letter (no double occupancy needs a letter
     /// per occupied square) and a letter on a square of probability 0.
-    pub(crate) fn restore(&self) -> Result<(State, ClassicalLayer, Option<f64>), GameError> {
+    pub(crate) fn restore<S: QuantumState>(
+        &self,
+    ) -> Result<(S, ClassicalLayer, Option<f64>), GameError> {
         let layer = ClassicalLayer::from_fen(&self.fen)?;
         if self.amplitudes.is_empty() {
             return Err(GameError::Position("the amplitude list is empty".into()));
@@ -144,7 +150,7 @@ impl Position {
             }
             entries.push((Key { board, ancillas }, Complex::new(e.re, e.im)));
         }
-        let state = State::from_amplitudes(entries, Normalization::RequireUnit)
+        let state = S::from_entries(entries, Normalization::RequireUnit)
             .map_err(|e| GameError::Position(e.to_string()))?;
         check_letters(&state, &layer)?;
         Ok((state, layer, self.fifty_move_reference))
@@ -153,10 +159,10 @@ impl Position {
 
 /// Checks that letters and occupancy agree: every basis state occupies only squares with a
 /// letter, and every letter stands on a square of positive probability.
-pub fn check_letters(state: &State, layer: &ClassicalLayer) -> Result<(), GameError> {
+pub fn check_letters<S: QuantumState>(state: &S, layer: &ClassicalLayer) -> Result<(), GameError> {
     let lettered = layer.pieces.occupied_mask();
     let mut unlettered = 0u64;
-    for (k, a) in state.entries() {
+    for (k, a) in state.entries_f64() {
         if a.norm_sqr() > 0.0 {
             unlettered |= k.board & !lettered;
         }

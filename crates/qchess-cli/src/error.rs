@@ -40,3 +40,32 @@ impl From<std::io::Error> for CliError {
         Self::failure(format!("I/O error: {err}"))
     }
 }
+
+/// At most this many characters of a user's bad input are quoted back in a message.
+pub const QUOTE_LIMIT: usize = 64;
+
+/// `text` cut to [`QUOTE_LIMIT`] characters, with `...` when it was longer, for quoting bad
+/// input back without echoing an unbounded string.
+pub fn quote_prefix(text: &str) -> String {
+    match text.char_indices().nth(QUOTE_LIMIT) {
+        None => text.to_string(),
+        Some((end, _)) => format!("{}...", &text[..end]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quotes_are_bounded() {
+        assert_eq!(quote_prefix("hlep"), "hlep");
+        let long = "x".repeat(1000);
+        let q = quote_prefix(&long);
+        assert_eq!(q.len(), QUOTE_LIMIT + 3);
+        assert!(q.ends_with("..."));
+        // Multi-byte characters are cut on a character boundary.
+        let wide = "\u{e9}".repeat(100);
+        assert_eq!(quote_prefix(&wide).chars().count(), QUOTE_LIMIT + 3);
+    }
+}

@@ -28,21 +28,66 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Count the leaf nodes of the classical move tree (perft).
+    #[command(after_help = PERFT_HELP)]
     Perft(perft::PerftArgs),
     /// Evaluate positions and move lists given as JSON lines on standard input.
+    #[command(after_help = EVAL_HELP)]
     Eval(eval::EvalArgs),
     /// Play a game in the terminal.
+    #[command(after_help = PLAY_HELP)]
     Play(play::PlayArgs),
     /// Benchmarks of the simulator and of whole games.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = BENCH_HELP)]
     Bench(bench::BenchCommand),
     /// Reproduce the Cantwell paper's Bell states and interference through real moves.
+    #[command(after_help = DEMO_HELP)]
     Demo(demo::DemoArgs),
     /// Run the engine over the UCI-shaped protocol on stdin/stdout.
     Engine(protocol::EngineArgs),
     /// Play paired games between two players and report the score and Elo difference.
     Match(match_cmd::MatchArgs),
 }
+
+const PERFT_HELP: &str = "\
+Examples:
+  qchess perft --depth 5                      # 4865609
+  qchess perft --board 5x6 --depth 4 --json   # minichess
+Details: docs/board.md (boards, FEN, published perft counts).";
+
+const EVAL_HELP: &str = "\
+Reads one JSON object per line and answers each with one JSON line; a bad line gets
+{\"ok\": false, \"error\": {\"kind\", \"message\", \"at\"}} and the run goes on.
+Request fields (all variants): \"variant\" (\"cantwell\" | \"niels\" | \"akl\", default
+\"cantwell\"), \"position\" (\"startpos\" or the variant's position text), \"moves\" (a list in
+the variant's notation), \"seed\" (the outcomes' random source). Each variant adds its own:
+Cantwell (\"mode\": \"game\" | \"occupancy\", \"distribution_limit\"): docs/cantwell.md;
+Niel's (\"rules\", \"board\", \"rolls\", \"legal_moves\"): docs/niels.md;
+Akl (\"visibility\": \"revealed\" | \"own-pairs\"): docs/akl.md.
+The whole contract, answers and error kinds: docs/architecture.md.
+Example:
+  echo '{\"variant\":\"cantwell\",\"moves\":[\"b1^a3c3\"],\"seed\":7}' | qchess eval";
+
+const PLAY_HELP: &str = "\
+Rule options (--rules, comma-separated):
+  cantwell: fifty-move-measurement, repetition-claim                      (docs/cantwell.md)
+  niels:    simplified, hadamard, hadamard-plus, deterministic, tunnelling, no-box,
+            stay-only, remote-collapse, unitary-hadamard, competitive
+            (competitive = stay-only + remote-collapse, section 7)       (docs/niels.md)
+  akl:      revealed, own-pairs                                           (docs/akl.md)
+Boards (--board): cantwell and akl 8x8; niels 4x4 ... 8x8 (the papers' 8x8, 5x6, 4x6, 4x5, 4x4).
+At the prompt every variant understands: help [topic], moves [square], undo, redo, history,
+board, save FILE, load FILE, flip, quit, and moves typed e2e4, e2 e4 or e2-e4 (promotion
+e7e8q or e7e8=Q). Type help in the game for the notation and the rules.";
+
+const BENCH_HELP: &str = "\
+Examples:
+  qchess bench sim --op split --states 1000000 --json
+  qchess bench game --games 10 --json
+Details and measured figures: docs/benchmarks.md.";
+
+const DEMO_HELP: &str = "\
+Replays the paper's Bell states (eq. 45-51) and interference (section 11.2) through real
+moves and prints every amplitude beside the paper's value. Details: docs/cantwell-circuits.md.";
 
 fn main() -> ExitCode {
     let cli = Cli::parse();

@@ -164,12 +164,13 @@ fn niels_scripted_game_on_petty_chess() {
             "--rules",
             "simplified",
         ],
-        "b1^a3c3:oo\nzz\ne5e4\nmoves\nrecord\nquit\n",
+        "b1^a3c3:oo\nzz\ne5e9\ne5e4\nmoves\nrecord\nquit\n",
     );
     assert!(shows_board(&out, "abcde"), "{out}");
     assert!(out.contains("white played b1^a3c3:oo"), "{out}");
     assert!(out.contains("black played e5e4"), "{out}");
-    assert!(out.contains("cannot parse \"zz\""), "{out}");
+    assert!(out.contains("unknown command \"zz\"; type help"), "{out}");
+    assert!(out.contains("cannot parse \"e5e9\""), "{out}");
     assert!(
         out.contains("Nro|1") && out.contains("Nbo|1"),
         "the two halves: {out}"
@@ -218,10 +219,11 @@ fn akl_scripted_game_of_king_touches() {
     // whatever the seeded set-up is.
     let out = play(
         &["--variant", "akl", "--seed", "2"],
-        "help\nzz\ne1\ne8\nrecord\nquit\n",
+        "help\nzz\ne9\ne1\ne8\nrecord\nquit\n",
     );
     assert!(shows_board(&out, "abcdefgh"), "{out}");
-    assert!(out.contains("invalid square \"zz\""), "{out}");
+    assert!(out.contains("unknown command \"zz\"; type help"), "{out}");
+    assert!(out.contains("invalid square \"e9\""), "{out}");
     assert_eq!(
         out.matches("it has no legal move, the turn is over")
             .count(),

@@ -49,7 +49,7 @@ pub use pair::{Diagonal, Facing, Facings, Mark, Pair, PairId};
 pub use position::{CastlingRights, Occupant, Position};
 pub use quantum::{GroupOutcome, group_outcomes, hadamard_marks};
 pub use record::GameRecord;
-pub use render::render;
+pub use render::{render, render_oriented};
 pub use resolve::{Collapse, MoveOutcome, Roll};
 pub use rules::{RULE_NAMES, Rules};
 pub use token::{format_token, parse_token};

@@ -23,18 +23,37 @@ use std::fmt::Write;
 /// assert!(text.contains("nro|1") && text.contains("pair n1 (black knight): red c6 (o), blue e5 (o)"));
 /// ```
 pub fn render(pos: &Position, rules: &Rules) -> String {
+    render_oriented(pos, rules, false)
+}
+
+/// [`render`], seen from Black's side when `flipped` (rank 1 at the top, the last file on the
+/// left); the legend is the same.
+///
+/// ```
+/// use qchess_niels::{render_oriented, Position, Rules};
+/// let p: Position = "4k3/8/8/8/8/8/8/R3K3 w - - 0 1".parse().unwrap();
+/// let text = render_oriented(&p, &Rules::default(), true);
+/// assert!(text.starts_with("1  .      .      .      K      .      .      .      R"));
+/// ```
+pub fn render_oriented(pos: &Position, rules: &Rules, flipped: bool) -> String {
     let g = pos.geometry();
+    let mut ranks: Vec<u8> = (0..g.height()).rev().collect();
+    let mut files: Vec<u8> = (0..g.width()).collect();
+    if flipped {
+        ranks.reverse();
+        files.reverse();
+    }
     let mut s = String::new();
-    for rank in (0..g.height()).rev() {
+    for &rank in &ranks {
         let _ = write!(s, "{} ", rank + 1);
-        for file in 0..g.width() {
+        for &file in &files {
             let tok = half_token(pos, Square::new(file, rank)).unwrap_or_else(|| ".".into());
             let _ = write!(s, " {tok:<6}");
         }
         s.push('\n');
     }
     s.push_str("  ");
-    for file in 0..g.width() {
+    for &file in &files {
         let _ = write!(s, " {:<6}", (b'a' + file) as char);
     }
     s.push('\n');

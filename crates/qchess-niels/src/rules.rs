@@ -55,7 +55,8 @@ pub const RULE_NAMES: [&str; 9] = [
 
 impl Rules {
     /// Parses a comma-separated list of option names (see [`RULE_NAMES`]; `hadamard+`,
-    /// `tunneling`, `rule2` and `rule3` are accepted as aliases). Implied options are switched
+    /// `tunneling`, `rule2` and `rule3` are accepted as aliases, and `competitive` switches on
+    /// section 7's rules 2 and 3, `stay-only` and `remote-collapse`). Implied options are switched
     /// on (deterministic implies hadamard-plus implies hadamard).
     pub fn parse_list(list: &str) -> Result<Rules, NielsError> {
         let mut rules = Rules::default();
@@ -76,10 +77,18 @@ impl Rules {
             "no-box" | "nobox" | "no_box" => self.no_box = true,
             "stay-only" | "rule2" | "stay_only" => self.stay_only = true,
             "remote-collapse" | "rule3" | "remote_collapse" => self.remote_collapse = true,
+            // Section 7 ("Competitive rules of play"), rules 2 and 3: the two that change
+            // play (rule 1 replaces the dice by a quantum random source; rule 4 is the
+            // separate deterministic game).
+            "competitive" => {
+                self.stay_only = true;
+                self.remote_collapse = true;
+            }
             "unitary-hadamard" | "unitary_hadamard" => self.unitary_hadamard = true,
             other => {
                 return Err(NielsError::Rules(format!(
-                    "unknown rule option {other:?}: expected one of {}",
+                    "unknown rule option {other:?}: expected one of {} (or competitive: \
+                     stay-only and remote-collapse)",
                     RULE_NAMES.join(", ")
                 )));
             }
@@ -144,5 +153,10 @@ mod tests {
         assert_eq!(all.names().len(), 9);
         let err = Rules::parse_list("simplified,quantum").unwrap_err();
         assert!(err.to_string().contains("quantum"));
+        // The README's "competitive rules": section 7, rules 2 and 3.
+        let c = Rules::parse_list("competitive").unwrap();
+        assert!(c.stay_only && c.remote_collapse);
+        assert_eq!(c.to_string(), "stay-only,remote-collapse");
+        assert!(!c.hadamard && !c.simplified && !c.tunnelling);
     }
 }

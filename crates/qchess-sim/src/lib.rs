@@ -35,7 +35,9 @@
 #![forbid(unsafe_code)]
 
 mod amplitude;
+mod backend;
 pub mod bench;
+mod controlled;
 mod error;
 mod gates;
 mod inspect;
@@ -47,6 +49,7 @@ mod perm;
 mod state;
 
 pub use amplitude::Amplitude;
+pub use backend::QuantumState;
 pub use error::SimError;
 pub use key::{Controls, Key, Normalization, Predicate};
 pub use num_complex::Complex;

@@ -2,10 +2,10 @@
 //! entangled states (|01> + i^k|10>)/sqrt 2 and (|00> + i^k|11>)/sqrt 2, k = 0..3.
 
 use num_complex::Complex64;
-use qchess_sim::State;
+use qchess_sim::{QuantumState, State};
 
 /// A two-qubit density matrix, index = 2 * bit_a + bit_b (as
-/// [`State::reduced_density_matrix`] returns it).
+/// [`qchess_sim::QuantumState::reduced_density_matrix`] returns it).
 pub type DensityMatrix = [[Complex64; 4]; 4];
 
 /// The expectation values of the projectors onto the eight Bell-type states of two squares.
@@ -50,6 +50,11 @@ impl BellMeasures {
     /// state the two squares' reduced state is in general mixed; the measures are still the
     /// expectation values of the projectors.
     pub fn of_squares(state: &State, a: u8, b: u8) -> Self {
+        Self::of_squares_on(state, a, b)
+    }
+
+    /// [`BellMeasures::of_squares`] on any simulator backend.
+    pub fn of_squares_on<S: QuantumState>(state: &S, a: u8, b: u8) -> Self {
         BellMeasures::of(&state.reduced_density_matrix(a, b))
     }
 

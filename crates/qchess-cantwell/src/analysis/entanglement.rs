@@ -4,7 +4,7 @@
 use super::bell::DensityMatrix;
 use super::hermitian::hermitian_eigenvalues;
 use num_complex::Complex64;
-use qchess_sim::State;
+use qchess_sim::{QuantumState, State};
 
 /// The log negativity log2 ||rho^{T_b}||_1 of a two-qubit density matrix: 1 for a Bell state,
 /// 0 for any separable state (rho^{T_b} is the partial transpose on the second qubit).
@@ -42,6 +42,11 @@ pub fn partial_transpose(rho: &DensityMatrix) -> DensityMatrix {
 /// mixed in general (the other squares and the capture ancillas are traced out), so 0 means
 /// "no entanglement that the partial transpose detects", not "a product state".
 pub fn pair_log_negativity(state: &State, a: u8, b: u8) -> f64 {
+    pair_log_negativity_on(state, a, b)
+}
+
+/// [`pair_log_negativity`] on any simulator backend.
+pub fn pair_log_negativity_on<S: QuantumState>(state: &S, a: u8, b: u8) -> f64 {
     log_negativity(&state.reduced_density_matrix(a, b))
 }
 
@@ -78,6 +83,11 @@ pub struct SquareEntanglement {
 /// assert!((e.entropy - 1.0).abs() < 1e-12 && (e.log_negativity - 1.0).abs() < 1e-12);
 /// ```
 pub fn square_entanglement(state: &State, q: u8) -> SquareEntanglement {
+    square_entanglement_on(state, q)
+}
+
+/// [`square_entanglement`] on any simulator backend.
+pub fn square_entanglement_on<S: QuantumState>(state: &S, q: u8) -> SquareEntanglement {
     let other = if q == 0 { 1 } else { 0 };
     let rho = state.reduced_density_matrix(q, other);
     // Trace out the second square: rho_q[x][y] = sum_b rho[2x + b][2y + b].

@@ -16,7 +16,8 @@ pub use bound::{
     superposition_upper_bound,
 };
 pub use entanglement::{
-    SquareEntanglement, log_negativity, pair_log_negativity, partial_transpose, square_entanglement,
+    SquareEntanglement, log_negativity, pair_log_negativity, pair_log_negativity_on,
+    partial_transpose, square_entanglement, square_entanglement_on,
 };
 pub use hermitian::hermitian_eigenvalues;
 pub use reproduce::{

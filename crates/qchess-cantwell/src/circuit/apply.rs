@@ -5,7 +5,7 @@ use super::error::CircuitError;
 use super::move_type::{MoveType, Variant};
 use super::occupancy_move::{OccupancyMove, bit};
 use super::ops::{self, Condition};
-use qchess_sim::{Controls, MAX_ANCILLAS, Predicate, SimError, State};
+use qchess_sim::{Controls, MAX_ANCILLAS, Predicate, QuantumState, SimError, State};
 use rand::Rng;
 
 /// What applying a move did.
@@ -39,6 +39,26 @@ pub struct Applied {
 /// ```
 pub fn apply<R: Rng + ?Sized>(
     state: &mut State,
+    mv: &OccupancyMove,
+    rng: &mut R,
+) -> Result<Applied, CircuitError> {
+    apply_on(state, mv, rng)
+}
+
+/// [`apply`] on any simulator backend ([`QuantumState`]): the same circuits, gate for gate.
+///
+/// ```
+/// use qchess_cantwell::circuit::{apply_on, OccupancyMove};
+/// use qchess_sim::{Predicate, QuantumState, State};
+/// use rand::SeedableRng;
+/// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+/// let mut state = State::<f32>::classical(1 << 0);
+/// let split: OccupancyMove = "a1^a2b1:SPLIT_JUMP:BASIC".parse().unwrap();
+/// apply_on(&mut state, &split, &mut rng).unwrap();
+/// assert!((state.probability(Predicate::One(8)) - 0.5).abs() < 1e-6);
+/// ```
+pub fn apply_on<S: QuantumState, R: Rng + ?Sized>(
+    state: &mut S,
     mv: &OccupancyMove,
     rng: &mut R,
 ) -> Result<Applied, CircuitError> {
@@ -162,9 +182,9 @@ fn captures_needed(mv: &OccupancyMove) -> u32 {
 
 /// Runs `body` on a copy of the state and commits it only on success: for the rarer moves
 /// whose circuits take several simulator steps that could each fail.
-fn atomic(
-    state: &mut State,
-    body: impl FnOnce(&mut State) -> Result<Applied, CircuitError>,
+fn atomic<S: QuantumState>(
+    state: &mut S,
+    body: impl FnOnce(&mut S) -> Result<Applied, CircuitError>,
 ) -> Result<Applied, CircuitError> {
     let mut work = state.clone();
     let applied = body(&mut work)?;
@@ -174,12 +194,12 @@ fn atomic(
 
 /// Algorithm 2: measure `condition`; on outcome 1 run `unitary`, which returns the capture
 /// ancilla it used, if any.
-fn measured<R: Rng + ?Sized>(
-    state: &mut State,
+fn measured<S: QuantumState, R: Rng + ?Sized>(
+    state: &mut S,
     mv: &OccupancyMove,
     rng: &mut R,
     condition: Condition,
-    unitary: impl FnOnce(&mut State) -> Result<Option<u32>, CircuitError>,
+    unitary: impl FnOnce(&mut S) -> Result<Option<u32>, CircuitError>,
 ) -> Result<Applied, CircuitError> {
     let (outcome, probability) = ops::measure(state, condition, mv.forced, rng)?;
     let ancilla = if outcome { unitary(state)? } else { None };
@@ -193,8 +213,8 @@ fn measured<R: Rng + ?Sized>(
 /// Capture Slide (section 8.6): M1 of eq. 23b exactly (D4), then
 /// U_slide(s, t) U_slide(t, c). After M1 the target is empty wherever the path is blocked,
 /// so the capture needs no path control; the move keeps it.
-fn capture_slide<R: Rng + ?Sized>(
-    state: &mut State,
+fn capture_slide<S: QuantumState, R: Rng + ?Sized>(
+    state: &mut S,
     mv: &OccupancyMove,
     rng: &mut R,
 ) -> Result<Applied, CircuitError> {
@@ -225,15 +245,15 @@ fn capture_slide<R: Rng + ?Sized>(
 /// - Blocked: M1 = target empty (eq. 16b), then the same unitary.
 /// - Capture: M1 = source occupied (eq. 18b), then U_slide(p, t, s) U_slide(p, c2, t)
 ///   U_slide(p, c1, ep), p = 0 iff the source is occupied and the target or the e.p. square is.
-fn en_passant<R: Rng + ?Sized>(
-    state: &mut State,
+fn en_passant<S: QuantumState, R: Rng + ?Sized>(
+    state: &mut S,
     mv: &OccupancyMove,
     variant: Variant,
     rng: &mut R,
 ) -> Result<Applied, CircuitError> {
     let (s, t) = (mv.source.index(), mv.target.index());
     let ep = mv.ep_square().map_or(t, |sq| sq.index());
-    let standard = move |state: &mut State| -> Result<Option<u32>, CircuitError> {
+    let standard = move |state: &mut S| -> Result<Option<u32>, CircuitError> {
         let c = ops::capture_where(
             state,
             ep,
@@ -283,8 +303,8 @@ fn en_passant<R: Rng + ?Sized>(
 /// Castling (section 8.12, D5): M1 = the king's and rook's targets empty (eq. 36b), then
 /// U_jump(e, g) U_jump(f, h) on the king side, U_slide(b, a, d) U_slide(b, c, e) on the queen
 /// side (both iSwaps controlled on b empty).
-fn castle<R: Rng + ?Sized>(
-    state: &mut State,
+fn castle<S: QuantumState, R: Rng + ?Sized>(
+    state: &mut S,
     mv: &OccupancyMove,
     rng: &mut R,
 ) -> Result<Applied, CircuitError> {

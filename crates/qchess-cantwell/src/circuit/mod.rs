@@ -34,7 +34,7 @@ mod notation;
 mod occupancy_move;
 mod ops;
 
-pub use apply::{Applied, apply};
+pub use apply::{Applied, apply, apply_on};
 pub use error::CircuitError;
 pub use move_type::{MoveType, Variant};
 pub use occupancy_move::{CastlingSquares, OccupancyMove};

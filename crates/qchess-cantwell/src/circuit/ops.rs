@@ -6,17 +6,12 @@
 //! state. Eq. 23b's outcome 1 is a product of native projections.
 
 use super::error::CircuitError;
-use num_complex::Complex64;
-use qchess_sim::{Controls, Key, Normalization, Predicate, SimError, State};
+use qchess_sim::{Controls, Predicate, QuantumState};
 use rand::Rng;
 
 /// Probabilities at or below this are treated as zero: such an outcome is never drawn and
 /// cannot be forced. Replayed games only force outcomes that were drawn, so they never hit it.
 pub const PROBABILITY_FLOOR: f64 = 1e-12;
-
-use qchess_sim::MAX_ANCILLAS;
-
-const I: Complex64 = Complex64::new(0.0, 1.0);
 
 /// The condition a measurement projects onto for outcome 1 (the move proceeds).
 #[derive(Debug, Clone, Copy)]
@@ -46,7 +41,7 @@ impl Condition {
     }
 
     /// The probability of outcome 1.
-    fn probability(self, state: &State) -> f64 {
+    fn probability<S: QuantumState>(self, state: &S) -> f64 {
         match self {
             Condition::Board(p) => state.probability(p),
             // p(path clear, source occupied) + p(target empty) - p(path clear, target empty).
@@ -69,8 +64,8 @@ impl Condition {
 /// its probability. One `f64` is drawn from `rng` whenever the outcome is not forced, even when
 /// it is certain, so that a replay consumes the same random numbers. On error (a forced outcome
 /// of probability 0) the state is unchanged.
-pub(crate) fn measure<R: Rng + ?Sized>(
-    state: &mut State,
+pub(crate) fn measure<S: QuantumState, R: Rng + ?Sized>(
+    state: &mut S,
     condition: Condition,
     forced: Option<bool>,
     rng: &mut R,
@@ -126,117 +121,31 @@ pub(crate) fn measure<R: Rng + ?Sized>(
             }
         }
         Condition::CaptureSlide { .. } => {
-            let keep = |key: &Key| condition.holds(key.board) == outcome;
-            if !state.entries().all(|(key, _)| keep(&key)) {
-                let kept: Vec<_> = state.entries().filter(|(key, _)| keep(key)).collect();
-                rebuild(state, kept, Normalization::Renormalize)?;
-            }
+            state.project_boards(&|board| condition.holds(board) == outcome)?;
         }
     }
     Ok((outcome, probability))
 }
 
-fn controls_hold(controls: Controls, board: u64) -> bool {
-    board & controls.zeros == 0 && board & controls.ones == controls.ones
-}
-
 /// Captures the piece on `q` into a fresh ancilla (iSwap(q, c): |1>|0> -> i|0>|1>) on the
 /// branches where `controls` hold. Returns the ancilla's index, or `None` when no branch has
 /// `q` occupied under the controls (then no ancilla is taken).
-pub(crate) fn capture_where(
-    state: &mut State,
+pub(crate) fn capture_where<S: QuantumState>(
+    state: &mut S,
     q: u8,
     controls: Controls,
 ) -> Result<Option<u32>, CircuitError> {
-    let qbit = 1u64 << q;
-    let (mut fires, mut plain) = (false, true);
-    for (key, _) in state.entries() {
-        if key.board & qbit != 0 {
-            let hold = controls_hold(controls, key.board);
-            fires |= hold;
-            plain &= hold;
-        }
-    }
-    if !fires {
-        return Ok(None);
-    }
-    if plain {
-        return Ok(Some(state.capture(q)?));
-    }
-    let index = state.ancilla_count();
-    if index >= MAX_ANCILLAS {
-        return Err(SimError::TooManyAncillas { max: MAX_ANCILLAS }.into());
-    }
-    let moved: Vec<_> = state
-        .entries()
-        .map(|(key, amp)| {
-            if key.board & qbit != 0 && controls_hold(controls, key.board) {
-                let key = Key {
-                    board: key.board & !qbit,
-                    ancillas: key.ancillas | 1u128 << index,
-                };
-                (key, amp * I)
-            } else {
-                (key, amp)
-            }
-        })
-        .collect();
-    // The new ancilla bit is set on some branch, so the rebuilt state counts it.
-    rebuild(state, moved, Normalization::RequireUnit)?;
-    Ok(Some(index))
+    Ok(state.capture_controlled(q, controls)?)
 }
 
 /// iSwap(s, t) on the branches where any of the `ancillas` bits is set: the move of a pawn
 /// capture or en passant, controlled (through the paper's control qubit p) on a capture having
 /// happened in that branch.
-pub(crate) fn iswap_where_captured(
-    state: &mut State,
+pub(crate) fn iswap_where_captured<S: QuantumState>(
+    state: &mut S,
     s: u8,
     t: u8,
     ancillas: u128,
 ) -> Result<(), CircuitError> {
-    let captured = |key: &Key| key.ancillas & ancillas != 0;
-    let (mut any, mut all) = (false, true);
-    for (key, _) in state.entries() {
-        let c = captured(&key);
-        any |= c;
-        all &= c;
-    }
-    if !any {
-        return Ok(());
-    }
-    if all {
-        return Ok(state.iswap(s, t, Controls::NONE)?);
-    }
-    let (sbit, tbit) = (1u64 << s, 1u64 << t);
-    let moved: Vec<_> = state
-        .entries()
-        .map(|(key, amp)| {
-            let occupied = (key.board & sbit != 0, key.board & tbit != 0);
-            if captured(&key) && occupied.0 != occupied.1 {
-                (
-                    Key {
-                        board: key.board ^ (sbit | tbit),
-                        ..key
-                    },
-                    amp * I,
-                )
-            } else {
-                (key, amp)
-            }
-        })
-        .collect();
-    rebuild(state, moved, Normalization::RequireUnit)
-}
-
-/// Replaces the state by one holding `entries`, keeping its size cap.
-fn rebuild(
-    state: &mut State,
-    entries: Vec<(Key, Complex64)>,
-    normalization: Normalization,
-) -> Result<(), CircuitError> {
-    let cap = state.cap();
-    let fresh = State::from_amplitudes(entries, normalization)?.with_cap(cap);
-    *state = fresh;
-    Ok(())
+    Ok(state.iswap_where_ancillas(s, t, ancillas)?)
 }

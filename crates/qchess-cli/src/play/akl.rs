@@ -9,21 +9,316 @@
 //! secret set-up, which `--load` reads back),
 //! `help`, `quit`. `--rules own-pairs` lets each player see both types of their own pieces.
 
+use super::shell::{self, Io, Played, Session};
 use super::{Opponent, PlayArgs};
 use crate::error::CliError;
 use qchess_akl::{
-    AklMove, AklPosition, Game, GameRecord, GameStatus, RandomMover, Rules, Style, TouchOutcome,
-    TouchResult, TurnEntry, Visibility, parse_destination,
+    AklMove, AklPosition, Game, GameRecord, GameStatus, PieceState, RandomMover, Rules, Style,
+    TouchOutcome, TouchResult, TurnEntry, Visibility, moves_as, parse_destination,
 };
 use qchess_board::{Color, PieceKind, Square};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::io::{BufRead, Write};
 
-const HELP: &str = "touch a piece: g1 (a piece in superposition collapses, both players see it); \
-add its move at once: g1 -> f3 or g1 f3; then, if it can move, type its destination: f3, e8=Q.\n\
-board: (N?) in superposition, known to be a knight; (NB) a knight or a bishop; [N] collapsed; \
-upper case White.\ncommands: record (moves so far), save FILE (full record, secret set-up included), help, quit";
+const NOTATION: &str = "\
+Akl-style quantum chess: every piece but the king is a superposition of two types; touching it
+collapses it to one of them (1/2 each), and both players see the result.
+moves:
+  g1                      touch the piece on g1 (touch-move: if it can move, it must; you are
+                          then asked for its destination)
+  g1f3 (or g1 f3, g1-f3, g1 -> f3)  touch g1 and move it to f3 if it can go there
+  e7e8=Q (or e7e8q)       a pawn's move with its promotion
+  f3|psi>                 the destination written with |psi>: a claim that the piece lands on a
+                          dark square and goes back into superposition (optional)
+board: (N?) a piece in superposition of which you know one type, a knight; (NB) a knight or a
+  bishop; [N] a collapsed (classical) knight; K a king; upper case White.
+  : marks an empty dark square: a piece (not a king) that lands on one goes back into
+  superposition of its two types; . an empty light square, where it stays classical.";
+
+const TOPICS: [(&str, &str); 7] = [
+    (
+        "touch",
+        "touch: \"When a quantum piece is touched, it collapses to one of its two possible states \
+with equal probability, revealing its true nature to both players.\" \"Players must touch a \
+piece to move it, and if the touched piece has no legal moves, the turn ends.\" Touching a \
+quantum piece that puts the opponent's king in check counts as the move.",
+    ),
+    (
+        "dark",
+        "dark squares: \"When a piece lands on a white square, it remains in its classical state. \
+However, when a piece (except the king) lands on a black square, it undergoes a quantum \
+transformation and returns to its superposition state.\" The board shows empty dark squares as \
+`:`.",
+    ),
+    (
+        "setup",
+        "set-up: \"The remaining 15 pieces are assigned primary types following the traditional \
+chess setup, while their secondary types are randomly assigned from the same list, ensuring \
+each type appears exactly twice.\" You know your pieces' primary types; secondary types are \
+secret until a touch reveals them (--rules own-pairs shows your own, --rules revealed shows all).",
+    ),
+    (
+        "capture",
+        "capture: \"When a quantum piece is captured, it collapses to its classical state before \
+being removed from the game.\" \"The game concludes when a player captures the opponent's \
+king\". Kings \"can be placed or left in check\"; there is no en passant.",
+    ),
+    (
+        "promotion",
+        "promotion: \"When a pawn reaches the opposite end of the board, it must be promoted to \
+any piece type (except a king) that already exists in its superposition state. ... The \
+promoted piece inherits the quantum properties of the original pawn\". Written e7e8=Q or e8=Q \
+at the destination prompt.",
+    ),
+    (
+        "castling",
+        "castling: \"The king must not have been involved in any previous move\" and neither may \
+the rook; \"Castling is not allowed if the king is in check, would pass through check, or \
+would end up in check.\" Touch the king and move it two squares: e1g1.",
+    ),
+    (
+        "draw",
+        "draw: \"when both players have only their kings remaining, or when 100 consecutive moves \
+occur without any captures or pawn movements.\"",
+    ),
+];
+
+/// `qchess play --variant akl` at the shared prompt.
+struct AklSession {
+    game: Game,
+    /// Turns taken back, last undone last.
+    redo: Vec<TurnEntry>,
+    human: Color,
+    random: bool,
+    seed: u64,
+    /// The engine's level, when the engine is the opponent.
+    engine: Option<u8>,
+}
+
+impl AklSession {
+    /// Who looks at the board: the side to move in a game between two people, the person
+    /// against the random mover.
+    fn viewer(&self) -> Color {
+        if self.random {
+            self.human
+        } else {
+            self.game.side_to_move()
+        }
+    }
+}
+
+impl Session for AklSession {
+    fn banner(&self) -> String {
+        "Akl-style quantum chess".into()
+    }
+
+    fn board(&self, flipped: bool) -> String {
+        // The person sees their own view only.
+        self.game.view(self.viewer()).render_oriented(flipped)
+    }
+
+    fn game_over(&self) -> Option<String> {
+        let status = self.game.status();
+        (status != GameStatus::Ongoing).then(|| {
+            format!(
+                "{status}\n{}(seed {})",
+                self.game.record().to_text(Style::Ascii),
+                self.seed
+            )
+        })
+    }
+
+    fn prompt(&self) -> String {
+        format!("{} to touch> ", color_name(self.game.side_to_move()))
+    }
+
+    fn computer_to_move(&self) -> bool {
+        self.random && self.game.side_to_move() != self.human
+    }
+
+    fn computer_move(&mut self, io: &mut Io<'_>) -> Result<String, CliError> {
+        let mut out = Vec::new();
+        match self.engine {
+            Some(level) => engine_turn(&mut self.game, level, self.seed, io.rng, &mut out)?,
+            None => random_turn(&mut self.game, io.rng, &mut out)?,
+        }
+        let mut text = String::from_utf8_lossy(&out).into_owned();
+        if text.ends_with('\n') {
+            text.pop();
+        }
+        Ok(text)
+    }
+
+    fn moves(&self, square: Option<Square>) -> Result<String, String> {
+        if let Some((sq, kind, moves)) = self.game.pending_touch() {
+            let list: Vec<String> = moves.iter().map(|m| m.to.to_string()).collect();
+            return Ok(format!(
+                "{} on {sq} can go to: {}",
+                piece_name(kind),
+                dedup(list).join(" ")
+            ));
+        }
+        let Some(sq) = square else {
+            let list: Vec<String> = self
+                .game
+                .touchable()
+                .iter()
+                .map(Square::to_string)
+                .collect();
+            return Ok(format!(
+                "you may touch: {} (moves SQUARE shows where a piece could go)",
+                list.join(" ")
+            ));
+        };
+        let view = self.game.view(self.viewer());
+        let Some(piece) = view.piece(sq) else {
+            return Err(format!("there is no piece on {sq}"));
+        };
+        if piece.color != self.game.side_to_move() {
+            return Err(format!("the piece on {sq} belongs to the side not to move"));
+        }
+        // Only what this player knows: the types of the view, and moves by pattern (they
+        // depend on the occupied squares alone, which both players see).
+        let kinds: Vec<PieceKind> = match piece.state {
+            PieceState::Classical(k) => vec![k],
+            PieceState::Quantum => piece.known.iter().collect(),
+        };
+        let mut parts = Vec::new();
+        for kind in kinds {
+            let list: Vec<String> = moves_as(self.game.position(), sq, kind)
+                .iter()
+                .map(|m| m.to.to_string())
+                .collect();
+            let list = dedup(list);
+            parts.push(format!(
+                "as {}: {}",
+                piece_name(kind),
+                if list.is_empty() {
+                    "no move".to_string()
+                } else {
+                    list.join(" ")
+                }
+            ));
+        }
+        let unknown = matches!(piece.state, PieceState::Quantum) && piece.pair.is_none();
+        Ok(format!(
+            "{sq}: {}{}",
+            parts.join("; "),
+            if unknown {
+                "; its other type is unknown to you (touch it to find out)"
+            } else {
+                ""
+            }
+        ))
+    }
+
+    fn canonical(&self, from: Square, to: Square, promotion: Option<PieceKind>) -> String {
+        match promotion {
+            None => format!("{from} -> {to}"),
+            Some(k) => format!("{from} -> {to}={}", k.to_char().to_ascii_uppercase()),
+        }
+    }
+
+    fn play(&mut self, text: &str, io: &mut Io<'_>) -> Result<Played, String> {
+        // The turn writes as it goes (it may ask for a destination).
+        match human_turn(&mut self.game, text, io).map_err(|e| e.message)? {
+            Flow::Played => Ok(Played::Done(String::new())),
+            Flow::Refused => Err(String::new()),
+            Flow::Quit => Ok(Played::EndOfInput),
+        }
+    }
+
+    fn undo(&mut self) -> Result<String, String> {
+        let mut record = self.game.record();
+        let Some(last) = record.entries.pop() else {
+            return Err("there is no move to undo".into());
+        };
+        self.game = record.replay().map_err(|e| e.to_string())?;
+        let text = last.format(Style::Ascii);
+        self.redo.push(last);
+        Ok(format!("took back {text}"))
+    }
+
+    fn redo(&mut self) -> Result<String, String> {
+        let entry = self.redo.pop().ok_or("there is no move to redo")?;
+        match self.game.apply_entry(&entry, None) {
+            Ok(done) => Ok(format!("played {} again", done.format(Style::Ascii))),
+            Err(e) => {
+                self.redo.push(entry);
+                Err(e.to_string())
+            }
+        }
+    }
+
+    fn clear_redo(&mut self) {
+        self.redo.clear();
+    }
+
+    fn history(&self) -> String {
+        let mut s = self.game.record().entries_text(Style::Ascii);
+        s.push_str("(the start position with its secret types is shown when the game ends)");
+        s
+    }
+
+    fn save_text(&self) -> String {
+        self.game.record().to_text(Style::Ascii)
+    }
+
+    fn saved(&self, path: &str) -> String {
+        format!(
+            "saved to {path} (the file holds the secret set-up: reading it reveals every \
+             piece's hidden type)"
+        )
+    }
+
+    fn load_text(&mut self, text: &str) -> Result<String, String> {
+        let record = GameRecord::parse(text).map_err(|e| format!("not a game record: {e}"))?;
+        self.game = record.replay().map_err(|e| format!("cannot replay: {e}"))?;
+        self.redo.clear();
+        Ok(format!("loaded a game of {} turns", record.entries.len()))
+    }
+
+    fn own_commands(&self) -> Vec<(&'static str, &'static str)> {
+        vec![
+            (
+                "touch SQUARE",
+                "touch a piece (a quantum piece collapses); same as typing the square",
+            ),
+            (
+                "record",
+                "the moves so far (the secret set-up is shown when the game ends)",
+            ),
+        ]
+    }
+
+    fn own_command(&mut self, word: &str, rest: &str, io: &mut Io<'_>) -> Option<String> {
+        match word {
+            "record" => Some(self.history()),
+            "touch" => Some(match self.play(rest, io) {
+                Ok(Played::Done(text)) => {
+                    self.redo.clear();
+                    text
+                }
+                Ok(Played::EndOfInput) => String::new(),
+                Err(text) => text,
+            }),
+            _ => None,
+        }
+    }
+
+    fn help_notation(&self) -> String {
+        NOTATION.to_string()
+    }
+
+    fn help_topics(&self) -> Vec<(&'static str, String)> {
+        TOPICS.iter().map(|(t, s)| (*t, s.to_string())).collect()
+    }
+
+    fn against_computer(&self) -> bool {
+        self.random
+    }
+}
 
 /// Plays a game on `input` / `output` (the terminal, or a script in tests).
 pub fn play(
@@ -37,17 +332,9 @@ pub fn play(
             "Akl-style quantum chess is played on the 8x8 board only",
         ));
     }
-    let human = match args.color.as_str() {
-        "w" | "white" => Color::White,
-        "b" | "black" => Color::Black,
-        other => {
-            return Err(CliError::usage(format!(
-                "--color must be w or b, not {other:?}"
-            )));
-        }
-    };
+    let human = super::human_color(args)?;
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
-    let mut game = match &args.load {
+    let game = match &args.load {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| CliError::usage(format!("cannot read {}: {e}", path.display())))?;
@@ -61,65 +348,23 @@ pub fn play(
     };
     // The seed is not shown while the game goes on: it determines the secret secondary
     // types and every future collapse.
-    writeln!(output, "Akl-style quantum chess\n{HELP}")?;
-    loop {
-        let status = game.status();
-        if status != GameStatus::Ongoing {
-            writeln!(output, "\n{}{status}", game.view(human).render())?;
-            write!(output, "{}", game.record().to_text(Style::Ascii))?;
-            writeln!(output, "(seed {})", args.seed)?;
-            return Ok(());
-        }
-        let side = game.side_to_move();
-        if let (Opponent::Engine(level), true) = (args.opponent, side != human) {
-            engine_turn(&mut game, level, args.seed, &mut rng, output)?;
-        } else if args.opponent == Opponent::Random && side != human {
-            random_turn(&mut game, &mut rng, output)?;
-            continue;
-        }
-        // The person to move sees their own view only.
-        let view = game.view(side);
-        writeln!(output, "\n{}", view.render())?;
-        write!(output, "{} to touch> ", color_name(side))?;
-        output.flush()?;
-        let Some(line) = read_line(input)? else {
-            writeln!(output)?;
-            return Ok(());
-        };
-        match line.as_str() {
-            "" => {}
-            "quit" | "exit" => return Ok(()),
-            "help" => writeln!(output, "{HELP}")?,
-            "record" => write_public_record(&game, output)?,
-            cmd if cmd.starts_with("save ") => {
-                let path = cmd[5..].trim();
-                match std::fs::write(path, game.record().to_text(Style::Ascii)) {
-                    Ok(()) => writeln!(
-                        output,
-                        "saved to {path} (the file holds the secret set-up: reading it \
-                         reveals every piece's hidden type)"
-                    )?,
-                    Err(e) => writeln!(output, "cannot save to {path}: {e}")?,
-                }
-            }
-            text => {
-                if human_turn(&mut game, text, &mut rng, input, output)? == Flow::Quit {
-                    return Ok(());
-                }
-            }
-        }
-    }
-}
-
-/// The moves so far, without the start position: its secondary types are secret while the
-/// game goes on (`save FILE` writes the full record, which `--load` reads).
-fn write_public_record(game: &Game, output: &mut dyn Write) -> Result<(), CliError> {
-    write!(output, "{}", game.record().entries_text(Style::Ascii))?;
-    writeln!(
+    let mut session = AklSession {
+        game,
+        redo: Vec::new(),
+        human,
+        random: args.opponent.is_computer(),
+        engine: match args.opponent {
+            Opponent::Engine(level) => Some(level),
+            _ => None,
+        },
+        seed: args.seed,
+    };
+    let mut io = Io {
+        input,
         output,
-        "(the start position with its secret types is shown when the game ends)"
-    )?;
-    Ok(())
+        rng: &mut rng,
+    };
+    shell::run(&mut session, &mut io)
 }
 
 fn parse_rules(list: &[String]) -> Result<Rules, CliError> {
@@ -138,30 +383,21 @@ fn parse_rules(list: &[String]) -> Result<Rules, CliError> {
     Ok(rules)
 }
 
-fn read_line(input: &mut dyn BufRead) -> Result<Option<String>, CliError> {
-    let mut line = String::new();
-    if input.read_line(&mut line)? == 0 {
-        return Ok(None);
-    }
-    Ok(Some(line.trim().to_string()))
-}
-
-/// Whether the session goes on after a person's turn.
+/// How a person's turn ended.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Flow {
-    Continue,
+    /// The turn was played (a move, or a touch that ends the turn).
+    Played,
+    /// Nothing happened: the game is as it was.
+    Refused,
+    /// The input ended (or the person quit) with the touched piece still to move.
     Quit,
 }
 
 /// One turn of a person: touch, then (if the piece can move) a destination until a legal one
-/// is given (touch-move: the touched piece must move).
-fn human_turn(
-    game: &mut Game,
-    text: &str,
-    rng: &mut ChaCha8Rng,
-    input: &mut dyn BufRead,
-    output: &mut dyn Write,
-) -> Result<Flow, CliError> {
+/// is given (touch-move: the touched piece must move). Everything is written to the terminal
+/// as it happens.
+fn human_turn(game: &mut Game, text: &str, io: &mut Io<'_>) -> Result<Flow, CliError> {
     let (square_text, dest_text) = match text.split_once("->") {
         Some((a, b)) => (a.trim(), Some(b.trim().to_string())),
         None => match text.split_once(char::is_whitespace) {
@@ -172,21 +408,21 @@ fn human_turn(
     let square: Square = match square_text.parse() {
         Ok(s) => s,
         Err(e) => {
-            writeln!(output, "{e}; type a square to touch, or help")?;
-            return Ok(Flow::Continue);
+            writeln!(io.output, "{e}; type a square to touch, or help")?;
+            return Ok(Flow::Refused);
         }
     };
     let side = game.side_to_move();
-    let touch = match game.touch(square, rng) {
+    let touch = match game.touch(square, io.rng) {
         Ok(t) => t,
         Err(e) => {
-            writeln!(output, "{e}")?;
-            return Ok(Flow::Continue);
+            writeln!(io.output, "{e}")?;
+            return Ok(Flow::Refused);
         }
     };
-    writeln!(output, "{}", touch_text(side, &touch))?;
+    writeln!(io.output, "{}", touch_text(side, &touch))?;
     let TouchResult::MustMove(moves) = touch.result else {
-        return Ok(Flow::Continue);
+        return Ok(Flow::Played);
     };
     let mut next = dest_text;
     loop {
@@ -195,14 +431,14 @@ fn human_turn(
             None => {
                 let list: Vec<String> = moves.iter().map(|m| m.to.to_string()).collect();
                 writeln!(
-                    output,
+                    io.output,
                     "{} can go to: {}",
                     piece_name(touch.kind),
                     dedup(list).join(" ")
                 )?;
-                write!(output, "{} move {square}> ", color_name(side))?;
-                output.flush()?;
-                match read_line(input)? {
+                write!(io.output, "{} move {square}> ", color_name(side))?;
+                io.output.flush()?;
+                match io.read_line()? {
                     Some(l) => l,
                     // The input ended with the touched piece still to move.
                     None => return Ok(Flow::Quit),
@@ -212,20 +448,28 @@ fn human_turn(
         match dest.as_str() {
             "quit" | "exit" => return Ok(Flow::Quit),
             "help" => {
-                writeln!(output, "{HELP}")?;
+                writeln!(io.output, "{NOTATION}")?;
                 continue;
             }
-            "record" => {
-                write_public_record(game, output)?;
+            "record" | "history" => {
+                write!(io.output, "{}", game.record().entries_text(Style::Ascii))?;
                 continue;
             }
             _ => {}
         }
+        // The shared forms of a plain move name the touched square again: e2e4 or e2 e4.
+        let dest = match super::shell::plain_move(&dest) {
+            Some((from, to, promotion)) if from == square => match promotion {
+                None => to.to_string(),
+                Some(k) => format!("{to}={}", k.to_char().to_ascii_uppercase()),
+            },
+            _ => dest,
+        };
         match parse_destination(&dest) {
             // The mark |psi> claims a dark landing square; a capture's <x|y> is drawn at
             // random here whatever is written, so only the landing square is checked.
             Ok(d) if d.superposed && !qchess_akl::is_dark(d.to) => writeln!(
-                output,
+                io.output,
                 "{} is a light square: the piece would stay classical there (drop |psi>)",
                 d.to
             )?,
@@ -235,15 +479,23 @@ fn human_turn(
                     to: d.to,
                     promotion: d.promotion,
                 };
-                match game.play(mv, rng) {
+                match game.play(mv, io.rng) {
                     Ok(entry) => {
-                        writeln!(output, "{} played {}", color_name(side), entry_text(&entry))?;
-                        return Ok(Flow::Continue);
+                        writeln!(
+                            io.output,
+                            "{} played {}",
+                            color_name(side),
+                            entry_text(&entry)
+                        )?;
+                        return Ok(Flow::Played);
                     }
-                    Err(e) => writeln!(output, "{e}")?,
+                    Err(e) => writeln!(io.output, "{e}")?,
                 }
             }
-            Err(e) => writeln!(output, "{e}")?,
+            Err(e) => writeln!(
+                io.output,
+                "{e} (type the destination square, e.g. f3 or e8=Q)"
+            )?,
         }
     }
 }
@@ -413,10 +665,11 @@ mod tests {
         );
         let out = run(
             &args(Opponent::Human, Some(path.clone())),
-            "zz\ne4\ne8\ne1 -> d1\nd8\nd1\n",
+            "zz\ne9\ne4\ne8\ne1 -> d1\nd8\nd1\n",
         );
         std::fs::remove_file(path).unwrap();
-        assert!(out.contains("invalid square \"zz\""), "{out}");
+        assert!(out.contains("unknown command \"zz\"; type help"), "{out}");
+        assert!(out.contains("invalid square \"e9\""), "{out}");
         assert!(out.contains("there is no piece on e4"), "{out}");
         assert!(
             out.contains("the piece on e8 belongs to the side not to move"),

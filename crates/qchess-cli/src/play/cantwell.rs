@@ -1,14 +1,15 @@
-//! `qchess play --variant cantwell`. Owned by the qchess-cantwell work.
+//! `qchess play --variant cantwell`: Cantwell quantum chess at the shared prompt
+//! ([`super::shell`]).
 //!
 //! The board shows each square's piece letter and its occupancy probability in percent.
-//! Commands: a move in QCAN (`e2e4`, `b1^a3c3`, `a3c3^b5`, `a7a8Q`), `moves` (legal moves),
-//! `undo`, `save FILE`, `load FILE`, `history`, `board`, `claim` (threefold repetition, with
-//! `--rules repetition-claim`), `help`, `quit`. Rule options (`--rules`):
-//! `fifty-move-measurement`, `repetition-claim`.
+//! Moves in QCAN (`e2e4`, `b1^a3c3`, `a3c3^b5`, `a7a8Q`, optionally `.m0`/`.m1`); the shared
+//! commands, and `claim` (threefold repetition, with `--rules repetition-claim`). Rule options
+//! (`--rules`): `fifty-move-measurement`, `repetition-claim`.
 
+use super::shell::{self, Io, Played, Session};
 use super::{Opponent, PlayArgs};
 use crate::error::CliError;
-use qchess_board::{Color, Square};
+use qchess_board::{Color, PieceKind, Square};
 use qchess_cantwell::{Game, Position, RuleOptions};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -45,34 +46,27 @@ fn options_of(args: &PlayArgs) -> Result<RuleOptions, CliError> {
 fn load_record(path: &std::path::Path) -> Result<Game, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let saved: SavedGame = serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not a saved game: {e}", path.display()))?;
-    let options = RuleOptions {
-        fifty_move_measurement: saved.fifty_move_measurement,
-        repetition_claim_measurement: saved.repetition_claim_measurement,
-    };
-    Game::replay(&saved.start, options, &saved.moves)
-        .map_err(|e| format!("cannot replay {}: {e}", path.display()))
+    game_of_record(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn save_record(game: &Game, path: &std::path::Path) -> Result<(), String> {
-    let saved = SavedGame {
-        start: game.start_position(),
-        moves: game.history_notation(),
-        fifty_move_measurement: game.options().fifty_move_measurement,
-        repetition_claim_measurement: game.options().repetition_claim_measurement,
-    };
-    let text = serde_json::to_string_pretty(&saved).expect("a saved game serialises");
-    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
-
-/// The board: each square as its letter and occupancy percentage, rank 8 on top.
-pub fn render(game: &Game) -> String {
+/// The board: each square as its letter and occupancy percentage, rank 8 on top (rank 1 on
+/// top and file h on the left when `flipped`).
+fn render_oriented(game: &Game, flipped: bool) -> String {
     let probs = game.probabilities();
+    let ranks: Vec<u8> = if flipped {
+        (0..8).collect()
+    } else {
+        (0..8).rev().collect()
+    };
+    let files: Vec<u8> = if flipped {
+        (0..8).rev().collect()
+    } else {
+        (0..8).collect()
+    };
     let mut s = String::new();
-    for rank in (0..8u8).rev() {
+    for &rank in &ranks {
         s.push_str(&format!("{} ", rank + 1));
-        for file in 0..8u8 {
+        for &file in &files {
             let sq = Square::new(file, rank);
             match game.piece_at(sq) {
                 None => s.push_str("  .  "),
@@ -84,7 +78,11 @@ pub fn render(game: &Game) -> String {
         }
         s.push('\n');
     }
-    s.push_str("    a    b    c    d    e    f    g    h\n");
+    s.push_str("  ");
+    for &file in &files {
+        s.push_str(&format!("  {}  ", (b'a' + file) as char));
+    }
+    s.push('\n');
     s.push_str(&format!(
         "{} to move, state size {}, {}\n",
         if game.side_to_move() == Color::White {
@@ -98,8 +96,259 @@ pub fn render(game: &Game) -> String {
     s
 }
 
-const HELP: &str = "commands: <move> (e2e4, b1^a3c3, a3c3^b5, a7a8Q, optional .m0/.m1), moves, undo, \
-save FILE, load FILE, history, board, claim, help, quit";
+const NOTATION: &str = "\
+Cantwell quantum chess (Cantwell 2019): one quantum state; every square shows its piece and
+the probability in percent that the piece is there (N 50 = a knight with 50 % probability).
+moves (QCAN, section 4 of the paper):
+  e2e4 (or e2 e4, e2-e4)  a move with one source and one target: jumps, slides, pawn moves,
+                          castling (e1g1) and en passant
+  b1^a3c3                 split: the piece on b1 goes into a superposition of a3 and c3
+                          (the arm written first, a3, is the sqrt-iSwap arm; the second, c3,
+                          the iSwap arm)
+  a3c3^b5                 merge: the two halves on a3 and c3 come back together on b5
+                          (the inverse of the split b5^c3a3)
+  a7a8Q (or a7a8q, a7a8=Q) promotion to Q, R, B or N
+  e4d5.m0 / e4d5.m1       a move that measures, with its outcome forced (as records replay):
+                          m1 = the measured condition held (the capture happened, the path
+                          was clear), m0 = it did not
+board: a letter is a piece (upper case White), the number its occupancy in percent, . empty.";
+
+const TOPICS: [(&str, &str); 7] = [
+    (
+        "split",
+        "split (sections 6.3, 8.7, 8.9): `b1^a3c3` moves the piece on b1 into a superposition \
+of a3 and c3. \"The Split Jump unitary is designed to allow a player to create superposition. \
+This unitary will be based on the square root of an iSwap\": sqrt-iSwap(b1, a3), then \
+iSwap(b1, c3). Both targets must be empty or hold the same piece (rules 7, 8); a split never \
+captures. Non-pawns only.",
+    ),
+    (
+        "merge",
+        "merge (sections 6.5, 8.8, 8.10): `a3c3^b5` brings the halves on a3 and c3 together on \
+b5. \"With the Merge Jump unitary a player may undo a Split Jump. We define the Merge Jump \
+operator to be the hermitian conjugate of the Split Jump operator\": a3c3^b5 undoes b5^c3a3. \
+Both sources must hold the same piece of the player; the target must be empty or hold that \
+piece.",
+    ),
+    (
+        "measurement",
+        "measurement (sections 4, 7): \"at no point in the game do we allow a square to have a \
+non-zero probability of being occupied by two or more pieces with different piece values\" \
+(Definition 1). A move that could break this rule first measures (a capture whose attacker may \
+be absent, a slide whose path may be blocked, a pawn move that could land on a piece): the \
+game prints the move with .m1 when the measured condition held and .m0 when not, and the \
+record keeps the outcome so that it replays exactly.",
+    ),
+    (
+        "capture",
+        "capture (sections 8.3, 8.6, 8.11.5): a move onto a square holding an opponent piece. \
+When the attacker is itself in superposition, its presence is measured first (.m1: it is there \
+and captures; .m0: it is not and nothing moves). The captured piece goes to a fresh ancilla \
+qubit (eq. 18, 23). Kings are captured like any other piece: \"There is no concept of check \
+or checkmate\" (section 10, rule 5).",
+    ),
+    (
+        "end",
+        "end of the game (section 10, rules 10-11): \"If a move results in a state where one \
+player has zero probability of having a king on the board then the opposing player wins\"; \
+both at zero is a draw. With --rules fifty-move-measurement the fifty-move rule measures the \
+board; with --rules repetition-claim, `claim` measures it after a threefold repetition.",
+    ),
+    (
+        "pawns",
+        "pawns (section 8.11): pawns step, two-step, capture and take en passant like classical \
+pawns, but never split or merge (section 10, rule 7). A step onto a square that may be \
+occupied measures first. Promotion: a7a8Q.",
+    ),
+    (
+        "castling",
+        "castling (section 8.12): written with the king's move, e1g1 or e1c1; the rook's move \
+follows from it. Squares between king and rook that may be occupied make the castle measure \
+first.",
+    ),
+];
+
+/// `qchess play --variant cantwell` at the shared prompt.
+struct CantwellSession {
+    game: Game,
+    /// Undone turns, last undone last, with their recorded outcomes.
+    redo: Vec<String>,
+    human: Color,
+    random: bool,
+    /// The engine's level and seed, when the engine is the opponent.
+    engine: Option<(u8, u64)>,
+}
+
+impl Session for CantwellSession {
+    fn banner(&self) -> String {
+        "Cantwell quantum chess".into()
+    }
+
+    fn board(&self, flipped: bool) -> String {
+        render_oriented(&self.game, flipped)
+    }
+
+    fn game_over(&self) -> Option<String> {
+        let status = self.game.status();
+        (!status.is_ongoing()).then(|| format!("game over: {status}"))
+    }
+
+    fn prompt(&self) -> String {
+        "> ".into()
+    }
+
+    fn computer_to_move(&self) -> bool {
+        self.random && self.game.side_to_move() != self.human
+    }
+
+    fn computer_move(&mut self, io: &mut Io<'_>) -> Result<String, CliError> {
+        if let Some((level, seed)) = self.engine {
+            let r = super::engine_of(level, seed)
+                .search(&self.game, &super::engine_limits())
+                .map_err(|e| CliError::failure(format!("engine: {e}")))?;
+            let rec = self
+                .game
+                .apply(&r.best, io.rng)
+                .map_err(|e| CliError::failure(format!("engine: {e}")))?;
+            return Ok(format!("engine plays {}", rec.notation));
+        }
+        match self.game.play_random_move(io.rng) {
+            Ok(Some(rec)) => Ok(format!("random mover plays {}", rec.notation)),
+            Ok(None) => Err(CliError::failure("the random mover has no legal move")),
+            Err(e) => Err(CliError::failure(format!("random mover: {e}"))),
+        }
+    }
+
+    fn moves(&self, square: Option<Square>) -> Result<String, String> {
+        let all = self.game.legal_moves();
+        let Some(sq) = square else {
+            return Ok(all.join(" "));
+        };
+        let name = sq.to_string();
+        let of_square: Vec<&String> = all
+            .iter()
+            .filter(|m| {
+                m.starts_with(&name)
+                    || (m.contains('^') && m.split('^').next().is_some_and(|s| s[2..] == name))
+            })
+            .collect();
+        if of_square.is_empty() {
+            return Err(format!("no legal move from {sq}"));
+        }
+        Ok(of_square
+            .iter()
+            .map(|m| m.as_str())
+            .collect::<Vec<_>>()
+            .join(" "))
+    }
+
+    fn canonical(&self, from: Square, to: Square, promotion: Option<PieceKind>) -> String {
+        let mut s = format!("{from}{to}");
+        if let Some(k) = promotion {
+            s.push(k.to_char().to_ascii_uppercase());
+        }
+        s
+    }
+
+    fn play(&mut self, text: &str, io: &mut Io<'_>) -> Result<Played, String> {
+        match self.game.apply(text, io.rng) {
+            Ok(rec) => Ok(Played::Done(format!("played {}", rec.notation))),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    fn undo(&mut self) -> Result<String, String> {
+        let rec = self.game.undo().map_err(|e| e.to_string())?;
+        self.redo.push(rec.notation.clone());
+        Ok(format!("took back {}", rec.notation))
+    }
+
+    fn redo(&mut self) -> Result<String, String> {
+        let Some(notation) = self.redo.pop() else {
+            return Err("there is no move to redo".into());
+        };
+        let mut history = self.game.history_notation();
+        history.push(notation.clone());
+        match Game::replay(&self.game.start_position(), self.game.options(), &history) {
+            Ok(game) => {
+                self.game = game;
+                Ok(format!("played {notation} again"))
+            }
+            Err(e) => {
+                self.redo.push(notation);
+                Err(e.to_string())
+            }
+        }
+    }
+
+    fn clear_redo(&mut self) {
+        self.redo.clear();
+    }
+
+    fn history(&self) -> String {
+        self.game.history_notation().join(" ")
+    }
+
+    fn save_text(&self) -> String {
+        record_text(&self.game)
+    }
+
+    fn load_text(&mut self, text: &str) -> Result<String, String> {
+        self.game = game_of_record(text)?;
+        self.redo.clear();
+        Ok(format!(
+            "loaded a game of {} moves",
+            self.game.history().len()
+        ))
+    }
+
+    fn own_commands(&self) -> Vec<(&'static str, &'static str)> {
+        vec![(
+            "claim",
+            "claim a draw by threefold repetition (measures the board; needs --rules repetition-claim)",
+        )]
+    }
+
+    fn own_command(&mut self, word: &str, _rest: &str, io: &mut Io<'_>) -> Option<String> {
+        (word == "claim").then(|| match self.game.claim_repetition(io.rng) {
+            Ok(status) => format!("claim accepted: {status}"),
+            Err(e) => e.to_string(),
+        })
+    }
+
+    fn help_notation(&self) -> String {
+        NOTATION.to_string()
+    }
+
+    fn help_topics(&self) -> Vec<(&'static str, String)> {
+        TOPICS.iter().map(|(t, s)| (*t, s.to_string())).collect()
+    }
+
+    fn against_computer(&self) -> bool {
+        self.random
+    }
+}
+
+/// The record `save` writes and `load` and `--load` read.
+fn record_text(game: &Game) -> String {
+    let saved = SavedGame {
+        start: game.start_position(),
+        moves: game.history_notation(),
+        fifty_move_measurement: game.options().fifty_move_measurement,
+        repetition_claim_measurement: game.options().repetition_claim_measurement,
+    };
+    serde_json::to_string_pretty(&saved).expect("a saved game serialises")
+}
+
+fn game_of_record(text: &str) -> Result<Game, String> {
+    let saved: SavedGame =
+        serde_json::from_str(text).map_err(|e| format!("not a saved Cantwell game: {e}"))?;
+    let options = RuleOptions {
+        fifty_move_measurement: saved.fifty_move_measurement,
+        repetition_claim_measurement: saved.repetition_claim_measurement,
+    };
+    Game::replay(&saved.start, options, &saved.moves).map_err(|e| format!("cannot replay: {e}"))
+}
 
 /// Plays a game on `input` / `output` (the terminal, or a script in tests).
 pub fn play(
@@ -116,103 +365,28 @@ pub fn play(
         }
     }
     let options = options_of(args)?;
-    let human = match args.color.as_str() {
-        "w" | "white" => Color::White,
-        "b" | "black" => Color::Black,
-        other => {
-            return Err(CliError::usage(format!(
-                "--color must be w or b, not {other:?}"
-            )));
-        }
-    };
-    let mut game = match &args.load {
+    let human = super::human_color(args)?;
+    let game = match &args.load {
         Some(path) => load_record(path).map_err(CliError::usage)?,
         None => Game::new().with_options(options),
     };
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
-    let random = args.opponent.is_computer();
-    writeln!(output, "Cantwell quantum chess. {HELP}")?;
-    loop {
-        if random && game.status().is_ongoing() && game.side_to_move() != human {
-            let played = match args.opponent {
-                Opponent::Engine(level) => {
-                    match super::engine_of(level, args.seed).search(&game, &super::engine_limits())
-                    {
-                        Ok(r) => game.apply(&r.best, &mut rng).map(Some),
-                        Err(_) => Ok(None),
-                    }
-                }
-                _ => game.play_random_move(&mut rng),
-            };
-            match played {
-                Ok(Some(rec)) if matches!(args.opponent, Opponent::Engine(_)) => {
-                    writeln!(output, "engine plays {}", rec.notation)?
-                }
-                Ok(Some(rec)) => writeln!(output, "random mover plays {}", rec.notation)?,
-                Ok(None) => {
-                    writeln!(output, "the random mover has no legal move")?;
-                    break;
-                }
-                Err(e) => return Err(CliError::failure(format!("random mover: {e}"))),
-            }
-        }
-        write!(output, "{}", render(&game))?;
-        if !game.status().is_ongoing() {
-            writeln!(output, "game over: {}", game.status())?;
-            break;
-        }
-        write!(output, "> ")?;
-        output.flush()?;
-        let mut line = String::new();
-        if input.read_line(&mut line)? == 0 {
-            break;
-        }
-        let line = line.trim();
-        let (cmd, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
-        match cmd {
-            "" => {}
-            "quit" | "exit" => break,
-            "help" => writeln!(output, "{HELP}")?,
-            "board" => {}
-            "moves" => writeln!(output, "{}", game.legal_moves().join(" "))?,
-            "history" => writeln!(output, "{}", game.history_notation().join(" "))?,
-            "undo" => {
-                // Against the random mover, take back its reply as well.
-                let plies = if random && game.history().len() >= 2 {
-                    2
-                } else {
-                    1
-                };
-                for _ in 0..plies {
-                    if let Err(e) = game.undo() {
-                        writeln!(output, "{e}")?;
-                        break;
-                    }
-                }
-            }
-            "save" => match save_record(&game, std::path::Path::new(rest.trim())) {
-                Ok(()) => writeln!(output, "saved to {}", rest.trim())?,
-                Err(e) => writeln!(output, "{e}")?,
-            },
-            "load" => match load_record(std::path::Path::new(rest.trim())) {
-                Ok(g) => {
-                    game = g;
-                    writeln!(output, "loaded {}", rest.trim())?;
-                }
-                Err(e) => writeln!(output, "{e}")?,
-            },
-            "claim" => match game.claim_repetition(&mut rng) {
-                Ok(status) => writeln!(output, "claim accepted: {status}")?,
-                Err(e) => writeln!(output, "{e}")?,
-            },
-            _ => match game.apply(line, &mut rng) {
-                Ok(rec) => writeln!(output, "played {}", rec.notation)?,
-                Err(e) => writeln!(output, "{e}")?,
-            },
-        }
-    }
-    output.flush()?;
-    Ok(())
+    let mut session = CantwellSession {
+        game,
+        redo: Vec::new(),
+        human,
+        random: args.opponent.is_computer(),
+        engine: match args.opponent {
+            Opponent::Engine(level) => Some((level, args.seed)),
+            _ => None,
+        },
+    };
+    let mut io = Io {
+        input,
+        output,
+        rng: &mut rng,
+    };
+    shell::run(&mut session, &mut io)
 }
 
 #[cfg(test)]

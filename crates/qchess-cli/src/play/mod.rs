@@ -4,6 +4,7 @@
 mod akl;
 mod cantwell;
 mod niels;
+mod shell;
 
 use crate::error::CliError;
 use clap::{Args, ValueEnum};
@@ -78,7 +79,7 @@ pub struct PlayArgs {
     /// Rule system.
     #[arg(long, value_enum)]
     pub variant: Variant,
-    /// Comma-separated rule options of the variant (Niel's Chess: simplified, hadamard, ...).
+    /// Comma-separated rule options of the variant; every value is listed below.
     #[arg(long, value_delimiter = ',')]
     pub rules: Vec<String>,
     /// Board size as WxH where the variant allows other sizes (Niel's Chess: 4x4 ... 8x8).
@@ -106,6 +107,17 @@ pub struct PlayArgs {
 /// not from a seed, and it only ever becomes a seed.
 fn fresh_seed() -> u64 {
     rand::random()
+}
+
+/// The colour the person plays against the built-in mover (`--color`).
+fn human_color(args: &PlayArgs) -> Result<qchess_board::Color, CliError> {
+    match args.color.as_str() {
+        "w" | "white" => Ok(qchess_board::Color::White),
+        "b" | "black" => Ok(qchess_board::Color::Black),
+        other => Err(CliError::usage(format!(
+            "--color must be w or b, not {other:?}"
+        ))),
+    }
 }
 
 /// Runs `qchess play` on the terminal.

@@ -1,23 +1,371 @@
 //! `qchess play --variant niels`: Niel's Chess in the terminal, between two people or against
 //! the built-in random mover. Owned by the qchess-niels work; see docs/niels.md.
 //!
-//! Commands at the prompt: a move in the notation of docs/niels.md (`e2e4`, `c6^d4e5:oo`,
-//! `f6&f6d5:oo@e4`, `f:e4`, `z:e4`, `h:e4`, `e1~e5`, `c:e4`), `moves` (legal moves),
-//! `record` (the game record, which `--load` reads back), `save FILE` (writes the record),
-//! `undo` (takes back a move; against the random mover, its reply too), `help`, `quit`.
+//! At the shared prompt ([`super::shell`]): a move in the notation of docs/niels.md (`e2e4`,
+//! `c6^d4e5:oo`, `f6&f6d5:oo@e4`, `f:e4`, `z:e4`, `h:e4`, `e1~e5`, `c:e4`, `e7e8=q`), the
+//! shared commands, and `record` (the game record, which `--load` and `load` read back).
 
+use super::shell::{self, Io, Played, Session, starts_with_square};
 use super::{Opponent, PlayArgs};
 use crate::error::CliError;
-use qchess_board::{Color, Geometry};
-use qchess_niels::{Diagonal, Game, GameRecord, Move, Rules, Status, color_name, render};
+use qchess_board::{Color, Geometry, PieceKind, Square};
+use qchess_niels::{
+    Diagonal, Game, GameRecord, Move, MoveOutcome, Rules, Status, color_name, render_oriented,
+};
 use rand::SeedableRng;
 use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
 use std::io::{BufRead, Write};
 
-const HELP: &str = "moves: e2e4 (move or attempted capture), c6^d4e5:oo (superposition: red, blue, facings o=opponent p=player), \
-f6&f6d5:oo@e4 (entanglement with the pair on e4), f:e4 (flip), z:e4 (Z), h:e4 (Hadamard), e1~e5 (tunnel), c:e4 (remote collapse), e7e8=q (promotion)\n\
-commands: moves, record, save FILE, undo, help, quit";
+/// The notation lines of `help`, only those the rules in force allow.
+fn notation_help(rules: &Rules) -> String {
+    let mut s = String::from(
+        "Niel's Chess: a piece in superposition is an indefinite pair, two half-pieces with a red \
+and a blue mark; capturing or being captured collapses it by a roll of the dice.\nmoves:\n\
+  e2e4 (or e2 e4, e2-e4)  a move, or an attempted capture when a pair is involved (dice decide)\n",
+    );
+    if rules.stay_only {
+        s.push_str(
+            "  c6^c6e5:oo              superposition, move-and-stay only (section 7, rule 2): red half \
+stays on c6, blue goes to e5; facings o = faces the opponent, p = faces the player\n",
+        );
+    } else {
+        s.push_str(
+            "  c6^d4e5:oo              superposition (7.1): the red half to d4, the blue to e5; facings \
+o = mark faces the opponent, p = faces the player (oo, op, po, pp)\n",
+        );
+    }
+    s.push_str(
+        "  f6&f6d5:oo@e4           entanglement (8.1): join the superposition of the opponent's pair \
+on e4; halves on f6 and d5\n",
+    );
+    if !rules.simplified {
+        s.push_str(
+            "  f:e4                    flip (7.7): turn both marks of the pair on e4 around\n",
+        );
+    }
+    if rules.hadamard {
+        s.push_str(
+            "  z:e4                    Z move (Appendix D): the pair's phase flips\n  \
+h:e4                    Hadamard move (Appendix D)\n",
+        );
+    }
+    if rules.tunnelling {
+        s.push_str(
+            "  e1~e5                   tunnel (schools paper App. C): through one conventional \
+opponent piece; succeeds on a 6\n",
+        );
+    }
+    if rules.remote_collapse {
+        s.push_str(
+            "  c:e4                    remote collapse (section 7, rule 3): roll for your pair on e4, \
+then move the piece it collapsed to\n",
+        );
+    }
+    s.push_str(
+        "  e7e8=q (or e7e8q)       promotion\n\
+board: a letter is a conventional piece (upper case White); Nro|1 is a half of pair 1 of a knight \
+with its red mark (r, or b blue) facing the opponent (o, or p the player); +/- after the mark: \
+entangled on the + or - diagonal. The lines under the board list every pair with P(red).",
+    );
+    s
+}
+
+/// The rule topics of `help <topic>`, only those the rules in force use.
+fn topics(rules: &Rules) -> Vec<(&'static str, String)> {
+    let mut t = vec![
+        (
+            "superposition",
+            "superposition (Article 7.1): \"A conventional piece may move to two unoccupied squares \
+at once (each reachable as per Articles 3.1 to 3.8), or move to one unoccupied square and stay \
+where it is at once. This is called a 'superposition move'.\" 7.2: both marks facing the same \
+side is an 'equal superposition' (1/2 each), one each way an 'unequal superposition' (2/3 for \
+the half whose mark faces the opponent)."
+                .to_string(),
+        ),
+        (
+            "dice",
+            "dice (Article 7.5, step 2): \"Each player who has an indefinite piece on the intended \
+square of arrival rolls a six-sided dice\". Equal superposition with opponent-facing marks: 2, \
+4, 6 collapse to the red half, 1, 3, 5 to the blue; unequal: 1-4 to the half facing the \
+opponent, 5-6 to the other. \"if both players have to roll the dice, the one whose piece is \
+attempted to be captured goes first.\" The game rolls for you and prints the rolls."
+                .to_string(),
+        ),
+        (
+            "capture",
+            "capture (Article 7.4-7.5): \"A capture in which at least one indefinite pair instance \
+is involved is called an 'attempted capture'.\" After the rolls, \"If ... two conventional \
+pieces are on the same square, the capture is said to be 'successful'\"; otherwise the \
+attacker just moves there or the capture fails."
+                .to_string(),
+        ),
+        (
+            "entanglement",
+            "entanglement (Article 8.1, 8.4): \"A conventional piece may join the superposition in \
+which an opponent's indefinite piece participates. ... an attempted capture will collapse them \
+in tandem\": entangled pairs collapse with the same roll. The opponent rotates their pair onto a \
+diagonal (8.3 step 2): the game asks for + or -."
+                .to_string(),
+        ),
+        (
+            "check",
+            "indefinite check (Articles 8.7-8.9): \"If the king, indefinite or not, is attacked by an \
+opponent's piece, it counts as a 'check' only if a hypothetical capture of that king piece \
+would have a greater than zero chance of success.\" A move that could expose your king with \
+any chance of success is illegal (7.6)."
+                .to_string(),
+        ),
+    ];
+    if !rules.simplified {
+        t.push((
+            "flip",
+            "flip (Article 7.7): a pair whose halves are one move apart may \"merely invert the \
+facing of the marks on both pieces\", if that changes the position. Written f:e4."
+                .to_string(),
+        ));
+    } else {
+        t.push((
+            "simplified",
+            "simplified game (Appendix A, Article 9): the red mark always faces the opponent, so \
+every superposition is equal and there is no flip move."
+                .to_string(),
+        ));
+    }
+    if rules.hadamard {
+        t.push((
+            "hadamard",
+            "Hadamard game (Appendix D): \"unequal\" superposition becomes equal superposition with \
+a phase; z:e4 flips the phase, h:e4 applies a Hadamard move to the pair."
+                .to_string(),
+        ));
+    }
+    if rules.tunnelling {
+        t.push((
+            "tunnelling",
+            "tunnelling (schools paper, Appendix C): a rook, bishop or queen may try to pass \
+through one conventional opponent piece, e1~e5; it succeeds on a roll of 6."
+                .to_string(),
+        ));
+    }
+    if rules.remote_collapse {
+        t.push((
+            "collapse",
+            "remote collapse (section 7, competitive rule 3): \"'remotely' collapse an indefinite \
+pair instance owned by the player (incl. those entangled with it), and then immediately make a \
+move with the resulting conventional piece.\" Written c:e4."
+                .to_string(),
+        ));
+    }
+    t
+}
+
+/// `qchess play --variant niels` at the shared prompt.
+struct NielsSession {
+    game: Game,
+    /// Undone moves with their rolls, last undone last.
+    redo: Vec<(Move, Vec<u8>)>,
+    human: Color,
+    random: bool,
+    /// The engine's level and seed, when the engine is the opponent.
+    engine: Option<(u8, u64)>,
+}
+
+impl NielsSession {
+    fn rolls(outcome: &MoveOutcome) -> Vec<u8> {
+        outcome.rolls.iter().map(|r| r.value).collect()
+    }
+}
+
+impl Session for NielsSession {
+    fn banner(&self) -> String {
+        format!(
+            "Niel's Chess (independent implementation of the published rules); rules: {}",
+            display_rules(self.game.rules())
+        )
+    }
+
+    fn board(&self, flipped: bool) -> String {
+        let mut s = render_oriented(self.game.position(), self.game.rules(), flipped);
+        if self.game.status() == Status::Ongoing && self.game.in_check() {
+            s.push_str("check\n");
+        }
+        s
+    }
+
+    fn game_over(&self) -> Option<String> {
+        let status = self.game.status();
+        (status != Status::Ongoing)
+            .then(|| format!("{status} ({})\n{}", status.result(), self.game.record()))
+    }
+
+    fn prompt(&self) -> String {
+        "> ".into()
+    }
+
+    fn computer_to_move(&self) -> bool {
+        self.random && self.game.position().side_to_move() != self.human
+    }
+
+    fn computer_move(&mut self, io: &mut Io<'_>) -> Result<String, CliError> {
+        let side = self.game.position().side_to_move();
+        let moves = self.game.legal_moves();
+        let chosen = match self.engine {
+            Some((level, seed)) => super::engine_of(level, seed)
+                .search(&self.game, &super::engine_limits())
+                .ok()
+                .map(|r| r.best),
+            None => moves.choose(io.rng).copied(),
+        };
+        let Some(mv) = chosen else {
+            return Err(CliError::failure("the computer has no legal move"));
+        };
+        // 8.3 step 2: the person, as the random mover's opponent, picks the diagonal.
+        let mv = choose_diagonal(&self.game, mv, true, io.input, io.output, io.rng);
+        let outcome = self
+            .game
+            .play(&mv, io.rng)
+            .map_err(|e| CliError::failure(e.to_string()))?;
+        Ok(format!(
+            "{} plays {mv}{}",
+            color_name(side),
+            rolls_text(&outcome)
+        ))
+    }
+
+    fn moves(&self, square: Option<Square>) -> Result<String, String> {
+        let list: Vec<String> = self
+            .game
+            .legal_moves()
+            .iter()
+            .map(|m| m.to_string())
+            .filter(|m| match square {
+                None => true,
+                Some(sq) => {
+                    let name = sq.to_string();
+                    m.starts_with(&name) || m.ends_with(&format!(":{name}"))
+                }
+            })
+            .collect();
+        if list.is_empty() {
+            if let Some(sq) = square {
+                return Err(format!("no legal move from {sq}"));
+            }
+        }
+        Ok(format!("{} legal moves: {}", list.len(), list.join(" ")))
+    }
+
+    fn canonical(&self, from: Square, to: Square, promotion: Option<PieceKind>) -> String {
+        match promotion {
+            None => format!("{from}{to}"),
+            Some(k) => format!("{from}{to}={}", k.to_char().to_ascii_lowercase()),
+        }
+    }
+
+    fn looks_like_move(&self, word: &str) -> bool {
+        let b = word.as_bytes();
+        starts_with_square(word) || (b.len() >= 2 && b"fzhcFZHC".contains(&b[0]) && b[1] == b':')
+    }
+
+    fn play(&mut self, text: &str, io: &mut Io<'_>) -> Result<Played, String> {
+        let side = self.game.position().side_to_move();
+        let played = text
+            .parse::<Move>()
+            .and_then(|mv| self.game.check_move(&mv))
+            .and_then(|mv| {
+                let mv = choose_diagonal(&self.game, mv, !self.random, io.input, io.output, io.rng);
+                self.game.play(&mv, io.rng).map(|o| (mv, o))
+            });
+        match played {
+            Ok((mv, outcome)) => Ok(Played::Done(format!(
+                "{} played {mv}{}",
+                color_name(side),
+                rolls_text(&outcome)
+            ))),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    fn undo(&mut self) -> Result<String, String> {
+        let played = self.game.undo().ok_or("there is no move to undo")?;
+        self.redo.push((played.mv, Self::rolls(&played.outcome)));
+        Ok(format!("took back {}", played.mv))
+    }
+
+    fn redo(&mut self) -> Result<String, String> {
+        let (mv, rolls) = self.redo.pop().ok_or("there is no move to redo")?;
+        match self.game.play_with_rolls(&mv, &rolls) {
+            Ok(outcome) => Ok(format!("played {mv} again{}", rolls_text(&outcome))),
+            Err(e) => {
+                self.redo.push((mv, rolls));
+                Err(e.to_string())
+            }
+        }
+    }
+
+    fn clear_redo(&mut self) {
+        self.redo.clear();
+    }
+
+    fn history(&self) -> String {
+        let record = self.game.record();
+        record
+            .moves
+            .iter()
+            .map(|(mv, rolls)| {
+                if rolls.is_empty() {
+                    mv.to_string()
+                } else {
+                    let r: Vec<String> = rolls.iter().map(u8::to_string).collect();
+                    format!("{mv}[{}]", r.join(","))
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn save_text(&self) -> String {
+        self.game.record().to_string()
+    }
+
+    fn load_text(&mut self, text: &str) -> Result<String, String> {
+        let record: GameRecord = text
+            .parse()
+            .map_err(|e| format!("not a game record: {e}"))?;
+        self.game = record.replay().map_err(|e| format!("cannot replay: {e}"))?;
+        self.redo.clear();
+        Ok(format!("loaded a game of {} moves", record.moves.len()))
+    }
+
+    fn own_commands(&self) -> Vec<(&'static str, &'static str)> {
+        vec![(
+            "record",
+            "the game record with rules, board and rolls (what save writes)",
+        )]
+    }
+
+    fn own_command(&mut self, word: &str, _rest: &str, _io: &mut Io<'_>) -> Option<String> {
+        (word == "record").then(|| {
+            let mut s = self.game.record().to_string();
+            if s.ends_with('\n') {
+                s.pop();
+            }
+            s
+        })
+    }
+
+    fn help_notation(&self) -> String {
+        notation_help(self.game.rules())
+    }
+
+    fn help_topics(&self) -> Vec<(&'static str, String)> {
+        topics(self.game.rules())
+    }
+
+    fn against_computer(&self) -> bool {
+        self.random
+    }
+}
 
 /// Plays a game on `input` / `output` (the terminal, or a script in tests).
 pub fn play(
@@ -27,7 +375,7 @@ pub fn play(
 ) -> Result<(), CliError> {
     let rules =
         Rules::parse_list(&args.rules.join(",")).map_err(|e| CliError::usage(e.to_string()))?;
-    let mut game = match &args.load {
+    let game = match &args.load {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| CliError::usage(format!("cannot read {}: {e}", path.display())))?;
@@ -48,111 +396,24 @@ pub fn play(
             Game::new(rules, geometry).map_err(|e| CliError::usage(e.to_string()))?
         }
     };
-    let human = match args.color.as_str() {
-        "w" | "white" => Color::White,
-        "b" | "black" => Color::Black,
-        other => {
-            return Err(CliError::usage(format!(
-                "--color must be w or b, not {other:?}"
-            )));
-        }
-    };
+    let human = super::human_color(args)?;
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
-    writeln!(
+    let mut session = NielsSession {
+        game,
+        redo: Vec::new(),
+        human,
+        random: args.opponent.is_computer(),
+        engine: match args.opponent {
+            Opponent::Engine(level) => Some((level, args.seed)),
+            _ => None,
+        },
+    };
+    let mut io = Io {
+        input,
         output,
-        "Niel's Chess (independent implementation of the published rules); rules: {}",
-        display_rules(game.rules())
-    )?;
-    writeln!(output, "{HELP}")?;
-    loop {
-        writeln!(output, "\n{}", render(game.position(), game.rules()))?;
-        let status = game.status();
-        if status != Status::Ongoing {
-            writeln!(output, "{status} ({})", status.result())?;
-            writeln!(output, "{}", game.record())?;
-            return Ok(());
-        }
-        if game.in_check() {
-            writeln!(output, "check")?;
-        }
-        let side = game.position().side_to_move();
-        if args.opponent.is_computer() && side != human {
-            let moves = game.legal_moves();
-            let chosen = match args.opponent {
-                Opponent::Engine(level) => super::engine_of(level, args.seed)
-                    .search(&game, &super::engine_limits())
-                    .ok()
-                    .map(|r| r.best),
-                _ => moves.choose(&mut rng).copied(),
-            };
-            let Some(mv) = chosen else {
-                continue;
-            };
-            // 8.3 step 2: the person, as the random mover's opponent, picks the diagonal.
-            let mv = choose_diagonal(&game, mv, true, input, output, &mut rng);
-            let outcome = game
-                .play(&mv, &mut rng)
-                .map_err(|e| CliError::failure(e.to_string()))?;
-            writeln!(
-                output,
-                "{} plays {mv}{}",
-                color_name(side),
-                rolls_text(&outcome)
-            )?;
-            continue;
-        }
-        write!(output, "{} to move> ", color_name(side))?;
-        output.flush()?;
-        let mut line = String::new();
-        if input.read_line(&mut line)? == 0 {
-            writeln!(output)?;
-            return Ok(());
-        }
-        match line.trim() {
-            "" => {}
-            "quit" | "exit" => return Ok(()),
-            "help" => writeln!(output, "{HELP}")?,
-            "moves" => {
-                let list: Vec<String> = game.legal_moves().iter().map(|m| m.to_string()).collect();
-                writeln!(output, "{} legal moves: {}", list.len(), list.join(" "))?;
-            }
-            "record" => write!(output, "{}", game.record())?,
-            "undo" => {
-                let plies = if args.opponent.is_computer() { 2 } else { 1 };
-                for _ in 0..plies {
-                    if let Some(m) = game.undo() {
-                        writeln!(output, "took back {}", m.mv)?;
-                    }
-                }
-            }
-            cmd if cmd.starts_with("save ") => {
-                let path = cmd["save ".len()..].trim();
-                match std::fs::write(path, game.record().to_string()) {
-                    Ok(()) => writeln!(output, "saved the game record to {path}")?,
-                    Err(e) => writeln!(output, "cannot write {path}: {e}")?,
-                }
-            }
-            text => {
-                let played = text
-                    .parse::<Move>()
-                    .and_then(|mv| game.check_move(&mv))
-                    .and_then(|mv| {
-                        let ask = args.opponent != Opponent::Random;
-                        let mv = choose_diagonal(&game, mv, ask, input, output, &mut rng);
-                        game.play(&mv, &mut rng).map(|o| (mv, o))
-                    });
-                match played {
-                    Ok((mv, outcome)) => writeln!(
-                        output,
-                        "{} played {mv}{}",
-                        color_name(side),
-                        rolls_text(&outcome)
-                    )?,
-                    Err(e) => writeln!(output, "{e}")?,
-                }
-            }
-        }
-    }
+        rng: &mut rng,
+    };
+    shell::run(&mut session, &mut io)
 }
 
 /// 8.3 step 2: the *opponent* rotates their pair onto a diagonal. When the move leaves the
@@ -258,7 +519,7 @@ mod tests {
     #[test]
     fn two_people_play_and_errors_are_shown() {
         let mut out = Vec::new();
-        let script = "b1^a3c3:oo\nzz\ne5e4\nundo\ne5e4\nmoves\nquit\n";
+        let script = "b1^a3c3:oo\nzz\ne5e9\ne5e4\nundo\ne5e4\nmoves\nquit\n";
         play(
             &args(&["simplified"], Some("5x6"), Opponent::Human),
             &mut script.as_bytes(),
@@ -267,7 +528,8 @@ mod tests {
         .unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("white played b1^a3c3:oo"), "{text}");
-        assert!(text.contains("cannot parse \"zz\""), "{text}");
+        assert!(text.contains("unknown command \"zz\"; type help"), "{text}");
+        assert!(text.contains("cannot parse \"e5e9\""), "{text}");
         assert!(text.contains("black played e5e4"), "{text}");
         assert!(text.contains("took back e5e4"), "{text}");
         assert!(text.contains("Nro|1"), "{text}");

@@ -1,0 +1,303 @@
+//! [`QuantumState`]: exactly what a game layer needs from a simulator, so that the same game
+//! code runs on the local [`State`] or on any other backend (a state sharded over MPI ranks,
+//! exact amplitudes, ...).
+
+use crate::amplitude::Amplitude;
+use crate::error::SimError;
+use crate::key::{Controls, Key, Normalization, Predicate};
+use crate::state::State;
+use num_complex::Complex;
+use std::fmt::Debug;
+
+/// The operations the Cantwell game layer (`qchess_cantwell::Game` and its circuits) performs
+/// on an occupancy superposition, and nothing more.
+///
+/// # The model
+///
+/// A state is a normalised superposition of basis [`Key`]s: 64 board qubits (bit `i` = square
+/// `i` is occupied, a1 = 0) plus capture ancillas (bit `j` = the piece taken by the `j`-th
+/// capture). Only non-zero amplitudes are stored; [`QuantumState::len`] counts them.
+/// Conventions are the paper's (Cantwell 2019, eq. 4a/4b): iSwap `|01> -> i|10>`; sqrt-iSwap
+/// `|01> -> (|01> + i|10>)/sqrt2`; `|00>` and `|11>` unchanged. All qubit arguments are
+/// logical board qubits `0..64`; [`Controls`] and [`Predicate`]s read board bits only.
+///
+/// # Contract every implementation keeps
+///
+/// * **Atomic errors.** An operation that returns `Err` leaves the state exactly as it was
+///   (same keys, same amplitudes bit for bit, same ancilla count). Argument errors (qubit out
+///   of range, repeated qubit, control on a target) are [`SimError`]s of the same variants as
+///   [`State`] returns.
+/// * **Determinism.** Results are a function of the state and the arguments only (never of
+///   thread or rank counts): a recorded game replays bit for bit on the same backend.
+/// * **Memory.** A gate that would need more than [`QuantumState::cap`] basis states fails
+///   with [`SimError::CapExceeded`] before it allocates; an allocation that cannot be made
+///   is an error, never an abort.
+/// * **Probabilities** are relative to the state's norm and accumulated in `f64`.
+///
+/// # Implementations
+///
+/// [`State<T>`] for every [`Amplitude`] `T` (the local sorted-sector simulator). A backend
+/// that shards the state (e.g. over MPI ranks) implements the read-outs as reductions; none
+/// of the methods hands out the whole state except [`QuantumState::entries_f64`], which the
+/// game uses only for serialised positions and the repetition fingerprint.
+///
+/// ```
+/// use qchess_sim::{Controls, Predicate, QuantumState, State};
+/// // Game-layer code written against the trait runs on any backend.
+/// fn knight_split<S: QuantumState>() -> Result<f64, qchess_sim::SimError> {
+///     let mut s = S::classical(1 << 6); // a knight on g1
+///     s.split(6, 21, 23, Controls::NONE)?; // g1^f3h3
+///     Ok(s.probability(Predicate::One(21)))
+/// }
+/// assert!((knight_split::<State<f64>>()? - 0.5).abs() < 1e-15);
+/// assert!((knight_split::<State<f32>>()? - 0.5).abs() < 1e-6);
+/// # Ok::<(), qchess_sim::SimError>(())
+/// ```
+pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
+    // ----- construction -----------------------------------------------------------------
+
+    /// The classical board `board` with amplitude 1 and no ancillas.
+    fn classical(board: u64) -> Self;
+
+    /// A state from explicit amplitudes (duplicates summed, zeros dropped, ancilla count one
+    /// above the highest ancilla bit used); see [`State::from_amplitudes`] for the errors.
+    fn from_entries(
+        entries: Vec<(Key, Complex<f64>)>,
+        normalization: Normalization,
+    ) -> Result<Self, SimError>;
+
+    // ----- size and memory --------------------------------------------------------------
+
+    /// Number of stored basis states (non-zero amplitudes).
+    fn len(&self) -> usize;
+
+    /// Whether no basis state is stored (never true for a state built through this trait).
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Heap bytes held (on every rank, for a distributed backend), reusable buffers included.
+    fn bytes(&self) -> usize;
+
+    /// The most basis states an operation may produce.
+    fn cap(&self) -> usize;
+
+    /// Sets [`QuantumState::cap`]; a gate that would exceed it fails with
+    /// [`SimError::CapExceeded`] and changes nothing.
+    fn set_cap(&mut self, max_states: usize);
+
+    /// Number of capture ancillas created so far (the next capture gets this index).
+    fn ancilla_count(&self) -> u32;
+
+    // ----- gates ------------------------------------------------------------------------
+
+    /// iSwap (eq. 4a) on `a`, `b` where `controls` hold: a jump, or a slide with the path as
+    /// `Controls::empty_path`.
+    fn iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError>;
+
+    /// Inverse iSwap: `|01> -> -i|10>`, `|10> -> -i|01>` (undoes [`QuantumState::iswap`]).
+    fn iswap_inv(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError>;
+
+    /// sqrt-iSwap (eq. 4b) on `a`, `b` where `controls` hold.
+    fn sqrt_iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError>;
+
+    /// Inverse sqrt-iSwap (undoes [`QuantumState::sqrt_iswap`]).
+    fn sqrt_iswap_inv(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError>;
+
+    /// Split `s^t1t2`: `iSwap(s, t2) * sqrt-iSwap(s, t1)`, the sqrt-iSwap acting first.
+    fn split(&mut self, s: u8, t1: u8, t2: u8, controls: Controls) -> Result<(), SimError>;
+
+    /// Merge `s1s2^t`: the exact inverse of `split(t, s2, s1)`.
+    fn merge(&mut self, s1: u8, s2: u8, t: u8, controls: Controls) -> Result<(), SimError>;
+
+    /// Split slide (eq. 9): `path1` from `s` to `t1`, `path2` from `s` to `t2`, each arm
+    /// controlled on its own path being empty; see [`State::split_slide`].
+    fn split_slide(
+        &mut self,
+        s: u8,
+        t1: u8,
+        t2: u8,
+        path1: u64,
+        path2: u64,
+    ) -> Result<(), SimError>;
+
+    /// Merge slide (eq. 12): the exact inverse of `split_slide(t, s2, s1, path2, path1)`.
+    fn merge_slide(
+        &mut self,
+        s1: u8,
+        s2: u8,
+        t: u8,
+        path1: u64,
+        path2: u64,
+    ) -> Result<(), SimError>;
+
+    /// Capture: `iSwap(t, x)` with a fresh ancilla `x` in `|0>`: branches with `t` occupied
+    /// move the piece into the ancilla (amplitude times `i`). Returns the ancilla's index;
+    /// [`SimError::TooManyAncillas`] when none is left.
+    fn capture(&mut self, t: u8) -> Result<u32, SimError>;
+
+    /// A capture of `q` only on the branches where `controls` hold; `None` (no ancilla
+    /// taken) when no branch has `q` occupied under the controls.
+    fn capture_controlled(&mut self, q: u8, controls: Controls) -> Result<Option<u32>, SimError>;
+
+    /// iSwap(s, t) only on the branches where some bit of `ancillas` is set.
+    fn iswap_where_ancillas(&mut self, s: u8, t: u8, ancillas: u128) -> Result<(), SimError>;
+
+    // ----- measurement ------------------------------------------------------------------
+
+    /// Probability that `pred` holds; 0 for a malformed predicate.
+    fn probability(&self, pred: Predicate) -> f64;
+
+    /// Projects onto outcome `outcome` of `pred` and renormalises; returns the outcome's
+    /// probability. [`SimError::ZeroProbabilityOutcome`] (nothing changed) when it is
+    /// numerically zero.
+    fn force(&mut self, pred: Predicate, outcome: bool) -> Result<f64, SimError>;
+
+    /// Keeps the basis states whose board satisfies `keep`, renormalised (a projection onto
+    /// a set no single [`Predicate`] describes); returns the probability kept.
+    fn project_boards(&mut self, keep: &(dyn Fn(u64) -> bool + Sync)) -> Result<f64, SimError>;
+
+    // ----- read-outs --------------------------------------------------------------------
+
+    /// Probability that each board qubit is 1 (ancillas and the other qubits traced out).
+    fn qubit_probabilities(&self) -> [f64; 64];
+
+    /// Probability of each board (ancillas marginalised), most probable first, ties by board
+    /// key; at most `limit` boards.
+    fn board_distribution(&self, limit: Option<usize>) -> Vec<(u64, f64)>;
+
+    /// Reduced density matrix of board qubits `a`, `b` (basis index `2 * bit_a + bit_b`).
+    fn reduced_density_matrix(&self, a: u8, b: u8) -> [[Complex<f64>; 4]; 4];
+
+    /// The amplitude of one basis state (0 when it is not stored).
+    fn amplitude_f64(&self, key: Key) -> Complex<f64>;
+
+    /// Every stored basis state with its amplitude in canonical order (ancillas, then board).
+    /// Whole-state: for serialisation and fingerprints, not for per-move work.
+    fn entries_f64(&self) -> Box<dyn Iterator<Item = (Key, Complex<f64>)> + '_>;
+
+    /// The squared norm (1 up to rounding).
+    fn norm_sqr(&self) -> f64;
+
+    /// `<self|other>`, accumulated in `f64`.
+    fn inner(&self, other: &Self) -> Complex<f64>;
+
+    /// Draws one basis state with probability `|amplitude|^2`, taking exactly one `f64` from
+    /// `rng`.
+    fn sample<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> Key;
+}
+
+fn to64<T: Amplitude>(a: Complex<T>) -> Complex<f64> {
+    Complex::new(a.re.as_f64(), a.im.as_f64())
+}
+
+impl<T: Amplitude> QuantumState for State<T> {
+    fn classical(board: u64) -> Self {
+        State::classical(board)
+    }
+    fn from_entries(
+        entries: Vec<(Key, Complex<f64>)>,
+        normalization: Normalization,
+    ) -> Result<Self, SimError> {
+        let entries = entries
+            .into_iter()
+            .map(|(k, a)| (k, Complex::new(T::of_f64(a.re), T::of_f64(a.im))))
+            .collect();
+        State::from_amplitudes(entries, normalization)
+    }
+    fn len(&self) -> usize {
+        State::len(self)
+    }
+    fn bytes(&self) -> usize {
+        State::bytes(self)
+    }
+    fn cap(&self) -> usize {
+        State::cap(self)
+    }
+    fn set_cap(&mut self, max_states: usize) {
+        State::set_cap(self, max_states);
+    }
+    fn ancilla_count(&self) -> u32 {
+        State::ancilla_count(self)
+    }
+    fn iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+        State::iswap(self, a, b, controls)
+    }
+    fn iswap_inv(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+        State::iswap_inv(self, a, b, controls)
+    }
+    fn sqrt_iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+        State::sqrt_iswap(self, a, b, controls)
+    }
+    fn sqrt_iswap_inv(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+        State::sqrt_iswap_inv(self, a, b, controls)
+    }
+    fn split(&mut self, s: u8, t1: u8, t2: u8, controls: Controls) -> Result<(), SimError> {
+        State::split(self, s, t1, t2, controls)
+    }
+    fn merge(&mut self, s1: u8, s2: u8, t: u8, controls: Controls) -> Result<(), SimError> {
+        State::merge(self, s1, s2, t, controls)
+    }
+    fn split_slide(
+        &mut self,
+        s: u8,
+        t1: u8,
+        t2: u8,
+        path1: u64,
+        path2: u64,
+    ) -> Result<(), SimError> {
+        State::split_slide(self, s, t1, t2, path1, path2)
+    }
+    fn merge_slide(
+        &mut self,
+        s1: u8,
+        s2: u8,
+        t: u8,
+        path1: u64,
+        path2: u64,
+    ) -> Result<(), SimError> {
+        State::merge_slide(self, s1, s2, t, path1, path2)
+    }
+    fn capture(&mut self, t: u8) -> Result<u32, SimError> {
+        State::capture(self, t)
+    }
+    fn capture_controlled(&mut self, q: u8, controls: Controls) -> Result<Option<u32>, SimError> {
+        State::capture_controlled(self, q, controls)
+    }
+    fn iswap_where_ancillas(&mut self, s: u8, t: u8, ancillas: u128) -> Result<(), SimError> {
+        State::iswap_where_ancillas(self, s, t, ancillas)
+    }
+    fn probability(&self, pred: Predicate) -> f64 {
+        State::probability(self, pred)
+    }
+    fn force(&mut self, pred: Predicate, outcome: bool) -> Result<f64, SimError> {
+        State::force(self, pred, outcome)
+    }
+    fn project_boards(&mut self, keep: &(dyn Fn(u64) -> bool + Sync)) -> Result<f64, SimError> {
+        State::project_boards(self, keep)
+    }
+    fn qubit_probabilities(&self) -> [f64; 64] {
+        State::qubit_probabilities(self)
+    }
+    fn board_distribution(&self, limit: Option<usize>) -> Vec<(u64, f64)> {
+        State::board_distribution(self, limit)
+    }
+    fn reduced_density_matrix(&self, a: u8, b: u8) -> [[Complex<f64>; 4]; 4] {
+        State::reduced_density_matrix(self, a, b)
+    }
+    fn amplitude_f64(&self, key: Key) -> Complex<f64> {
+        to64(State::amplitude(self, key))
+    }
+    fn entries_f64(&self) -> Box<dyn Iterator<Item = (Key, Complex<f64>)> + '_> {
+        Box::new(State::entries(self).map(|(k, a)| (k, to64(a))))
+    }
+    fn norm_sqr(&self) -> f64 {
+        State::norm_sqr(self)
+    }
+    fn inner(&self, other: &Self) -> Complex<f64> {
+        State::inner(self, other)
+    }
+    fn sample<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> Key {
+        State::sample(self, rng)
+    }
+}
