@@ -183,6 +183,72 @@ impl Game {
             .map(|p| (p.square, p.kind, p.moves.as_slice()))
     }
 
+    /// Every whole turn the side to move can play now, one entry per touch outcome and
+    /// destination: a piece in superposition once per type it can collapse to (written
+    /// `<T|sq>`), a classical piece as it is. A collapse that gives check, or a piece with no
+    /// move, is a touch-only entry. While a touch is pending: the touched piece's moves (the
+    /// entry's `from` is the touched square, `collapse` none). Captures and superposition are
+    /// left for the game to fill in. Empty once the game is over.
+    ///
+    /// ```
+    /// use qchess_akl::{AklPosition, Game};
+    /// let game = Game::from_position(AklPosition::parse("4k3/8/8/8/8/8/8/1(NR)2K3 w - 0 1").unwrap());
+    /// let entries: Vec<String> = game.legal_entries().iter().map(|e| e.to_string()).collect();
+    /// assert!(entries.contains(&"<N|b1> -> c3".to_string()));
+    /// assert!(entries.contains(&"<R|b1> -> b8".to_string()));
+    /// assert!(entries.contains(&"e1 -> d1".to_string()));
+    /// ```
+    pub fn legal_entries(&self) -> Vec<TurnEntry> {
+        let mut out = Vec::new();
+        if self.status != GameStatus::Ongoing {
+            return out;
+        }
+        let entry = |from: Square, collapse: Option<PieceKind>, mv: Option<&AklMove>| TurnEntry {
+            from,
+            collapse,
+            dest: mv.map(|m| Destination {
+                to: m.to,
+                capture: None,
+                promotion: m.promotion,
+                superposed: false,
+            }),
+            check: false,
+        };
+        if let Some(p) = &self.pending {
+            out.extend(p.moves.iter().map(|m| entry(p.square, None, Some(m))));
+            return out;
+        }
+        let side = self.side_to_move();
+        for (sq, piece) in self.position.pieces() {
+            if piece.color != side {
+                continue;
+            }
+            let outcomes: Vec<(Option<PieceKind>, PieceKind)> = match piece.state {
+                PieceState::Classical(k) => vec![(None, k)],
+                PieceState::Quantum => {
+                    let mut kinds = piece.pair.types().to_vec();
+                    kinds.dedup();
+                    kinds.into_iter().map(|k| (Some(k), k)).collect()
+                }
+            };
+            for (collapse, kind) in outcomes {
+                if collapse.is_some() && self.collapse_gives_check(sq, side, kind) {
+                    out.push(TurnEntry {
+                        check: true,
+                        ..entry(sq, collapse, None)
+                    });
+                    continue;
+                }
+                let moves = moves_as(&self.position, sq, kind);
+                if moves.is_empty() {
+                    out.push(entry(sq, collapse, None));
+                }
+                out.extend(moves.iter().map(|m| entry(sq, collapse, Some(m))));
+            }
+        }
+        out
+    }
+
     /// The squares the side to move may touch (every piece of theirs), or none while a touch
     /// is pending or the game is over.
     pub fn touchable(&self) -> Vec<Square> {

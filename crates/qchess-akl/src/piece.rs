@@ -1,7 +1,7 @@
 //! Pieces of Akl-style quantum chess: a colour, a pair of types, a quantum or classical state,
 //! and what both players have seen of the pair.
 
-use qchess_board::{Color, PieceKind};
+use qchess_board::{Color, Fraction, PieceKind};
 
 /// The two types a non-king piece is a superposition of (both `King` for a king).
 ///
@@ -146,6 +146,33 @@ pub struct AklPiece {
 }
 
 impl AklPiece {
+    /// The types a touch (or a capture) of this piece can reveal, each with its exact
+    /// probability: a piece in superposition collapses to
+    /// its primary or its secondary type with probability 1/2 each (the engine's coin), so a
+    /// pair of one type twice gives that type with probability 1; a classical piece is its
+    /// type with probability 1. Types in primary, secondary order.
+    ///
+    /// ```
+    /// use qchess_akl::{AklPiece, PieceState, TypePair, TypeSet};
+    /// use qchess_board::{Color, Fraction, PieceKind};
+    /// let pair = TypePair::new(PieceKind::Pawn, PieceKind::Queen).unwrap();
+    /// let p = AklPiece { color: Color::White, pair, state: PieceState::Quantum, known: TypeSet::EMPTY };
+    /// let half = Fraction::new(1, 2);
+    /// assert_eq!(p.collapse_chances(), vec![(PieceKind::Pawn, half), (PieceKind::Queen, half)]);
+    /// ```
+    pub fn collapse_chances(&self) -> Vec<(PieceKind, Fraction)> {
+        match self.state {
+            PieceState::Classical(k) => vec![(k, Fraction::ONE)],
+            PieceState::Quantum if self.pair.primary == self.pair.secondary => {
+                vec![(self.pair.primary, Fraction::ONE)]
+            }
+            PieceState::Quantum => {
+                let half = Fraction::new(1, 2);
+                vec![(self.pair.primary, half), (self.pair.secondary, half)]
+            }
+        }
+    }
+
     /// A king of `color`.
     pub fn king(color: Color) -> AklPiece {
         AklPiece {

@@ -18,6 +18,7 @@ pub mod attacks;
 mod bitboard;
 mod castling;
 mod color;
+mod fraction;
 mod geometry;
 mod movegen;
 mod moves;
@@ -34,6 +35,7 @@ pub use attacks::{
 pub use bitboard::{Bitboard, BitboardIter};
 pub use castling::{CastleSide, CastlingRights};
 pub use color::Color;
+pub use fraction::Fraction;
 pub use geometry::{Geometry, GeometryError};
 pub use moves::{Move, MoveList, ParseMoveError, PieceMoves, PieceMovesIter};
 pub use perft::{perft, perft_divide};

@@ -9,6 +9,11 @@
 use qchess_board::{Color, Piece, PieceKind, Square};
 use std::fmt;
 
+/// A square counts as occupied (keeps its letter) while its probability exceeds this. Far
+/// below any genuine branch a game reaches (2^-60 ~ 1e-18) and far above the rounding noise
+/// of a cancelled amplitude (~1e-32).
+pub const OCCUPIED_EPS: f64 = 1e-24;
+
 /// One piece letter or nothing for each of the 64 squares (the paper's vector `v`, eq. 2).
 ///
 /// ```

@@ -13,10 +13,7 @@ use qchess_board::{Color, Piece, PieceKind, Square};
 use qchess_sim::{Predicate, QuantumState, State};
 use rand::Rng;
 
-/// A square counts as occupied (keeps its letter) while its probability exceeds this. Far
-/// below any genuine branch a game reaches (2^-60 ~ 1e-18) and far above the rounding noise
-/// of a cancelled amplitude (~1e-32).
-pub const OCCUPIED_EPS: f64 = 1e-24;
+pub use crate::classical::OCCUPIED_EPS;
 
 /// Two states are the same for Definition 2 when their fidelity is within this of 1.
 pub const UNCHANGED_TOLERANCE: f64 = 1e-12;

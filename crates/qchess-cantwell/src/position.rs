@@ -8,9 +8,8 @@
 //!                 {"board": "c3 e1 e8", "ancillas": "0", "re": 0.0, "im": 0.7071067811865476}]}
 //! ```
 
-use crate::classical::ClassicalLayer;
+use crate::classical::{ClassicalLayer, OCCUPIED_EPS};
 use crate::error::GameError;
-use crate::game::OCCUPIED_EPS;
 use num_complex::Complex;
 use qchess_board::Square;
 use qchess_sim::{Key, Normalization, QuantumState};
@@ -173,7 +172,7 @@ pub fn check_letters<S: QuantumState>(state: &S, layer: &ClassicalLayer) -> Resu
             board_squares(unlettered)
         )));
     }
-    let probs = crate::game::square_probabilities(state);
+    let probs = state.qubit_probabilities();
     for sq in Square::ALL {
         if lettered & (1u64 << sq.index()) != 0 && probs[sq.index() as usize] <= OCCUPIED_EPS {
             return Err(GameError::Position(format!(

@@ -2,7 +2,8 @@
 //!
 //! Subcommands: `perft` (classical move-generation counts), `eval` (JSON lines in, JSON lines
 //! out, for every rule system), `play` (a terminal game), `bench` (simulator and game
-//! benchmarks) and `demo` (the Cantwell paper's Bell states and interference, reproduced).
+//! benchmarks), `demo` (the Cantwell paper's Bell states and interference, reproduced), `render` (an SVG
+//! picture of a position) and `plot` (SVG charts of benchmark lines).
 #![forbid(unsafe_code)]
 
 mod bench;
@@ -12,7 +13,9 @@ mod eval;
 mod match_cmd;
 mod perft;
 mod play;
+mod plot;
 mod protocol;
+mod render;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -46,6 +49,10 @@ enum Command {
     Engine(protocol::EngineArgs),
     /// Play paired games between two players and report the score and Elo difference.
     Match(match_cmd::MatchArgs),
+    /// Draw a position or an eval answer as an SVG picture.
+    Render(render::RenderArgs),
+    /// Draw `qchess bench sim --json` lines as SVG scaling charts.
+    Plot(plot::PlotArgs),
 }
 
 const PERFT_HELP: &str = "\
@@ -99,6 +106,8 @@ fn main() -> ExitCode {
         Command::Demo(args) => demo::run(&args),
         Command::Engine(args) => protocol::run(&args),
         Command::Match(args) => match_cmd::run(&args),
+        Command::Render(args) => render::run(&args),
+        Command::Plot(args) => plot::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

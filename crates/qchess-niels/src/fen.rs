@@ -489,6 +489,26 @@ impl Position {
     }
 }
 
+// The text key of a position lives with the text forms it is made of (so `position` does
+// not depend on `fen`, which depends on `position`).
+impl Position {
+    /// A key equal for positions FIDE 9.2 treats as the same (pair identities replaced by
+    /// their fill patterns; counters left out).
+    pub fn repetition_key(&self) -> String {
+        let mut s = board_field(self);
+        s.push(' ');
+        s.push(self.side.fen_char());
+        s.push(' ');
+        s.push_str(&castling_field(self));
+        s.push(' ');
+        match self.en_passant {
+            Some(sq) => s.push_str(&sq.to_string()),
+            None => s.push('-'),
+        }
+        s
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

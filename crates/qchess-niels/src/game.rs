@@ -1,12 +1,15 @@
 //! A game: position, rule options, history with every roll, end rules and records.
 
 use crate::error::NielsError;
-use crate::legal::{check_legal, in_check, legal_moves, outcomes};
+use crate::legal::{
+    CheckInfo, check_info, check_legal, in_check, legal_moves, outcomes, outcomes_exact,
+};
 use crate::moves::Move;
 use crate::position::Position;
 use crate::record::GameRecord;
 use crate::resolve::{MoveOutcome, resolve};
 use crate::rules::Rules;
+use qchess_board::Fraction;
 use qchess_board::{Color, Geometry, PieceKind, Square};
 use rand::Rng;
 use std::collections::HashMap;
@@ -339,6 +342,20 @@ impl Game {
         Ok(outcomes(&self.position, &mv, &self.rules))
     }
 
+    /// [`Game::outcomes`] with each probability exact.
+    pub fn outcomes_exact(
+        &self,
+        mv: &Move,
+    ) -> Result<Vec<(Position, Fraction, MoveOutcome)>, NielsError> {
+        let mv = self.check_move(mv)?;
+        Ok(outcomes_exact(&self.position, &mv, &self.rules))
+    }
+
+    /// The check and mate status of `color` (see [`check_info`]).
+    pub fn check_info(&self, color: Color) -> CheckInfo {
+        check_info(&self.position, color, &self.rules)
+    }
+
     /// The game record: rules, start and every move with its rolls.
     pub fn record(&self) -> GameRecord {
         GameRecord {
@@ -362,4 +379,24 @@ fn insufficient_material(pos: &Position) -> bool {
         pos.piece_at(*sq)
             .is_none_or(|pc| pc.kind == PieceKind::King)
     })
+}
+
+// Replaying a record is the game's job (so `record` does not depend on `game`, which writes
+// records).
+impl GameRecord {
+    /// Replays the record exactly (forced rolls); errors name the move that fails.
+    pub fn replay(&self) -> Result<Game, NielsError> {
+        let start = Position::from_fen(&self.start, self.geometry)?;
+        let mut game = Game::from_position(self.rules, start);
+        for (i, (mv, rolls)) in self.moves.iter().enumerate() {
+            game.play_with_rolls(mv, rolls).map_err(|e| match e {
+                NielsError::Illegal { mv, reason } => NielsError::Illegal {
+                    mv,
+                    reason: format!("move {}: {reason}", i + 1),
+                },
+                other => other,
+            })?;
+        }
+        Ok(game)
+    }
 }

@@ -8,6 +8,7 @@ use crate::moves::Move;
 use crate::position::{Occupant, Position};
 use crate::resolve::{MoveOutcome, NeedRoll, resolve};
 use crate::rules::Rules;
+use qchess_board::Fraction;
 use qchess_board::{Color, Piece, PieceKind, Square};
 use std::collections::{HashMap, VecDeque};
 
@@ -18,7 +19,31 @@ pub(crate) fn outcomes(
     mv: &Move,
     rules: &Rules,
 ) -> Vec<(Position, f64, MoveOutcome)> {
-    let mut result = Vec::new();
+    outcomes_with_exact(pos, mv, rules)
+        .into_iter()
+        .map(|(p, pr, _, o)| (p, pr, o))
+        .collect()
+}
+
+/// [`outcomes`] with each probability also exact, as a reduced fraction: every chance in
+/// Niel's Chess comes from fair dice, so an outcome's probability is a count over `6^n`.
+pub(crate) fn outcomes_exact(
+    pos: &Position,
+    mv: &Move,
+    rules: &Rules,
+) -> Vec<(Position, Fraction, MoveOutcome)> {
+    outcomes_with_exact(pos, mv, rules)
+        .into_iter()
+        .map(|(p, _, ex, o)| (p, ex, o))
+        .collect()
+}
+
+fn outcomes_with_exact(
+    pos: &Position,
+    mv: &Move,
+    rules: &Rules,
+) -> Vec<(Position, f64, Fraction, MoveOutcome)> {
+    let mut result: Vec<(Position, f64, Fraction, MoveOutcome)> = Vec::new();
     let mut queue: VecDeque<Vec<u8>> = VecDeque::from([Vec::new()]);
     while let Some(prefix) = queue.pop_front() {
         let mut i = 0;
@@ -31,12 +56,13 @@ pub(crate) fn outcomes(
             Ok((p, o)) => {
                 // Rolls that lead to the same position are one outcome.
                 let pr = (1.0f64 / 6.0).powi(prefix.len() as i32);
-                match result
-                    .iter_mut()
-                    .find(|(q, _, _): &&mut (Position, f64, MoveOutcome)| *q == p)
-                {
-                    Some(entry) => entry.1 += pr,
-                    None => result.push((p, pr, o)),
+                let exact = Fraction::new(1, 6u64.pow(prefix.len() as u32));
+                match result.iter_mut().find(|entry| entry.0 == p) {
+                    Some(entry) => {
+                        entry.1 += pr;
+                        entry.2 = entry.2 + exact;
+                    }
+                    None => result.push((p, pr, exact, o)),
                 }
             }
             Err(NeedRoll) => {
@@ -73,6 +99,72 @@ pub fn capture_chance(pos: &Position, from: Square, to: Square, rules: &Rules) -
         .filter(|(_, _, o)| o.captured.is_some())
         .map(|(_, pr, _)| pr)
         .sum()
+}
+
+/// [`capture_chance`] as an exact fraction.
+pub fn capture_chance_exact(pos: &Position, from: Square, to: Square, rules: &Rules) -> Fraction {
+    let (Some(a), Some(v)) = (pos.occupant(from), pos.occupant(to)) else {
+        return Fraction::ZERO;
+    };
+    if matches!((a, v), (Occupant::Piece(_), Occupant::Piece(_))) {
+        return Fraction::ONE;
+    }
+    let Some(attacker) = pos.piece_at(from) else {
+        return Fraction::ZERO;
+    };
+    let mut p = pos.clone();
+    p.side = attacker.color;
+    p.en_passant = None;
+    p.must_move = None;
+    outcomes_exact(&p, &Move::step(from, to), rules)
+        .iter()
+        .filter(|(_, _, o)| o.captured.is_some())
+        .fold(Fraction::ZERO, |acc, (_, pr, _)| acc + *pr)
+}
+
+/// Check (8.7) of one colour, whether or not it is that colour's move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CheckInfo {
+    /// The highest chance that one attacker's hypothetical capture of the king (8.7) would
+    /// succeed: 0 is no check, 1 is certain check, anything between is possible check.
+    pub chance: Fraction,
+    /// Whether that colour, were it to move now, would have no legal move while in check.
+    pub checkmated: bool,
+    /// Whether that colour, were it to move now, would have no legal move and not be in
+    /// check.
+    pub stalemated: bool,
+}
+
+/// The check and mate status of `color` in `pos`. For the side not to move, it is read as if
+/// it were that side's move (no en passant, no pending remote collapse).
+pub fn check_info(pos: &Position, color: Color, rules: &Rules) -> CheckInfo {
+    let occ = pos.occupied();
+    let g = pos.geometry;
+    let enemies = pos.occupied_by(color.opposite());
+    let mut chance = Fraction::ZERO;
+    for k in pos.king_squares(color) {
+        for a in enemies.iter() {
+            if pos
+                .piece_at(a)
+                .is_some_and(|pc| attacks_from(pc, a, occ, g).contains(k))
+            {
+                chance = chance.max(capture_chance_exact(pos, a, k, rules));
+            }
+        }
+    }
+    let mut p = pos.clone();
+    if p.side != color {
+        p.side = color;
+        p.en_passant = None;
+        p.must_move = None;
+    }
+    let no_moves = legal_moves(&p, rules).is_empty();
+    let in_check = chance > Fraction::ZERO;
+    CheckInfo {
+        chance,
+        checkmated: no_moves && in_check,
+        stalemated: no_moves && !in_check,
+    }
 }
 
 /// Whether the king of `color` is in check (8.7): attacked by an opponent's piece whose

@@ -43,10 +43,14 @@ mod token;
 pub use error::NielsError;
 pub use fen::PAPER_BOARDS;
 pub use game::{DrawReason, Game, PlayedMove, Status, color_name};
-pub use legal::{capture_chance, in_check, legal_moves};
+pub use legal::{
+    CheckInfo, capture_chance, capture_chance_exact, check_info, in_check, legal_moves,
+};
 pub use moves::Move;
 pub use pair::{Diagonal, Facing, Facings, Mark, Pair, PairId};
 pub use position::{CastlingRights, Occupant, Position};
+/// Exact probabilities (re-exported from `qchess-board`, shared with the other variants).
+pub use qchess_board::Fraction;
 pub use quantum::{GroupOutcome, group_outcomes, hadamard_marks};
 pub use record::GameRecord;
 pub use render::{render, render_oriented};

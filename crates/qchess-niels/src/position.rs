@@ -331,20 +331,4 @@ impl Position {
         }
         (pair.piece, keep)
     }
-
-    /// A key equal for positions FIDE 9.2 treats as the same (pair identities replaced by
-    /// their fill patterns; counters left out).
-    pub fn repetition_key(&self) -> String {
-        let mut s = crate::fen::board_field(self);
-        s.push(' ');
-        s.push(self.side.fen_char());
-        s.push(' ');
-        s.push_str(&crate::fen::castling_field(self));
-        s.push(' ');
-        match self.en_passant {
-            Some(sq) => s.push_str(&sq.to_string()),
-            None => s.push('-'),
-        }
-        s
-    }
 }

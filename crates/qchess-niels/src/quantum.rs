@@ -3,6 +3,7 @@
 use crate::pair::{Facings, Mark, PairId};
 use crate::position::Position;
 use crate::rules::Rules;
+use qchess_board::Fraction;
 
 /// One holistic collapse outcome of a group: the mark each pair collapses to.
 #[derive(Clone, Debug, PartialEq)]
@@ -11,9 +12,19 @@ pub struct GroupOutcome {
     pub marks: Vec<(PairId, Mark)>,
     /// Probability of this outcome under a dice roll.
     pub probability: f64,
+    /// How many of the six faces of the roll give this outcome: the probability is exactly
+    /// `rolls/6` ([`GroupOutcome::probability_exact`]).
+    pub rolls: u8,
     /// Its amplitude: sqrt(probability) times the sign of every chosen half's mark facing
     /// (+ towards the opponent, - towards the owner). Only the Hadamard moves observe it.
     pub amplitude: f64,
+}
+
+impl GroupOutcome {
+    /// The probability as an exact fraction (`rolls/6`, reduced).
+    pub fn probability_exact(&self) -> Fraction {
+        Fraction::new(u64::from(self.rolls), 6)
+    }
 }
 
 /// The marks one roll gives every pair of `group` (8.4: one roll, each pair reading it by
@@ -45,10 +56,14 @@ pub fn group_outcomes(pos: &Position, group: &[PairId], rules: &Rules) -> Vec<Gr
     for roll in 1..=6u8 {
         let marks = marks_for_roll(pos, group, roll, rules);
         match out.iter_mut().find(|o| o.marks == marks) {
-            Some(o) => o.probability += 1.0 / 6.0,
+            Some(o) => {
+                o.probability += 1.0 / 6.0;
+                o.rolls += 1;
+            }
             None => out.push(GroupOutcome {
                 marks,
                 probability: 1.0 / 6.0,
+                rolls: 1,
                 amplitude: 0.0,
             }),
         }

@@ -1,9 +1,7 @@
 //! Game records: text that replays a game exactly, rolls included.
 
 use crate::error::NielsError;
-use crate::game::Game;
 use crate::moves::Move;
-use crate::position::Position;
 use crate::rules::Rules;
 use qchess_board::Geometry;
 use std::fmt;
@@ -23,24 +21,6 @@ pub struct GameRecord {
     pub start: String,
     /// Moves and their rolls.
     pub moves: Vec<(Move, Vec<u8>)>,
-}
-
-impl GameRecord {
-    /// Replays the record exactly (forced rolls); errors name the move that fails.
-    pub fn replay(&self) -> Result<Game, NielsError> {
-        let start = Position::from_fen(&self.start, self.geometry)?;
-        let mut game = Game::from_position(self.rules, start);
-        for (i, (mv, rolls)) in self.moves.iter().enumerate() {
-            game.play_with_rolls(mv, rolls).map_err(|e| match e {
-                NielsError::Illegal { mv, reason } => NielsError::Illegal {
-                    mv,
-                    reason: format!("move {}: {reason}", i + 1),
-                },
-                other => other,
-            })?;
-        }
-        Ok(game)
-    }
 }
 
 impl fmt::Display for GameRecord {

@@ -20,32 +20,26 @@
 //! (the touched piece waiting to move, or null), `position` (AKL-FEN), `record` (the game
 //! record), `quiet_plies`, `side_to_move` (`"w"` / `"b"`), `status` and `reason`.
 
-use super::EvalError;
+use super::frame::{MoveReport, ReasonCode, Refusal};
+use super::{Answer, EvalError, Request};
 use qchess_akl::{
-    AklError, AklPosition, Game, PieceState, PlayerView, Rules, Style, TouchResult, TurnEntry,
-    TypeSet, Visibility, parse_destination,
+    AklError, AklPiece, AklPosition, Game, PieceState, PlayerView, Rules, Style, TouchResult,
+    TurnEntry, TypeSet, Visibility, attacks_of, parse_destination,
 };
-use qchess_board::{Color, PieceKind};
+use qchess_board::{Bitboard, Color, Fraction, PieceKind, Square};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value, json};
 
-/// Evaluates one request object of this variant; the dispatcher adds `"ok": true`.
-pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalError> {
-    let seed = super::seed_field(request)?;
-    let visibility = match request.get("visibility") {
-        None => Visibility::Revealed,
-        Some(Value::String(v)) if v == "revealed" => Visibility::Revealed,
-        Some(Value::String(v)) if v == "own-pairs" => Visibility::OwnPairs,
-        Some(other) => {
-            return Err(EvalError::new(
-                "request",
-                format!("\"visibility\" must be \"revealed\" or \"own-pairs\", not {other}"),
-            )
-            .at("visibility"));
-        }
+/// Evaluates one request object of this variant; the frame adds `"ok": true`.
+pub fn eval(request: Request) -> Result<Answer, EvalError> {
+    let seed = request.seed()?;
+    let visibility = match request.choice("visibility", &["revealed", "own-pairs"])? {
+        "revealed" => Visibility::Revealed,
+        _ => Visibility::OwnPairs,
     };
-    let moves = super::string_list_field(request, "moves")?;
+    let moves = request.moves()?;
+    let legal_moves = request.flag("legal_moves")?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let position = match request.get("position") {
         None => AklPosition::startpos_random(&mut rng),
@@ -67,18 +61,18 @@ pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalErro
         .iter()
         .map(|m| apply_one(&mut game, m, &mut rng))
         .collect();
-    let mut out = Map::new();
-    out.insert("moves".into(), Value::Array(reports));
-    out.insert("pieces".into(), true_pieces(&game));
+    let mut out = Answer::new();
+    out.insert("moves", reports);
+    out.insert("pieces", true_pieces(&game));
     out.insert(
-        "views".into(),
+        "views",
         json!({
             "white": view_json(&game.view(Color::White)),
             "black": view_json(&game.view(Color::Black)),
         }),
     );
     out.insert(
-        "pending".into(),
+        "pending",
         match game.pending_touch() {
             None => Value::Null,
             Some((sq, kind, moves)) => json!({
@@ -88,25 +82,36 @@ pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalErro
             }),
         },
     );
+    if legal_moves {
+        out.insert("legal_moves", legal_entries(&game));
+    }
+    out.insert("position", game.position().to_string());
+    out.insert("record", game.record().to_text(Style::Ascii));
+    out.insert("quiet_plies", game.position().quiet_plies);
+    out.insert("side_to_move", game.side_to_move().fen_char().to_string());
+    out.insert("status", game.status().name());
     out.insert(
-        "position".into(),
-        Value::String(game.position().to_string()),
-    );
-    out.insert(
-        "record".into(),
-        Value::String(game.record().to_text(Style::Ascii)),
-    );
-    out.insert("quiet_plies".into(), json!(game.position().quiet_plies));
-    out.insert(
-        "side_to_move".into(),
-        Value::String(game.side_to_move().fen_char().to_string()),
-    );
-    out.insert("status".into(), Value::String(game.status().name().into()));
-    out.insert(
-        "reason".into(),
+        "reason",
         game.status().reason().map_or(Value::Null, Value::from),
     );
     Ok(out)
+}
+
+/// The side to move's legal entries as text `"moves"` accepts: whole turns
+/// (`"<N|b1> -> c3"`, `"e1 -> d1"`, a touch alone such as `"<Q|d1>"`), or, while a touch is
+/// pending, the touched piece's destinations (`"-> c3"`).
+fn legal_entries(game: &Game) -> Vec<String> {
+    let pending = game.pending_touch().is_some();
+    game.legal_entries()
+        .iter()
+        .map(|e| {
+            let text = e.to_string();
+            match (pending, text.find("->")) {
+                (true, Some(i)) => text[i..].to_string(),
+                _ => text,
+            }
+        })
+        .collect()
 }
 
 /// Applies one entry string and reports it. A refused entry changes nothing, the random
@@ -118,14 +123,10 @@ fn apply_one(game: &mut Game, text: &str, rng: &mut ChaCha8Rng) -> Value {
         *rng = saved_rng;
     }
     match result {
-        Ok((outcome, notation)) => json!({
-            "move": text, "applied": true, "outcome": outcome, "notation": notation, "error": Value::Null,
-        }),
-        Err(e) => json!({
-            "move": text, "applied": false, "outcome": Value::Null, "notation": Value::Null,
-            "error": error_json(&e),
-        }),
+        Ok((outcome, notation)) => MoveReport::applied(text, outcome, notation),
+        Err(e) => MoveReport::refused(text, &refusal(game, &e)),
     }
+    .into_value()
 }
 
 fn apply_entry_text(
@@ -149,6 +150,14 @@ fn apply_entry_text(
     } else {
         text.parse::<TurnEntry>()?
     };
+    // The pieces as they stand before the entry: what a touch and a capture can reveal.
+    let touched = game.position().piece(entry.from).copied();
+    let target = entry
+        .dest
+        .and_then(|d| game.position().piece(d.to).copied());
+    let chances = |outcome: Value, collapse: Option<PieceKind>, captured: Option<PieceKind>| {
+        with_probabilities(outcome, touched, collapse, target, captured)
+    };
     let pending_here = game
         .pending_touch()
         .is_some_and(|(sq, _, _)| sq == entry.from);
@@ -161,22 +170,86 @@ fn apply_entry_text(
         };
         return Ok(match out.result {
             TouchResult::MustMove(moves) => (
-                json!({
-                    "turn": "awaiting_move",
-                    "collapse": out.collapsed.map(letter),
-                    "type": letter(out.kind),
-                    "legal_moves": moves.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
-                }),
+                chances(
+                    json!({
+                        "turn": "awaiting_move",
+                        "collapse": out.collapsed.map(letter),
+                        "type": letter(out.kind),
+                        "legal_moves": moves.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+                    }),
+                    Some(out.kind),
+                    None,
+                ),
                 Value::Null,
             ),
             _ => {
                 let done = *game.history().last().expect("the touch ended the turn");
-                (turn_json(&done), Value::String(done.to_string()))
+                (
+                    chances(turn_json(&done), Some(out.kind), None),
+                    Value::String(done.to_string()),
+                )
             }
         });
     }
     let done = game.apply_entry(&entry, Some(rng))?;
-    Ok((turn_json(&done), Value::String(done.to_string())))
+    // The type the touched piece has now: its collapse, or the type it already had.
+    let kind = done.collapse.or_else(|| touched.and_then(|p| p.current()));
+    let captured = done.dest.and_then(|d| d.capture).map(|c| c.captured);
+    Ok((
+        chances(turn_json(&done), kind, captured),
+        Value::String(done.to_string()),
+    ))
+}
+
+/// Adds the entry's chances to its outcome: `collapse_probabilities` of the touched piece
+/// (each type it could have been revealed as), `captured_probabilities` when a capture
+/// revealed the captured piece's type, and `probability`, the chance of what happened (the
+/// product of the two), each with its exact twin (`_exact`, a fraction string).
+fn with_probabilities(
+    mut outcome: Value,
+    touched: Option<AklPiece>,
+    collapse: Option<PieceKind>,
+    target: Option<AklPiece>,
+    captured: Option<PieceKind>,
+) -> Value {
+    let chance_of = |piece: Option<AklPiece>, kind: Option<PieceKind>| -> Fraction {
+        match (piece, kind) {
+            (Some(p), Some(k)) => p
+                .collapse_chances()
+                .into_iter()
+                .find(|(t, _)| *t == k)
+                .map_or(Fraction::ZERO, |(_, c)| c),
+            _ => Fraction::ONE,
+        }
+    };
+    let mut probability = chance_of(touched, collapse);
+    let Value::Object(map) = &mut outcome else {
+        return outcome;
+    };
+    if let Some(p) = touched {
+        let (floats, exact) = chance_maps(&p);
+        map.insert("collapse_probabilities".into(), floats);
+        map.insert("collapse_probabilities_exact".into(), exact);
+    }
+    if let (Some(p), Some(_)) = (target, captured) {
+        let (floats, exact) = chance_maps(&p);
+        map.insert("captured_probabilities".into(), floats);
+        map.insert("captured_probabilities_exact".into(), exact);
+        probability = probability * chance_of(target, captured);
+    }
+    map.insert("probability".into(), json!(probability.to_f64()));
+    map.insert("probability_exact".into(), json!(probability.to_string()));
+    outcome
+}
+
+/// A piece's collapse chances as `{"N": 0.5, ...}` and `{"N": "1/2", ...}`.
+fn chance_maps(p: &AklPiece) -> (Value, Value) {
+    let (mut floats, mut exact) = (Map::new(), Map::new());
+    for (kind, c) in p.collapse_chances() {
+        floats.insert(letter(kind), json!(c.to_f64()));
+        exact.insert(letter(kind), json!(c.to_string()));
+    }
+    (Value::Object(floats), Value::Object(exact))
 }
 
 fn turn_json(e: &TurnEntry) -> Value {
@@ -196,12 +269,70 @@ fn turn_json(e: &TurnEntry) -> Value {
     })
 }
 
-fn error_json(e: &AklError) -> Value {
-    let at = match e {
-        AklError::Notation { at, .. } => json!({"column": at}),
-        _ => Value::Null,
+/// The refusal of an entry the game rejected, with its stable reason code.
+fn refusal(game: &Game, e: &AklError) -> Refusal {
+    let r = Refusal::new(e.kind(), reason_code(game, e), e.to_string());
+    match e {
+        AklError::Notation { at, .. } => r.at_column(*at),
+        _ => r,
+    }
+}
+
+fn reason_code(game: &Game, e: &AklError) -> ReasonCode {
+    match e {
+        AklError::GameOver => ReasonCode::GameOver,
+        AklError::TouchPending { .. } | AklError::NothingTouched => ReasonCode::TouchMove,
+        AklError::EmptySquare { .. } => ReasonCode::NoPiece,
+        AklError::NotYourPiece { .. } => ReasonCode::WrongColour,
+        AklError::ImpossibleCollapse { .. }
+        | AklError::NotQuantum { .. }
+        | AklError::CollapseNotRecorded { .. } => ReasonCode::OutcomeImpossible,
+        AklError::EntryMismatch { .. } => ReasonCode::EntryMismatch,
+        AklError::Notation { .. } => ReasonCode::ParseError,
+        AklError::IllegalMove { mv, reason } => {
+            if reason.contains("it must be the one to move") {
+                ReasonCode::TouchMove
+            } else {
+                illegal_code(game, mv)
+            }
+        }
+        AklError::Position { .. } | AklError::Record { .. } | AklError::Replay { .. } => {
+            ReasonCode::Other
+        }
+    }
+}
+
+/// Why a move `mv` (UCI form) the piece cannot make is refused: its target holds a piece of
+/// the mover's side, a piece stands in the way, or the piece does not move that way.
+fn illegal_code(game: &Game, mv: &str) -> ReasonCode {
+    let (Some(from), Some(to)) = (
+        mv.get(0..2).and_then(|s| s.parse::<Square>().ok()),
+        mv.get(2..4).and_then(|s| s.parse::<Square>().ok()),
+    ) else {
+        return ReasonCode::NotAMoveOfThisPiece;
     };
-    json!({"kind": e.kind(), "message": e.to_string(), "at": at})
+    let pos = game.position();
+    let Some(mover) = pos.piece(from) else {
+        return ReasonCode::NotAMoveOfThisPiece;
+    };
+    if pos.piece(to).is_some_and(|p| p.color == mover.color) {
+        return ReasonCode::TargetOccupiedByOwn;
+    }
+    // The piece's type now (touched pieces are collapsed); a quantum piece: either type.
+    let kinds: Vec<PieceKind> = match mover.state {
+        PieceState::Classical(k) => vec![k],
+        PieceState::Quantum => mover.pair.types().into_iter().collect(),
+    };
+    let reach = |occupied| {
+        kinds
+            .iter()
+            .any(|k| attacks_of(*k, mover.color, from, occupied).contains(to))
+    };
+    if reach(Bitboard::EMPTY) && !reach(pos.occupied()) {
+        ReasonCode::PathBlocked
+    } else {
+        ReasonCode::NotAMoveOfThisPiece
+    }
 }
 
 fn letter(kind: PieceKind) -> String {
@@ -265,7 +396,13 @@ mod tests {
         let Value::Object(req) = serde_json::from_str(line).unwrap() else {
             panic!()
         };
-        Value::Object(eval(&req).unwrap())
+        eval_req(&req).unwrap()
+    }
+
+    /// `eval` on a request object, as the frame calls it.
+    fn eval_req(req: &Map<String, Value>) -> Result<Value, EvalError> {
+        let ctx = super::super::Context::default();
+        eval(Request::new(req, &ctx)).map(Answer::into_value)
     }
 
     #[test]
@@ -489,7 +626,7 @@ mod tests {
             let Value::Object(req) = random_request(&mut rng) else {
                 unreachable!()
             };
-            let Ok(out) = eval(&req) else { continue };
+            let Ok(out) = eval_req(&req) else { continue };
             let applied: Vec<Value> = out["moves"]
                 .as_array()
                 .unwrap()
@@ -500,7 +637,7 @@ mod tests {
             refused += out["moves"].as_array().unwrap().len() - applied.len();
             let mut clean = req.clone();
             clean.insert("moves".into(), Value::Array(applied));
-            let again = eval(&clean).unwrap();
+            let again = eval_req(&clean).unwrap();
             for field in ["pieces", "views", "pending", "position", "record", "status"] {
                 assert_eq!(out[field], again[field], "{field} of {req:?}");
             }
@@ -551,7 +688,7 @@ mod tests {
             let Value::Object(req) = serde_json::from_str(line).unwrap() else {
                 panic!()
             };
-            let err = eval(&req).unwrap_err();
+            let err = eval_req(&req).unwrap_err();
             assert_eq!(
                 (err.kind.as_str(), err.at.as_str().unwrap()),
                 (kind, at),

@@ -17,75 +17,114 @@
 //! (square -> letter), `distribution` ("a3 c3" -> probability), `state_size`,
 //! `side_to_move`, `status`.
 
-use super::EvalError;
-use qchess_board::{Color, Square};
+use super::frame::{Limit, MoveReport, ReasonCode, Refusal, side_letter};
+use super::{Answer, EvalError, Request};
+use num_complex::Complex64;
+use qchess_board::Square;
+use qchess_board::attacks::between;
 use qchess_cantwell::circuit::{self, OccupancyMove};
 use qchess_cantwell::game::OCCUPIED_EPS;
 use qchess_cantwell::position::board_squares;
 use qchess_cantwell::{Game, GameError, Position};
-use qchess_sim::State;
+use qchess_sim::{Key, State};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value, json};
+use std::rc::Rc;
 
-/// Evaluates one request object of this variant; the dispatcher adds `"ok": true`.
-pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalError> {
-    let mode = match request.get("mode") {
-        None => "game",
-        Some(Value::String(m)) if m == "game" || m == "occupancy" => m.as_str(),
-        Some(other) => {
-            return Err(EvalError::new(
-                "request",
-                format!("\"mode\" must be \"game\" or \"occupancy\", not {other}"),
-            )
-            .at("mode"));
-        }
-    };
-    let seed = super::seed_field(request)?;
-    let limit = match request.get("distribution_limit") {
-        None => None,
-        Some(v) => Some(v.as_u64().ok_or_else(|| {
-            EvalError::new(
-                "request",
-                "\"distribution_limit\" must be a non-negative integer",
-            )
-            .at("distribution_limit")
-        })? as usize),
-    };
-    let moves: Vec<String> = match request.get("moves") {
-        None => Vec::new(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                v.as_str().map(str::to_string).ok_or_else(|| {
-                    EvalError::new("request", "each move must be a string")
-                        .at(format!("moves[{i}]"))
-                })
-            })
-            .collect::<Result<_, _>>()?,
-        Some(_) => {
-            return Err(
-                EvalError::new("request", "\"moves\" must be an array of strings").at("moves"),
-            );
-        }
-    };
+/// Evaluates one request object of this variant; the frame adds `"ok": true`.
+pub fn eval(request: Request) -> Result<Answer, EvalError> {
+    let mode = request.choice("mode", &["game", "occupancy"])?;
+    let seed = request.seed()?;
+    let limit = request.distribution_limit()?;
+    let moves = request.moves()?;
+    let legal_moves = request.flag("legal_moves")?;
+    let amplitudes = request.flag("amplitudes")?;
     let position = request.get("position").unwrap_or(&Value::Null);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let shown = Shown { limit, amplitudes };
     if mode == "game" {
-        eval_game(position, &moves, &mut rng, limit)
+        eval_game(position, &moves, &mut rng, shown, legal_moves)
+    } else if legal_moves {
+        Err(EvalError::new(
+            "request",
+            "\"legal_moves\" needs game mode: occupancy mode knows no piece types",
+        )
+        .at("legal_moves"))
     } else {
-        eval_occupancy(position, &moves, &mut rng, limit)
+        eval_occupancy(position, &moves, &mut rng, shown)
     }
 }
 
-fn error_json(kind: &str, message: String, at: Value) -> Value {
-    json!({"kind": kind, "message": message, "at": at})
+/// What the read-outs of the final state show.
+#[derive(Clone, Copy)]
+struct Shown {
+    /// Bound of `distribution` and `amplitudes`.
+    limit: Limit,
+    /// Whether `amplitudes` is asked for.
+    amplitudes: bool,
 }
 
-fn game_error_json(e: &GameError) -> Value {
-    let at = e.position().map_or(Value::Null, |p| json!({"column": p}));
-    error_json(e.kind(), e.to_string(), at)
+/// The refusal of a move the game rejected, with its stable reason code.
+fn refusal(e: &GameError) -> Refusal {
+    let code = match e {
+        GameError::Notation(_) => ReasonCode::ParseError,
+        GameError::Illegal { reason, .. } => illegal_code(reason),
+        GameError::NoEffect { .. } => ReasonCode::NoEffect,
+        GameError::ImpossibleOutcome { .. } => ReasonCode::OutcomeImpossible,
+        GameError::GameOver(_) => ReasonCode::GameOver,
+        GameError::Simulation(_) => ReasonCode::ResourceLimit,
+        GameError::OptionOff(_) => ReasonCode::ForbiddenByRulesVariant,
+        _ => ReasonCode::Other,
+    };
+    let r = Refusal::new(e.kind(), code, e.to_string());
+    match e.position() {
+        Some(p) => r.at_column(p),
+        None => r,
+    }
+}
+
+/// [`refusal`], with a move that would change nothing (Definition 2) told apart by its cause
+/// where the position shows it: a target holding, for certain, a piece of the mover's side,
+/// or a square on the path occupied for certain.
+fn refusal_in(game: &Game, mv: &str, e: &GameError) -> Refusal {
+    let r = refusal(e);
+    if !matches!(e, GameError::NoEffect { .. }) {
+        return r;
+    }
+    let (Some(from), Some(to)) = (
+        mv.get(0..2).and_then(|s| s.parse::<Square>().ok()),
+        mv.get(2..4).and_then(|s| s.parse::<Square>().ok()),
+    ) else {
+        return r;
+    };
+    let certain = |sq: Square| game.probability(sq) >= 1.0 - 1e-12;
+    let side = game.side_to_move();
+    let code = if game.piece_at(to).is_some_and(|p| p.color == side) && certain(to) {
+        ReasonCode::TargetOccupiedByOwn
+    } else if between(from, to).iter().any(certain) {
+        ReasonCode::PathBlocked
+    } else {
+        return r;
+    };
+    Refusal {
+        reason_code: code,
+        ..r
+    }
+}
+
+/// The code of an illegal move, from the possibility check's reason (qchess-cantwell's
+/// `possibility::classify` words each cause in one fixed way).
+fn illegal_code(reason: &str) -> ReasonCode {
+    if reason.contains("the source must hold a piece of the side to move") {
+        if reason.contains("holds nothing") {
+            ReasonCode::NoPiece
+        } else {
+            ReasonCode::WrongColour
+        }
+    } else {
+        ReasonCode::NotAMoveOfThisPiece
+    }
 }
 
 /// The FEN of a `{"pieces": .., "side_to_move": ..}` object; `unknown` collects the `?`
@@ -219,51 +258,62 @@ fn eval_game(
     position: &Value,
     moves: &[String],
     rng: &mut ChaCha8Rng,
-    limit: Option<usize>,
-) -> Result<Map<String, Value>, EvalError> {
+    shown: Shown,
+    legal_moves: bool,
+) -> Result<Answer, EvalError> {
     let mut game = load_game(position)?;
     let mut reports = Vec::with_capacity(moves.len());
     for mv in moves {
         let report = match game.apply(mv, rng) {
-            Ok(rec) => json!({
-                "move": mv,
-                "applied": true,
-                "outcome": rec.measured.map(u8::from),
-                "notation": rec.notation,
-                "error": Value::Null,
-            }),
-            Err(e) => json!({
-                "move": mv, "applied": false, "outcome": Value::Null, "notation": Value::Null,
-                "error": game_error_json(&e),
-            }),
+            Ok(rec) => {
+                MoveReport::applied(mv, json!(rec.measured.map(u8::from)), json!(rec.notation))
+            }
+            Err(e) => MoveReport::refused(mv, &refusal_in(&game, mv, &e)),
         };
-        reports.push(report);
+        reports.push(report.into_value());
     }
-    let mut out = readouts(game.state(), limit);
+    let mut out = Answer::new();
     let mut pieces = Map::new();
     for sq in Square::ALL {
         if let Some(p) = game.piece_at(sq) {
             pieces.insert(sq.to_string(), Value::String(p.fen_char().to_string()));
         }
     }
-    out.insert("moves".into(), Value::Array(reports));
-    out.insert("pieces".into(), Value::Object(pieces));
-    out.insert(
-        "side_to_move".into(),
-        Value::String(color_name(game.side_to_move()).into()),
-    );
-    out.insert("status".into(), Value::String(game.status().name().into()));
-    out.insert("fen".into(), Value::String(game.fen()));
-    out.insert("history".into(), json!(game.history_notation()));
+    out.insert("moves", reports);
+    out.insert("pieces", pieces);
+    out.insert("side_to_move", side_letter(game.side_to_move()));
+    out.insert("status", game.status().name());
+    out.insert("fen", game.fen());
+    out.insert("history", json!(game.history_notation()));
+    if legal_moves {
+        out.insert("legal_moves", json!(game.legal_moves()));
+    }
+    readouts(&mut out, Rc::new(game), shown);
     Ok(out)
 }
 
-fn color_name(c: Color) -> &'static str {
-    if c == Color::White { "w" } else { "b" }
+/// What owns the state the read-outs show (a game, or a bare state in occupancy mode); the
+/// read-outs written incrementally keep it alive until the answer is written.
+trait HoldsState {
+    fn held(&self) -> &State;
 }
 
-fn readouts(state: &State, limit: Option<usize>) -> Map<String, Value> {
-    let mut out = Map::new();
+impl HoldsState for Game {
+    fn held(&self) -> &State {
+        self.state()
+    }
+}
+
+impl HoldsState for State {
+    fn held(&self) -> &State {
+        self
+    }
+}
+
+/// `probabilities`, `state_size`, `distribution` (bounded) and, when asked, `amplitudes`
+/// (bounded alike).
+fn readouts(out: &mut Answer, owner: Rc<dyn HoldsState>, shown: Shown) {
+    let state = owner.held();
     let probs = state.qubit_probabilities();
     let mut p = Map::new();
     for sq in Square::ALL {
@@ -272,22 +322,66 @@ fn readouts(state: &State, limit: Option<usize>) -> Map<String, Value> {
             p.insert(sq.to_string(), json!(v));
         }
     }
-    let mut dist = Map::new();
-    for (board, prob) in state.board_distribution(limit) {
-        dist.insert(board_squares(board), json!(prob));
+    out.insert("probabilities", p);
+    out.insert("state_size", state.len());
+    let dist = state.board_distribution(None);
+    let total = dist.len();
+    out.bounded(
+        "distribution",
+        shown.limit,
+        total,
+        dist.into_iter()
+            .map(|(board, prob)| (board_squares(board), json!(prob))),
+    );
+    if !shown.amplitudes {
+        return;
     }
-    out.insert("probabilities".into(), Value::Object(p));
-    out.insert("distribution".into(), Value::Object(dist));
-    out.insert("state_size".into(), json!(state.len()));
-    out
+    let total = state.len();
+    out.insert("amplitudes_total", total);
+    match shown.limit {
+        Limit::At(n) => {
+            // The most probable first, ties by basis state, like the distribution.
+            let mut all: Vec<(Key, Complex64)> = state.entries().collect();
+            all.sort_by(|x, y| {
+                y.1.norm_sqr()
+                    .total_cmp(&x.1.norm_sqr())
+                    .then(x.0.cmp(&y.0))
+            });
+            all.truncate(n);
+            out.insert("amplitudes_truncated", all.len() < total);
+            let list: Vec<Value> = all.iter().map(|(k, a)| amplitude_json(*k, *a)).collect();
+            out.insert("amplitudes", list);
+        }
+        Limit::All => {
+            out.insert("amplitudes_truncated", false);
+            let owner = Rc::clone(&owner);
+            out.stream("amplitudes", move |w| {
+                w.write_all(b"[")?;
+                for (i, (k, a)) in owner.held().entries().enumerate() {
+                    if i > 0 {
+                        w.write_all(b",")?;
+                    }
+                    serde_json::to_writer(&mut *w, &amplitude_json(k, a))?;
+                }
+                w.write_all(b"]")
+            });
+        }
+    }
+}
+
+/// One basis state with its amplitude, as a serialised position writes it:
+/// `{"board": "a3 e1", "ancillas": "0", "re": .., "im": ..}`.
+fn amplitude_json(k: Key, a: Complex64) -> Value {
+    json!({"board": board_squares(k.board), "ancillas": format!("{:x}", k.ancillas),
+           "re": a.re, "im": a.im})
 }
 
 fn eval_occupancy(
     position: &Value,
     moves: &[String],
     rng: &mut ChaCha8Rng,
-    limit: Option<usize>,
-) -> Result<Map<String, Value>, EvalError> {
+    shown: Shown,
+) -> Result<Answer, EvalError> {
     let (mut state, mut side) = match position {
         Value::Object(obj) if obj.contains_key("amplitudes") => {
             let game = load_game(position)?;
@@ -310,34 +404,37 @@ fn eval_occupancy(
     };
     let mut reports = Vec::with_capacity(moves.len());
     for mv in moves {
-        let parsed: Result<OccupancyMove, _> = mv.parse();
-        let report = match parsed {
+        let report = match mv.parse::<OccupancyMove>() {
             Err(e) => {
-                let at = match &e {
-                    circuit::CircuitError::Parse { position, .. } => json!({"column": position}),
-                    _ => Value::Null,
+                let r = Refusal::new("notation", ReasonCode::ParseError, e.to_string());
+                let r = match &e {
+                    circuit::CircuitError::Parse { position, .. } => r.at_column(*position),
+                    _ => r,
                 };
-                json!({"move": mv, "applied": false, "outcome": Value::Null, "error": error_json("notation", e.to_string(), at)})
+                MoveReport::refused(mv, &r)
             }
             Ok(om) => match circuit::apply(&mut state, &om, rng) {
                 Ok(a) => {
                     side = side.opposite();
-                    json!({"move": mv, "applied": true, "outcome": a.measured.map(u8::from), "error": Value::Null})
+                    MoveReport::applied(mv, json!(a.measured.map(u8::from)), Value::Null)
                 }
                 Err(e) => {
-                    let kind = match e {
+                    let (kind, code) = match e {
                         circuit::CircuitError::ImpossibleOutcome { .. }
-                        | circuit::CircuitError::NoMeasurement => "impossible_outcome",
-                        circuit::CircuitError::Sim(_) => "simulation",
-                        _ => "illegal_move",
+                        | circuit::CircuitError::NoMeasurement => {
+                            ("impossible_outcome", ReasonCode::OutcomeImpossible)
+                        }
+                        circuit::CircuitError::Sim(_) => ("simulation", ReasonCode::ResourceLimit),
+                        _ => ("illegal_move", ReasonCode::NotAMoveOfThisPiece),
                     };
-                    json!({"move": mv, "applied": false, "outcome": Value::Null, "error": error_json(kind, e.to_string(), Value::Null)})
+                    MoveReport::refused(mv, &Refusal::new(kind, code, e.to_string()))
                 }
             },
         };
-        reports.push(report);
+        // Occupancy reports never had a notation.
+        reports.push(report.without("notation").into_value());
     }
-    let mut out = readouts(&state, limit);
+    let mut out = Answer::new();
     // Occupancy mode tracks no piece types: every square with positive probability is "?".
     let mut pieces = Map::new();
     let probs = state.qubit_probabilities();
@@ -346,19 +443,35 @@ fn eval_occupancy(
             pieces.insert(sq.to_string(), Value::String("?".into()));
         }
     }
-    out.insert("moves".into(), Value::Array(reports));
-    out.insert("pieces".into(), Value::Object(pieces));
-    out.insert(
-        "side_to_move".into(),
-        Value::String(color_name(side).into()),
-    );
-    out.insert("status".into(), Value::String("unknown".into()));
+    out.insert("moves", reports);
+    out.insert("pieces", pieces);
+    out.insert("side_to_move", side_letter(side));
+    out.insert("status", "unknown");
+    readouts(&mut out, Rc::new(state), shown);
     Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::eval_one as run;
+    use super::super::frame::ReasonCode;
+    use qchess_cantwell::GameError;
+
+    #[test]
+    fn refusals_the_eval_cannot_provoke_still_have_codes() {
+        // The simulator's refusals (size, memory) and anything unnamed.
+        let r = super::refusal(&GameError::Simulation("state cap".into()));
+        assert_eq!(
+            (r.kind.as_str(), r.reason_code),
+            ("simulation", ReasonCode::ResourceLimit)
+        );
+        assert_eq!(r.to_json()["reason_code"], "resource_limit");
+        let r = super::refusal(&GameError::NothingToUndo);
+        assert_eq!(r.reason_code, ReasonCode::Other);
+        assert_eq!(r.to_json()["reason_code"], "other");
+        let r = super::refusal(&GameError::OptionOff("x"));
+        assert_eq!(r.reason_code, ReasonCode::ForbiddenByRulesVariant);
+    }
 
     #[test]
     fn game_mode_split_and_readouts() {

@@ -4,14 +4,19 @@
 //! `"akl"`; default `"cantwell"`). Each produces exactly one output line: the variant's
 //! answer with `"ok": true`, or `{"ok": false, "error": {"kind", "message", "at"}}`. A bad line
 //! never stops the run: the next line is still read. Blank lines are skipped.
+//!
+//! What the variants share (reading common fields, answers, move reports, refusals and their
+//! reason codes, limits) is the frame, [`frame`]; a variant module holds only its own rules.
 
 mod akl;
 mod cantwell;
+mod frame;
 mod niels;
 
 use crate::error::CliError;
 use clap::Args;
-use serde_json::{Map, Value, json};
+pub use frame::{Answer, Context, Request};
+use serde_json::{Value, json};
 use std::io::{BufRead, Write};
 
 /// Arguments of `qchess eval`.
@@ -54,11 +59,23 @@ impl EvalError {
 pub fn run(_args: &EvalArgs) -> Result<(), CliError> {
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
-    eval_stream(stdin.lock(), &mut stdout.lock())
+    eval_stream_with(&Context::default(), stdin.lock(), &mut stdout.lock())
 }
 
-/// Evaluates every line of `input`, writing one JSON line per non-blank input line.
-pub fn eval_stream(mut input: impl BufRead, output: &mut impl Write) -> Result<(), CliError> {
+/// Evaluates every line of `input` under the default [`Context`], writing one JSON line per
+/// non-blank input line.
+#[cfg(test)]
+pub fn eval_stream(input: impl BufRead, output: &mut impl Write) -> Result<(), CliError> {
+    eval_stream_with(&Context::default(), input, output)
+}
+
+/// Evaluates every line of `input` under `ctx`, writing one JSON line per non-blank input
+/// line: the answer (`"ok": true`) or the line's error (`"ok": false`).
+pub fn eval_stream_with(
+    ctx: &Context,
+    mut input: impl BufRead,
+    output: &mut impl Write,
+) -> Result<(), CliError> {
     let mut raw = Vec::new();
     loop {
         raw.clear();
@@ -67,40 +84,38 @@ pub fn eval_stream(mut input: impl BufRead, output: &mut impl Write) -> Result<(
         }
         // Bytes, not `lines()`: a line that is not UTF-8 is that line's error, not the run's.
         let answer = match std::str::from_utf8(&raw) {
-            Err(e) => EvalError::new("json", format!("the line is not valid UTF-8: {e}"))
-                .at(json!({"column": e.valid_up_to() + 1}))
-                .to_json(),
+            Err(e) => Err(
+                EvalError::new("json", format!("the line is not valid UTF-8: {e}"))
+                    .at(json!({"column": e.valid_up_to() + 1})),
+            ),
             Ok(line) if line.trim().is_empty() => continue,
-            Ok(line) => answer_line(line),
+            Ok(line) => eval_line(ctx, line),
         };
-        writeln!(output, "{answer}")?;
+        match answer {
+            Ok(answer) => answer.write(output)?,
+            Err(err) => {
+                serde_json::to_writer(&mut *output, &err.to_json()).map_err(std::io::Error::from)?
+            }
+        }
+        output.write_all(b"\n")?;
         output.flush()?;
     }
 }
 
-fn answer_line(line: &str) -> Value {
-    match eval_line(line) {
-        Ok(mut fields) => {
-            fields.insert("ok".into(), Value::Bool(true));
-            Value::Object(fields)
-        }
-        Err(err) => err.to_json(),
-    }
-}
-
-fn eval_line(line: &str) -> Result<Map<String, Value>, EvalError> {
+fn eval_line(ctx: &Context, line: &str) -> Result<Answer, EvalError> {
     let value: Value = serde_json::from_str(line).map_err(|e| {
         EvalError::new("json", format!("invalid JSON: {e}")).at(json!({"column": e.column()}))
     })?;
-    let Value::Object(request) = value else {
+    let Value::Object(map) = value else {
         return Err(EvalError::new("request", "each line must be a JSON object"));
     };
-    match request.get("variant") {
-        None => cantwell::eval(&request),
+    let request = Request::new(&map, ctx);
+    match map.get("variant") {
+        None => cantwell::eval(request),
         Some(Value::String(v)) => match v.as_str() {
-            "cantwell" => cantwell::eval(&request),
-            "niels" => niels::eval(&request),
-            "akl" => akl::eval(&request),
+            "cantwell" => cantwell::eval(request),
+            "niels" => niels::eval(request),
+            "akl" => akl::eval(request),
             other => Err(EvalError::new(
                 "request",
                 format!("unknown variant {other:?}: expected \"cantwell\", \"niels\" or \"akl\""),
@@ -109,45 +124,6 @@ fn eval_line(line: &str) -> Result<Map<String, Value>, EvalError> {
         },
         Some(_) => Err(EvalError::new("request", "\"variant\" must be a string").at("variant")),
     }
-}
-
-/// The request's `"seed"`: a non-negative integer, default 0. Every variant seeds its
-/// ChaCha8 stream with it, so the same request always gets the same answer.
-fn seed_field(request: &Map<String, Value>) -> Result<u64, EvalError> {
-    match request.get("seed") {
-        None => Ok(0),
-        Some(v) => v.as_u64().ok_or_else(|| {
-            EvalError::new("request", "\"seed\" must be a non-negative integer").at("seed")
-        }),
-    }
-}
-
-/// The request's `key` as a list of strings; absent means empty.
-fn string_list_field(request: &Map<String, Value>, key: &str) -> Result<Vec<String>, EvalError> {
-    match request.get(key) {
-        None => Ok(Vec::new()),
-        Some(Value::Array(items)) => string_list(items, key),
-        Some(_) => {
-            Err(EvalError::new("request", format!("\"{key}\" must be an array of strings")).at(key))
-        }
-    }
-}
-
-/// The strings of a JSON array found under `key`; an error names the entry `key[i]`.
-fn string_list(items: &[Value], key: &str) -> Result<Vec<String>, EvalError> {
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            v.as_str().map(str::to_string).ok_or_else(|| {
-                EvalError::new(
-                    "request",
-                    format!("each entry of \"{key}\" must be a string"),
-                )
-                .at(format!("{key}[{i}]"))
-            })
-        })
-        .collect()
 }
 
 /// Evaluates one line and returns its one answer (for the variants' unit tests).

@@ -25,21 +25,24 @@
 //! `in_check`, `status` (`ongoing`, `checkmate`, `stalemate`, `insufficient_material`,
 //! `fifty_moves`, `repetition`), `result`, `record`.
 
-use super::EvalError;
+use super::frame::{MoveReport, ReasonCode, Refusal, side_letter as side, string_list};
+use super::{Answer, EvalError, Request};
 use qchess_board::{Color, Geometry, Square};
 use qchess_niels::{
-    Diagonal, DrawReason, Game, Mark, MoveOutcome, NielsError, Occupant, Position, Rules, Status,
-    group_outcomes,
+    CheckInfo, Diagonal, DrawReason, Fraction, Game, Mark, MoveOutcome, NielsError, Occupant,
+    Position, Rules, Status, group_outcomes,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value, json};
 
-/// Evaluates one request object of this variant; the dispatcher adds `"ok": true`.
-pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalError> {
+/// Evaluates one request object of this variant; the frame adds `"ok": true`.
+pub fn eval(request: Request) -> Result<Answer, EvalError> {
     let rules = parse_rules(request.get("rules"))?;
-    let seed = super::seed_field(request)?;
-    let moves = super::string_list_field(request, "moves")?;
+    let seed = request.seed()?;
+    let moves = request.moves()?;
+    let legal_moves = request.flag("legal_moves")?;
+    let want_outcomes = request.flag("outcomes")?;
     let flat = flat_rolls(request.get("rolls"))?;
     let flat_mode = flat.is_some();
     let rolls = match flat {
@@ -52,6 +55,18 @@ pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalErro
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut reports = Vec::with_capacity(moves.len());
     for (i, text) in moves.iter().enumerate() {
+        // The full distribution, from the position before the move (a refused move has none).
+        let outcomes = match qchess_niels::parse_token(text) {
+            Ok((mv, _)) if want_outcomes => game.outcomes_exact(&mv).ok().map(|list| {
+                list.iter()
+                    .map(|(p, pr, o)| {
+                        json!({"probability": pr.to_f64(), "probability_exact": pr.to_string(),
+                               "outcome": outcome_json(o), "position": p.to_string()})
+                    })
+                    .collect::<Vec<_>>()
+            }),
+            _ => None,
+        };
         // A move token may carry its rolls (`b1a3[3,4]`); they win over a "rolls" entry.
         let result = qchess_niels::parse_token(text).and_then(|(mv, attached)| {
             match attached.as_ref().or(rolls[i].as_ref()) {
@@ -67,21 +82,24 @@ pub fn eval(request: &Map<String, Value>) -> Result<Map<String, Value>, EvalErro
                 None => game.play(&mv, &mut rng),
             }
         });
-        reports.push(match result {
+        let report = match result {
             Ok(outcome) => {
                 let notation = game.history().last().map(|h| h.mv.to_string());
-                json!({"move": text, "applied": true, "outcome": outcome_json(&outcome),
-                       "notation": notation, "error": Value::Null})
+                MoveReport::applied(text, outcome_json(&outcome), json!(notation))
             }
-            Err(e) => json!({"move": text, "applied": false, "outcome": Value::Null,
-                             "notation": Value::Null, "error": error_json(&e)}),
-        });
+            Err(e) => MoveReport::refused(text, &refusal(&e)),
+        };
+        let report = match (want_outcomes, outcomes) {
+            (false, _) => report,
+            (true, list) => report.with("outcomes", json!(list)),
+        };
+        reports.push(report.into_value());
     }
     let mut out = describe(&game);
-    out.insert("moves".into(), Value::Array(reports));
-    if request.get("legal_moves") == Some(&Value::Bool(true)) {
+    out.insert("moves", reports);
+    if legal_moves {
         let list: Vec<String> = game.legal_moves().iter().map(|m| m.to_string()).collect();
-        out.insert("legal_moves".into(), json!(list));
+        out.insert("legal_moves", json!(list));
     }
     Ok(out)
 }
@@ -90,7 +108,7 @@ fn parse_rules(v: Option<&Value>) -> Result<Rules, EvalError> {
     let list = match v {
         None => return Ok(Rules::default()),
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(items)) => super::string_list(items, "rules")?.join(","),
+        Some(Value::Array(items)) => string_list(items, "rules")?.join(","),
         Some(_) => {
             return Err(
                 EvalError::new("request", "\"rules\" must be an array of option names").at("rules"),
@@ -207,20 +225,47 @@ fn parse_position(pos: Option<&Value>, board: Option<&Value>) -> Result<Position
     }
 }
 
-fn error_json(e: &NielsError) -> Value {
-    let (kind, at) = match e {
-        NielsError::Parse { at, .. } => ("notation", json!({"column": at})),
-        NielsError::Illegal { .. } => ("illegal_move", Value::Null),
-        NielsError::Rolls(_) => ("rolls", Value::Null),
-        NielsError::GameOver(_) => ("game_over", Value::Null),
-        NielsError::Position(_) => ("position", Value::Null),
-        NielsError::Rules(_) => ("rules", Value::Null),
-    };
-    json!({"kind": kind, "message": e.to_string(), "at": at})
+/// The refusal of a move the game rejected, with its stable reason code.
+fn refusal(e: &NielsError) -> Refusal {
+    let message = e.to_string();
+    match e {
+        NielsError::Parse { at, .. } => {
+            Refusal::new("notation", ReasonCode::ParseError, message).at_column(*at)
+        }
+        NielsError::Illegal { reason, .. } => {
+            Refusal::new("illegal_move", illegal_code(reason), message)
+        }
+        NielsError::Rolls(_) => Refusal::new("rolls", ReasonCode::BadRolls, message),
+        NielsError::GameOver(_) => Refusal::new("game_over", ReasonCode::GameOver, message),
+        NielsError::Position(_) => Refusal::new("position", ReasonCode::Other, message),
+        NielsError::Rules(_) => Refusal::new("rules", ReasonCode::ForbiddenByRulesVariant, message),
+    }
 }
 
-fn side(c: Color) -> &'static str {
-    if c == Color::White { "w" } else { "b" }
+/// The code of an illegal move, from qchess-niels' reason (its legality check words each
+/// cause in one fixed way; see `legal.rs`).
+fn illegal_code(reason: &str) -> ReasonCode {
+    let has = |w: &str| reason.contains(w);
+    if has("no piece on") {
+        ReasonCode::NoPiece
+    } else if has("is not the mover's") {
+        ReasonCode::WrongColour
+    } else if has("leaves the mover's king in check")
+        || has("castling is not allowed out of check")
+        || has("would cross the attacked square")
+    {
+        ReasonCode::LeavesKingInCheck
+    } else if has("after the remote collapse the piece on") {
+        ReasonCode::TouchMove
+    } else if has("rule option")
+        || has("Simplified Game")
+        || has("competitive rule")
+        || has("Hadamard+ Game")
+    {
+        ReasonCode::ForbiddenByRulesVariant
+    } else {
+        ReasonCode::NotAMoveOfThisPiece
+    }
 }
 
 fn mark_name(m: Mark) -> &'static str {
@@ -243,7 +288,30 @@ fn outcome_json(o: &MoveOutcome) -> Value {
     })
 }
 
-fn describe(game: &Game) -> Map<String, Value> {
+/// One colour's check (8.7) and mate status: `"check"` is `"certain"`, `"possible"` or
+/// `"none"`, with the chance (the likeliest attacker's hypothetical capture of the king) and
+/// its exact twin; `"mate"` is `"checkmate"`, `"stalemate"` or `"none"` as if that colour
+/// were to move.
+fn check_json(c: CheckInfo) -> Value {
+    let check = if c.chance == Fraction::ONE {
+        "certain"
+    } else if c.chance > Fraction::ZERO {
+        "possible"
+    } else {
+        "none"
+    };
+    let mate = if c.checkmated {
+        "checkmate"
+    } else if c.stalemated {
+        "stalemate"
+    } else {
+        "none"
+    };
+    json!({"check": check, "probability": c.chance.to_f64(),
+           "probability_exact": c.chance.to_string(), "mate": mate})
+}
+
+fn describe(game: &Game) -> Answer {
     let pos = game.position();
     let rules = game.rules();
     let mut pieces = Map::new();
@@ -266,6 +334,12 @@ fn describe(game: &Game) -> Map<String, Value> {
             let prob = |m: Mark| -> f64 {
                 outs.iter().filter(|o| o.marks.contains(&(p.id, m))).map(|o| o.probability).sum()
             };
+            let exact = |m: Mark| -> String {
+                outs.iter()
+                    .filter(|o| o.marks.contains(&(p.id, m)))
+                    .fold(Fraction::ZERO, |acc, o| acc + o.probability_exact())
+                    .to_string()
+            };
             let kind = match (p.facings.is_equal(), rules.hadamard) {
                 (true, _) => "equal",
                 (false, true) => "phase",
@@ -281,6 +355,7 @@ fn describe(game: &Game) -> Map<String, Value> {
                 "kind": kind,
                 "diagonal": p.diagonal.map(|d| d.to_char().to_string()),
                 "probabilities": {p.red.to_string(): prob(Mark::Red), p.blue.to_string(): prob(Mark::Blue)},
+                "probabilities_exact": {p.red.to_string(): exact(Mark::Red), p.blue.to_string(): exact(Mark::Blue)},
                 "amplitudes": {p.red.to_string(): amp(Mark::Red), p.blue.to_string(): amp(Mark::Blue)},
             })
         })
@@ -298,7 +373,9 @@ fn describe(game: &Game) -> Map<String, Value> {
                         .iter()
                         .map(|(id, m)| (name(*id), json!(pos.pair(*id).map(|p| p.square(*m).to_string()))))
                         .collect();
-                    json!({"squares": squares, "probability": o.probability, "amplitude": o.amplitude})
+                    json!({"squares": squares, "probability": o.probability,
+                           "probability_exact": o.probability_exact().to_string(),
+                           "amplitude": o.amplitude})
                 })
                 .collect();
             json!({"diagonal": d.to_char().to_string(), "pairs": ids.iter().map(|id| name(*id)).collect::<Vec<_>>(), "outcomes": outcomes})
@@ -313,25 +390,37 @@ fn describe(game: &Game) -> Map<String, Value> {
         Status::Draw(DrawReason::FiftyMoves) => "fifty_moves".to_string(),
         Status::Draw(DrawReason::Repetition) => "repetition".to_string(),
     };
-    let mut out = Map::new();
-    out.insert("pieces".into(), Value::Object(pieces));
-    out.insert("pairs".into(), Value::Array(pairs));
-    out.insert("groups".into(), Value::Array(groups));
-    out.insert("position".into(), json!(pos.to_string()));
-    out.insert("board".into(), json!(pos.geometry().to_string()));
-    out.insert("rules".into(), json!(rules.names()));
-    out.insert("side_to_move".into(), json!(side(pos.side_to_move())));
-    out.insert("in_check".into(), json!(game.in_check()));
-    out.insert("status".into(), json!(status_name));
-    out.insert("result".into(), json!(status.result()));
-    out.insert("record".into(), json!(game.record().to_string()));
+    let mut out = Answer::new();
+    out.insert("pieces", pieces);
+    out.insert("pairs", pairs);
+    out.insert("groups", groups);
+    out.insert("position", pos.to_string());
+    out.insert("board", pos.geometry().to_string());
+    out.insert("rules", json!(rules.names()));
+    out.insert("side_to_move", side(pos.side_to_move()));
+    out.insert("in_check", game.in_check());
+    out.insert(
+        "check",
+        json!({"white": check_json(game.check_info(Color::White)),
+               "black": check_json(game.check_info(Color::Black))}),
+    );
+    out.insert("status", status_name);
+    out.insert("result", status.result());
+    out.insert("record", game.record().to_string());
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::eval_one as run;
-    use serde_json::Value;
+    use super::super::{Answer, Context, EvalError, Request};
+    use serde_json::{Map, Value};
+
+    /// `eval` on a request object, as the frame calls it.
+    fn eval_req(req: &Map<String, Value>) -> Result<Value, EvalError> {
+        let ctx = Context::default();
+        super::eval(Request::new(req, &ctx)).map(Answer::into_value)
+    }
 
     #[test]
     fn fig_4_5_through_eval() {
@@ -411,7 +500,7 @@ mod tests {
     #[test]
     fn random_requests_never_panic_and_refused_moves_change_nothing() {
         use rand::{Rng, SeedableRng, seq::IndexedRandom};
-        use serde_json::{Map, json};
+        use serde_json::json;
         const POSITIONS: [&str; 6] = [
             "4k3/8/4[rbo|1]3/5P2/3[rro|1]4/8/8/4K3 w - - 0 1",
             "5k2/8/5n2/8/r3[Rro|1][Rbo|1]2/8/4B3/7K b - - 0 1",
@@ -560,7 +649,7 @@ mod tests {
             if rng.random_bool(0.1) {
                 req.insert("legal_moves".into(), json!(true));
             }
-            let Ok(answer) = super::eval(&req) else {
+            let Ok(answer) = eval_req(&req) else {
                 continue;
             };
             let reports = answer["moves"].as_array().unwrap();
@@ -593,7 +682,7 @@ mod tests {
                 rolls.resize(moves.len(), Value::Null);
                 kept.insert("rolls".into(), json!(keep(&rolls)));
             }
-            let again = super::eval(&kept).unwrap();
+            let again = eval_req(&kept).unwrap();
             assert_eq!(
                 again["position"], answer["position"],
                 "case {case}: {req:?}"
