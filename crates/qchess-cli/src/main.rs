@@ -8,9 +8,11 @@
 
 mod bench;
 mod demo;
+mod match_cmd;
 mod perft;
 mod play;
 mod plot;
+mod protocol;
 mod render;
 mod serve;
 mod threads;
@@ -47,6 +49,10 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Serve the web board and its JSON API (http://127.0.0.1:8080/ by default).
     Serve(serve::ServeArgs),
+    /// Run the engine over the UCI-shaped protocol on stdin/stdout.
+    Engine(protocol::EngineArgs),
+    /// Play paired games between two players and report the score and Elo difference.
+    Match(match_cmd::MatchArgs),
     /// Draw a position or an eval answer as an SVG picture.
     Render(render::RenderArgs),
     /// Draw `qchess bench sim --json` lines as SVG scaling charts.
@@ -104,6 +110,8 @@ fn main() -> ExitCode {
         Command::Bench(cmd) => bench::run(&cmd),
         Command::Demo(args) => demo::run(&args),
         Command::Serve(args) => serve::run(&args),
+        Command::Engine(args) => protocol::run(&args),
+        Command::Match(args) => match_cmd::run(&args),
         Command::Render(args) => render::run(&args),
         Command::Plot(args) => plot::run(&args),
     });

@@ -74,6 +74,46 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
         ShardedState::ancilla_count(self)
     }
 
+    /// Each rank's piece has its own budget (the budget is per rank, like the cap).
+    fn memory_budget(&self) -> usize {
+        self.local().memory_budget()
+    }
+
+    fn set_memory_budget(&mut self, bytes: usize) {
+        self.local_mut().set_memory_budget(bytes);
+    }
+
+    /// Every rank copies its piece under its own budget; if any rank's budget refuses, every
+    /// rank refuses (collective), so the ranks never disagree on whether the copy exists.
+    fn try_clone(&self, also_held: usize) -> Result<Self, SimError> {
+        let piece = self.local().try_clone(also_held);
+        let (_, all_ok) = any_all((false, piece.is_ok()));
+        match piece {
+            Err(e) => Err(e),
+            Ok(_) if !all_ok => Err(SimError::StateTooLarge {
+                asked: self.local().bytes(),
+                available: 0,
+            }),
+            Ok(piece) => Ok(self.with_piece(piece)),
+        }
+    }
+
+    /// Gathered like [`ShardedState::board_distribution`] (collective), then cut to `k`.
+    fn board_distribution_top(&self, k: usize) -> (Vec<(u64, f64)>, usize) {
+        let mut all = ShardedState::board_distribution(self, None);
+        let total = all.len();
+        all.truncate(k);
+        (all, total)
+    }
+
+    /// Gathered like [`ShardedState::board_distribution`] (collective); every rank calls `f`
+    /// with the same boards in the same order.
+    fn for_each_board(&self, f: &mut dyn FnMut(u64, f64)) {
+        for (b, p) in ShardedState::board_distribution(self, None) {
+            f(b, p);
+        }
+    }
+
     fn iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
         ShardedState::iswap(self, a, b, controls)
     }

@@ -158,6 +158,16 @@ impl<T: Amplitude> ShardedState<T> {
         comm::current()
     }
 
+    /// The same sharding (local set, traffic counters) around another piece for this rank.
+    pub(crate) fn with_piece(&self, local: State<T>) -> Self {
+        Self {
+            local,
+            set: self.set.clone(),
+            traffic: self.traffic,
+            exchange_peak: self.exchange_peak,
+        }
+    }
+
     /// This rank's piece, mutably (for per-piece steps the trait implementation calls).
     pub(crate) fn local_mut(&mut self) -> &mut State<T> {
         &mut self.local

@@ -424,6 +424,7 @@ impl<T: Amplitude> State<T> {
             perm: BitPerm::identity(),
             ancilla_count,
             cap,
+            budget: crate::memory::default_memory_budget(),
             pool: Pool::default(),
             peak: 0,
         })
