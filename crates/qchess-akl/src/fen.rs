@@ -23,7 +23,7 @@ fn letter(kind: PieceKind, color: Color) -> char {
     }
 }
 
-fn piece_token(p: &AklPiece) -> String {
+pub(crate) fn piece_token(p: &AklPiece) -> String {
     if p.is_king() {
         return letter(PieceKind::King, p.color).to_string();
     }
@@ -79,6 +79,37 @@ impl AklPosition {
     /// assert!(pos.piece("h1".parse().unwrap()).unwrap().is_quantum());
     /// ```
     pub fn parse(text: &str) -> Result<AklPosition, AklError> {
+        AklPosition::parse_with(text, false)
+    }
+
+    /// Parses a player's view in AKL-FEN: as [`AklPosition::parse`], and a piece of which
+    /// only one type is written keeps a lone `?` for the type its viewer has not seen
+    /// (`(p?)` for the true `(pn?)`, `[p*?]` for `[p*n?]`). Every unseen type is then drawn
+    /// from `rng` as [`AklPosition::sample_hidden`] draws it for the side to move, so bots
+    /// can sample what they cannot see.
+    ///
+    /// ```
+    /// use qchess_akl::{AklPosition, Visibility};
+    /// use rand::SeedableRng;
+    /// let view = "4k3/8/8/8/8/8/4[P*?]3/4K2(r?) w - 0 1";
+    /// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    /// let pos = AklPosition::parse_view(view, Visibility::Revealed, &mut rng).unwrap();
+    /// let h1 = pos.piece("h1".parse().unwrap()).unwrap();
+    /// assert_eq!(h1.pair.primary, qchess_board::PieceKind::Rook);
+    /// assert!(h1.is_quantum() && h1.known.len() == 1);
+    /// // A true position is a view too (with nothing left out).
+    /// assert!(AklPosition::parse_view("4k3/8/8/8/8/8/8/4K3 w - 0 1", Visibility::Revealed, &mut rng).is_ok());
+    /// ```
+    pub fn parse_view<R: rand::Rng + ?Sized>(
+        text: &str,
+        visibility: crate::Visibility,
+        rng: &mut R,
+    ) -> Result<AklPosition, AklError> {
+        let pos = AklPosition::parse_with(text, true)?;
+        Ok(pos.sample_hidden(pos.side_to_move, visibility, rng))
+    }
+
+    fn parse_with(text: &str, view: bool) -> Result<AklPosition, AklError> {
         let bad = |message: String| AklError::Position { message };
         let fields: Vec<&str> = text.split_whitespace().collect();
         if fields.len() != 5 {
@@ -127,7 +158,12 @@ impl AklPosition {
                                 None => return Err(bad(format!("{sq}: missing {close:?}"))),
                             }
                         }
-                        parse_pair_token(&body, c == '(').map_err(|m| bad(format!("{sq}: {m}")))?
+                        let token = if view {
+                            parse_view_token(&body, c == '(')
+                        } else {
+                            parse_pair_token(&body, c == '(')
+                        };
+                        token.map_err(|m| bad(format!("{sq}: {m}")))?
                     }
                     other => {
                         return Err(bad(format!(
@@ -199,6 +235,51 @@ impl AklPosition {
         })?;
         Ok(pos)
     }
+}
+
+/// Parses the inside of a view's `(..)` / `[..]`: one letter with a lone `?` for the unseen
+/// type (`p?`, `p*?`), or a full pair token. The unseen type is filled in with the known
+/// one for now; [`AklPosition::sample_hidden`] redraws it (the pair is not public).
+fn parse_view_token(body: &str, quantum: bool) -> Result<AklPiece, String> {
+    let letters: Vec<char> = body.chars().filter(|c| c.is_ascii_alphabetic()).collect();
+    if letters.len() != 1 {
+        return parse_pair_token(body, quantum);
+    }
+    let unseen = body.chars().filter(|c| *c == '?').count();
+    let starred = body.chars().filter(|c| *c == '*').count();
+    if unseen != 1
+        || body
+            .chars()
+            .any(|c| !matches!(c, '?' | '*') && !c.is_ascii_alphabetic())
+    {
+        return Err(format!(
+            "{body:?}: a view piece is one type and a '?' for the unseen one"
+        ));
+    }
+    let c = letters[0];
+    let kind = PieceKind::from_char(c.to_ascii_lowercase())
+        .filter(|k| *k != PieceKind::King)
+        .ok_or_else(|| format!("{c:?} is not a non-king piece letter"))?;
+    let color = if c.is_ascii_uppercase() {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let state = match (quantum, starred) {
+        (true, 0) => PieceState::Quantum,
+        (false, 1) => PieceState::Classical(kind),
+        (true, _) => return Err("'*' marks the current type of a classical piece [..]".into()),
+        (false, _) => return Err("a classical piece [..] needs '*' after its type".into()),
+    };
+    Ok(AklPiece {
+        color,
+        pair: TypePair {
+            primary: kind,
+            secondary: kind,
+        },
+        state,
+        known: TypeSet::EMPTY.with(kind),
+    })
 }
 
 /// Parses the inside of `(..)` / `[..]`: two letters, each followed by optional `?` and `*`.

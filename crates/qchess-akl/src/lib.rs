@@ -33,11 +33,13 @@ mod error;
 mod fen;
 mod game;
 mod game_record;
+mod hidden;
 mod moves;
 mod notation;
 mod piece;
 mod position;
 mod record;
+mod token;
 mod view;
 
 pub use bot::RandomMover;

@@ -40,6 +40,14 @@ pub enum GameError {
     Position(String),
     /// The simulator refused (state size cap, too many captures, ...).
     Simulation(String),
+    /// The move (or read-out) needs more memory than the game's memory budget has left;
+    /// nothing changed.
+    StateTooLarge {
+        /// Bytes asked for.
+        asked: usize,
+        /// Bytes the budget had left.
+        available: usize,
+    },
     /// There is no move to undo.
     NothingToUndo,
     /// A repetition claim was made but the position has not occurred three times.
@@ -68,6 +76,10 @@ impl fmt::Display for GameError {
             GameError::Fen(e) => write!(f, "{e}"),
             GameError::Position(r) => write!(f, "bad position: {r}"),
             GameError::Simulation(r) => write!(f, "simulation refused: {r}"),
+            GameError::StateTooLarge { asked, available } => write!(
+                f,
+                "state too large: {asked} bytes needed, the memory budget has {available} left"
+            ),
             GameError::NothingToUndo => f.write_str("there is no move to undo"),
             GameError::NoRepetition { occurrences } => write!(
                 f,
@@ -94,7 +106,7 @@ impl From<FenError> for GameError {
 
 impl GameError {
     /// A short machine-readable class: `notation`, `illegal_move`, `no_effect`,
-    /// `impossible_outcome`, `game_over`, `fen`, `position`, `simulation`, `undo`,
+    /// `impossible_outcome`, `game_over`, `fen`, `position`, `simulation`, `state_too_large`, `undo`,
     /// `repetition`, `option`.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -106,6 +118,7 @@ impl GameError {
             GameError::Fen(_) => "fen",
             GameError::Position(_) => "position",
             GameError::Simulation(_) => "simulation",
+            GameError::StateTooLarge { .. } => "state_too_large",
             GameError::NothingToUndo => "undo",
             GameError::NoRepetition { .. } => "repetition",
             GameError::OptionOff(_) => "option",

@@ -87,6 +87,10 @@ pub struct Game<S: QuantumState = State> {
     undo: Vec<Option<Snapshot<S>>>,
     snapshot_bytes: usize,
     snapshot_budget: usize,
+    /// The one memory budget of the game (bytes): the state, its pass buffers, the start
+    /// position and the undo snapshots all count against it. The state's own budget is set
+    /// to what the others leave.
+    memory_budget: usize,
     /// Fingerprints of the positions after each ply (index 0: the start), for repetition.
     fingerprints: Vec<u64>,
 }
@@ -197,8 +201,11 @@ impl<S: QuantumState> Game<S> {
             undo: Vec::new(),
             snapshot_bytes: 0,
             snapshot_budget: DEFAULT_SNAPSHOT_BUDGET_BYTES,
+            memory_budget: 0,
             fingerprints: Vec::new(),
         };
+        game.memory_budget = game.state.memory_budget();
+        game.sync_budget();
         game.fingerprints.push(game.fingerprint());
         game
     }
@@ -239,6 +246,46 @@ impl<S: QuantumState> Game<S> {
     /// Sets the memory undo snapshots may take (older ones are then rebuilt by replay).
     pub fn set_snapshot_budget(&mut self, bytes: usize) {
         self.snapshot_budget = bytes;
+    }
+
+    /// Sets the game's memory budget in bytes (default:
+    /// [`qchess_sim::default_memory_budget`] when the state was built). Every state-sized
+    /// allocation (gate buffers, undo copies, the start position) counts against it; a move
+    /// that would exceed it is refused with [`GameError::StateTooLarge`] and changes nothing.
+    ///
+    /// ```
+    /// use qchess_cantwell::{Game, GameError};
+    /// use rand::SeedableRng;
+    /// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    /// let mut game = Game::new().with_memory_budget(200);
+    /// let err = game.apply("g1^f3h3", &mut rng).unwrap_err();
+    /// assert!(matches!(err, GameError::StateTooLarge { .. }));
+    /// assert_eq!(err.kind(), "state_too_large");
+    /// assert_eq!(game.state_size(), 1);
+    /// assert!(game.history().is_empty());
+    /// ```
+    pub fn set_memory_budget(&mut self, bytes: usize) {
+        self.memory_budget = bytes;
+        self.sync_budget();
+    }
+
+    /// The same game with the memory budget set (builder form of
+    /// [`Game::set_memory_budget`]).
+    pub fn with_memory_budget(mut self, bytes: usize) -> Self {
+        self.set_memory_budget(bytes);
+        self
+    }
+
+    /// The game's memory budget in bytes.
+    pub fn memory_budget(&self) -> usize {
+        self.memory_budget
+    }
+
+    /// Gives the state what the budget leaves after the start position and the snapshots.
+    fn sync_budget(&mut self) {
+        let held = self.snapshot_bytes + self.start.bytes();
+        self.state
+            .set_memory_budget(self.memory_budget.saturating_sub(held));
     }
 
     /// Caps the number of basis states the simulator may reach; a move that would exceed it
@@ -298,6 +345,43 @@ impl<S: QuantumState> Game<S> {
     /// most probable first, at most `limit` of them.
     pub fn distribution(&self, limit: Option<usize>) -> Vec<(u64, f64)> {
         self.state.board_distribution(limit)
+    }
+
+    /// The `k` most probable boards (most probable first, ties by board key) and the number
+    /// of distinct boards in the whole distribution, in memory proportional to `k` (not to
+    /// the state): for bounded answers such as `qchess eval`'s `distribution_limit`.
+    ///
+    /// ```
+    /// use qchess_cantwell::Game;
+    /// use rand::SeedableRng;
+    /// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    /// let mut game = Game::new();
+    /// game.apply("g1^f3h3", &mut rng).unwrap();
+    /// game.apply("b8^a6c6", &mut rng).unwrap();
+    /// let (top, total) = game.distribution_top(3);
+    /// assert_eq!((top.len(), total), (3, 4));
+    /// assert!((top[0].1 - 0.25).abs() < 1e-12);
+    /// ```
+    pub fn distribution_top(&self, k: usize) -> (Vec<(u64, f64)>, usize) {
+        self.state.board_distribution_top(k)
+    }
+
+    /// Calls `f` with every board of the superposition and its probability (ancillas summed
+    /// over), in an order fixed by the state, without building the distribution: for
+    /// writing an unbounded answer incrementally.
+    ///
+    /// ```
+    /// use qchess_cantwell::Game;
+    /// use rand::SeedableRng;
+    /// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    /// let mut game = Game::new();
+    /// game.apply("g1^f3h3", &mut rng).unwrap();
+    /// let mut sum = 0.0;
+    /// game.for_each_board(|_, p| sum += p);
+    /// assert!((sum - 1.0).abs() < 1e-12);
+    /// ```
+    pub fn for_each_board(&self, mut f: impl FnMut(u64, f64)) {
+        self.state.for_each_board(&mut f);
     }
 
     /// A classical board drawn from the superposition (the state is not changed): the letters
@@ -413,7 +497,10 @@ impl<S: QuantumState> Game<S> {
         {
             None
         } else {
-            Some(self.state.clone())
+            match self.state.try_clone(0) {
+                Ok(copy) => Some(copy),
+                Err(e) => return Err(sim_error(e)),
+            }
         };
         let applied = match circuit::apply_on(&mut self.state, &om, rng) {
             Ok(a) => a,
@@ -428,6 +515,7 @@ impl<S: QuantumState> Game<S> {
                     | circuit::CircuitError::NoMeasurement => {
                         GameError::ImpossibleOutcome { mv: given, reason }
                     }
+                    circuit::CircuitError::Sim(e) => sim_error(e),
                     _ => GameError::Simulation(reason),
                 });
             }
@@ -505,10 +593,10 @@ impl<S: QuantumState> Game<S> {
         if reset {
             flags.halfmove_clock = 0;
         } else {
-            flags.halfmove_clock += 1;
+            flags.halfmove_clock = flags.halfmove_clock.saturating_add(1);
         }
         if flags.side_to_move == Color::Black {
-            flags.fullmove_number += 1;
+            flags.fullmove_number = flags.fullmove_number.saturating_add(1);
         }
         flags.side_to_move = flags.side_to_move.opposite();
         self.layer.pieces = new;
@@ -530,6 +618,7 @@ impl<S: QuantumState> Game<S> {
         } else {
             self.undo.push(None);
         }
+        self.sync_budget();
     }
 
     /// Measures every square (D14 options): samples a board from `rng` unless `board` forces
@@ -541,7 +630,7 @@ impl<S: QuantumState> Game<S> {
         reason: EndReason,
     ) -> Result<(), GameError> {
         let board = board.unwrap_or_else(|| self.state.sample(rng).board);
-        let before = self.state.clone();
+        let before = self.state.try_clone(0).map_err(sim_error)?;
         let p = self
             .state
             .force(
@@ -625,8 +714,16 @@ impl<S: QuantumState> Game<S> {
                 let from = (0..n - 1).rev().find(|&i| self.undo[i].is_some());
                 let records: Vec<MoveRecord> = self.history[from.unwrap_or(0)..n - 1].to_vec();
                 let base = match from {
-                    Some(i) => self.undo[i].clone().expect("found above"),
-                    None => self.start.clone(),
+                    Some(i) => self.undo[i].as_ref().expect("found above"),
+                    None => &self.start,
+                };
+                // The copy is made (and may be refused) before anything changes.
+                let base = Snapshot {
+                    state: base
+                        .state
+                        .try_clone(self.state.bytes())
+                        .map_err(sim_error)?,
+                    ..*base
                 };
                 let keep = from.unwrap_or(0);
                 for s in self.undo.drain(keep..).flatten() {
@@ -645,6 +742,7 @@ impl<S: QuantumState> Game<S> {
 
     fn restore(&mut self, s: Snapshot<S>) {
         self.state = s.state;
+        self.sync_budget();
         self.probs = square_probabilities(&self.state);
         self.layer = s.layer;
         self.status = s.status;
@@ -780,6 +878,16 @@ fn parse_square_list(s: &str) -> Option<u64> {
         board |= 1u64 << sq.index();
     }
     Some(board)
+}
+
+/// A simulator refusal as a game error: a budget refusal keeps its numbers.
+pub(crate) fn sim_error(e: qchess_sim::SimError) -> GameError {
+    match e {
+        qchess_sim::SimError::StateTooLarge { asked, available } => {
+            GameError::StateTooLarge { asked, available }
+        }
+        other => GameError::Simulation(other.to_string()),
+    }
 }
 
 /// The probability of each square (the simulator's marginals).

@@ -47,7 +47,12 @@ pub const QUOTE_LIMIT: usize = 64;
 /// `text` cut to [`QUOTE_LIMIT`] characters, with `...` when it was longer, for quoting bad
 /// input back without echoing an unbounded string.
 pub fn quote_prefix(text: &str) -> String {
-    match text.char_indices().nth(QUOTE_LIMIT) {
+    prefix_of(text, QUOTE_LIMIT)
+}
+
+/// `text` cut to `limit` characters, with `...` when it was longer.
+pub fn prefix_of(text: &str, limit: usize) -> String {
+    match text.char_indices().nth(limit) {
         None => text.to_string(),
         Some((end, _)) => format!("{}...", &text[..end]),
     }

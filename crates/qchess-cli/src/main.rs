@@ -8,14 +8,18 @@
 
 mod bench;
 mod demo;
-mod error;
-mod eval;
+mod match_cmd;
 mod perft;
 mod play;
 mod plot;
+mod protocol;
 mod render;
+mod serve;
+mod threads;
 
 use clap::{Parser, Subcommand};
+// The request evaluator lives in the library target (src/lib.rs) so it can be embedded and fuzzed.
+use qchess_cli::{error, eval};
 use std::process::ExitCode;
 
 /// Quantum chess: Cantwell, Niel's Chess and Akl-style rules.
@@ -43,6 +47,12 @@ enum Command {
     /// Reproduce the Cantwell paper's Bell states and interference through real moves.
     #[command(after_help = DEMO_HELP)]
     Demo(demo::DemoArgs),
+    /// Serve the web board and its JSON API (http://127.0.0.1:8080/ by default).
+    Serve(serve::ServeArgs),
+    /// Run the engine over the UCI-shaped protocol on stdin/stdout.
+    Engine(protocol::EngineArgs),
+    /// Play paired games between two players and report the score and Elo difference.
+    Match(match_cmd::MatchArgs),
     /// Draw a position or an eval answer as an SVG picture.
     Render(render::RenderArgs),
     /// Draw `qchess bench sim --json` lines as SVG scaling charts.
@@ -92,15 +102,19 @@ moves and prints every amplitude beside the paper's value. Details: docs/cantwel
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    // Every subcommand runs in a pool that falls back to one thread (see `threads`).
+    let result = threads::run_in_pool(move || match cli.command {
         Command::Perft(args) => perft::run(&args),
         Command::Eval(args) => eval::run(&args),
         Command::Play(args) => play::run(&args),
         Command::Bench(cmd) => bench::run(&cmd),
         Command::Demo(args) => demo::run(&args),
+        Command::Serve(args) => serve::run(&args),
+        Command::Engine(args) => protocol::run(&args),
+        Command::Match(args) => match_cmd::run(&args),
         Command::Render(args) => render::run(&args),
         Command::Plot(args) => plot::run(&args),
-    };
+    });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

@@ -38,6 +38,7 @@ mod record;
 mod render;
 mod resolve;
 mod rules;
+mod token;
 
 pub use error::NielsError;
 pub use fen::PAPER_BOARDS;
@@ -55,3 +56,4 @@ pub use record::GameRecord;
 pub use render::{render, render_oriented};
 pub use resolve::{Collapse, MoveOutcome, Roll};
 pub use rules::{RULE_NAMES, Rules};
+pub use token::{format_token, parse_token};

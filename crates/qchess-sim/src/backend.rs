@@ -89,6 +89,28 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
     /// Number of capture ancillas created so far (the next capture gets this index).
     fn ancilla_count(&self) -> u32;
 
+    /// The memory budget in bytes: every state-sized allocation asks it first, and an
+    /// operation that would exceed it fails with [`SimError::StateTooLarge`], changing
+    /// nothing. See [`State::memory_budget`].
+    fn memory_budget(&self) -> usize;
+
+    /// Sets [`QuantumState::memory_budget`].
+    fn set_memory_budget(&mut self, bytes: usize);
+
+    /// A copy of the state, made only when the budget has room for it after `also_held`
+    /// more bytes held elsewhere against the same budget ([`SimError::StateTooLarge`]
+    /// otherwise), allocated fallibly.
+    fn try_clone(&self, also_held: usize) -> Result<Self, SimError>;
+
+    /// The `k` most probable boards, most probable first (ties by board), and the number of
+    /// distinct boards, in memory proportional to `k`. See [`State::board_distribution_top`].
+    fn board_distribution_top(&self, k: usize) -> (Vec<(u64, f64)>, usize);
+
+    /// Calls `f` with every board and its probability (ancillas summed over), in an order
+    /// fixed by the state, without building the distribution. See
+    /// [`State::board_distribution_iter`].
+    fn for_each_board(&self, f: &mut dyn FnMut(u64, f64));
+
     // ----- gates ------------------------------------------------------------------------
 
     /// iSwap (eq. 4a) on `a`, `b` where `controls` hold: a jump, or a slide with the path as
@@ -219,6 +241,23 @@ impl<T: Amplitude> QuantumState for State<T> {
     }
     fn ancilla_count(&self) -> u32 {
         State::ancilla_count(self)
+    }
+    fn memory_budget(&self) -> usize {
+        State::memory_budget(self)
+    }
+    fn set_memory_budget(&mut self, bytes: usize) {
+        State::set_memory_budget(self, bytes);
+    }
+    fn try_clone(&self, also_held: usize) -> Result<Self, SimError> {
+        State::try_clone(self, also_held)
+    }
+    fn board_distribution_top(&self, k: usize) -> (Vec<(u64, f64)>, usize) {
+        State::board_distribution_top(self, k)
+    }
+    fn for_each_board(&self, f: &mut dyn FnMut(u64, f64)) {
+        for (b, p) in State::board_distribution_iter(self) {
+            f(b, p);
+        }
     }
     fn iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
         State::iswap(self, a, b, controls)

@@ -69,6 +69,11 @@ fn key_bits(n: usize) -> u32 {
 /// # Ok::<(), qchess_sim::SimError>(())
 /// ```
 pub fn random_state<T: Amplitude>(n: usize) -> Result<State<T>, SimError> {
+    let asked = n.saturating_mul(crate::memory::entry_bytes::<T>());
+    let available = crate::memory::default_memory_budget();
+    if asked > available {
+        return Err(SimError::StateTooLarge { asked, available });
+    }
     let mut keys = Vec::new();
     keys.try_reserve_exact(n)
         .map_err(|_| SimError::OutOfMemory { states: n })?;
@@ -104,7 +109,12 @@ pub fn random_state<T: Amplitude>(n: usize) -> Result<State<T>, SimError> {
 
 /// The qubits an operation uses on a state of `n` keys: low, middle and near the top of the
 /// key span, so partners exist and groups of every size occur.
-fn qubits(n: usize) -> (u8, u8, u8) {
+///
+/// ```
+/// let (lo, mid, hi) = qchess_sim::bench::qubits(1000);
+/// assert!(lo < mid && mid < hi);
+/// ```
+pub fn qubits(n: usize) -> (u8, u8, u8) {
     let bits = key_bits(n);
     (2, (bits / 2) as u8, (bits - 2) as u8)
 }
@@ -172,8 +182,14 @@ fn warm_up<T: Amplitude>(op: BenchOp, s: &mut State<T>, n: usize) -> Result<(), 
     }
 }
 
-/// CPU seconds this thread has run, from `/proc/thread-self/schedstat`.
-fn thread_cpu_seconds() -> Option<f64> {
+/// CPU seconds this thread has run, from `/proc/thread-self/schedstat` (`None` elsewhere).
+///
+/// ```
+/// if let Some(s) = qchess_sim::bench::thread_cpu_seconds() {
+///     assert!(s >= 0.0);
+/// }
+/// ```
+pub fn thread_cpu_seconds() -> Option<f64> {
     let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     let ns: f64 = s.split_whitespace().next()?.parse().ok()?;
     Some(ns / 1e9)

@@ -33,6 +33,30 @@ impl<T: Amplitude> State<T> {
         q: u8,
         controls: Controls,
     ) -> Result<Option<u32>, SimError> {
+        let (fires, plain) = self.capture_flags(q, controls)?;
+        if !fires {
+            return Ok(None);
+        }
+        if plain {
+            return Ok(Some(self.capture(q)?));
+        }
+        self.capture_where(q, controls).map(Some)
+    }
+
+    /// Whether a capture of `q` under `controls` would fire on some branch, and whether it
+    /// would fire on every branch with `q` occupied (then it is a plain capture): the
+    /// decision [`State::capture_controlled`] takes. A sharded state combines the pieces'
+    /// flags (or, and) before every piece calls [`State::capture_where`].
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, State};
+    /// let s = State::<f64>::classical(0b11);
+    /// // Qubit 1 is occupied wherever qubit 0 is: the control never holds.
+    /// assert_eq!(s.capture_flags(0, Controls::empty_path(0b10))?, (false, false));
+    /// assert_eq!(s.capture_flags(0, Controls::NONE)?, (true, true));
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn capture_flags(&self, q: u8, controls: Controls) -> Result<(bool, bool), SimError> {
         if q >= 64 {
             return Err(SimError::QubitOutOfRange { qubit: q });
         }
@@ -50,12 +74,24 @@ impl<T: Amplitude> State<T> {
                 plain &= hold;
             }
         }
-        if !fires {
-            return Ok(None);
-        }
-        if plain {
-            return Ok(Some(self.capture(q)?));
-        }
+        Ok((fires, plain))
+    }
+
+    /// Takes a fresh ancilla and moves into it the piece on `q` of every branch where
+    /// `controls` hold (amplitude times `i`), even if no branch of this state fires (then
+    /// only the ancilla count grows): a piece of a sharded state must number its ancillas
+    /// like the others. No normalisation. Returns the ancilla's index.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Key, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// assert_eq!(s.capture_where(0, Controls { zeros: 0, ones: 0b10 })?, 0);
+    /// assert_eq!((s.ancilla_count(), s.amplitude(Key::board(1)).re), (1, 1.0));
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn capture_where(&mut self, q: u8, controls: Controls) -> Result<u32, SimError> {
+        self.capture_flags(q, controls)?;
+        let qbit = 1u64 << q;
         let index = self.ancilla_count();
         if index >= MAX_ANCILLAS {
             return Err(SimError::TooManyAncillas { max: MAX_ANCILLAS });
@@ -75,9 +111,8 @@ impl<T: Amplitude> State<T> {
                 }
             })
             .collect();
-        // The new ancilla bit is set on some branch, so the rebuilt state counts it.
-        self.rebuild(moved, Normalization::RequireUnit)?;
-        Ok(Some(index))
+        *self = State::from_shard(moved, index + 1, self.cap())?;
+        Ok(index)
     }
 
     /// iSwap(s, t) on the branches where any of the `ancillas` bits is set (an iSwap
@@ -98,19 +133,62 @@ impl<T: Amplitude> State<T> {
         if s == t {
             return Err(SimError::RepeatedQubit { qubit: s });
         }
-        let captured = |key: &Key| key.ancillas & ancillas != 0;
-        let (mut any, mut all) = (false, true);
-        for (key, _) in self.entries() {
-            let c = captured(&key);
-            any |= c;
-            all &= c;
-        }
+        let (any, all) = self.ancilla_flags(ancillas);
         if !any {
             return Ok(());
         }
         if all {
             return self.iswap(s, t, Controls::NONE);
         }
+        self.iswap_where_ancillas_always(s, t, ancillas)
+    }
+
+    /// Whether some branch, and whether every branch, has one of the `ancillas` bits set:
+    /// the decision [`State::iswap_where_ancillas`] takes (a sharded state combines the
+    /// pieces' flags).
+    ///
+    /// ```
+    /// let mut s = qchess_sim::State::<f64>::classical(0b1);
+    /// assert_eq!(s.ancilla_flags(1), (false, false));
+    /// let x = s.capture(0)?;
+    /// assert_eq!(s.ancilla_flags(1 << x), (true, true));
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn ancilla_flags(&self, ancillas: u128) -> (bool, bool) {
+        let (mut any, mut all) = (false, true);
+        for s in &self.sectors {
+            let c = s.ancillas & ancillas != 0;
+            any |= c;
+            all &= c;
+        }
+        (any, all)
+    }
+
+    /// iSwap(s, t) on the branches where some `ancillas` bit is set, always by rebuilding
+    /// from the entries (no shortcut, no normalisation): the per-piece step of
+    /// [`State::iswap_where_ancillas`].
+    ///
+    /// ```
+    /// use qchess_sim::{Key, State};
+    /// let mut s = State::<f64>::classical(0b101);
+    /// let x = s.capture(2)?;
+    /// s.iswap_where_ancillas_always(0, 1, 1u128 << x)?;
+    /// assert_eq!(s.amplitude(Key { board: 0b010, ancillas: 1 }).re, -1.0);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn iswap_where_ancillas_always(
+        &mut self,
+        s: u8,
+        t: u8,
+        ancillas: u128,
+    ) -> Result<(), SimError> {
+        if s >= 64 || t >= 64 {
+            return Err(SimError::QubitOutOfRange { qubit: s.max(t) });
+        }
+        if s == t {
+            return Err(SimError::RepeatedQubit { qubit: s });
+        }
+        let captured = |key: &Key| key.ancillas & ancillas != 0;
         let (sbit, tbit) = (1u64 << s, 1u64 << t);
         let i = Complex::new(T::zero(), T::one());
         let moved: Vec<_> = self
@@ -130,7 +208,8 @@ impl<T: Amplitude> State<T> {
                 }
             })
             .collect();
-        self.rebuild(moved, Normalization::RequireUnit)
+        *self = State::from_shard(moved, self.ancilla_count(), self.cap())?;
+        Ok(())
     }
 
     /// Keeps the basis states whose board satisfies `keep`, renormalised; returns the
@@ -164,6 +243,62 @@ impl<T: Amplitude> State<T> {
         }
         self.rebuild(kept, Normalization::Renormalize)?;
         Ok(if total > 0.0 { mass / total } else { 0.0 })
+    }
+
+    /// `(mass of the boards satisfying keep, total mass, whether every entry is kept)`: what
+    /// [`State::project_boards`] decides on (a sharded state sums the pieces' masses).
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// let (kept, total, all) = s.board_masses(&|b| b == 0b10);
+    /// assert!((kept - 0.5).abs() < 1e-15 && (total - 1.0).abs() < 1e-15 && !all);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn board_masses(&self, keep: &(dyn Fn(u64) -> bool + Sync)) -> (f64, f64, bool) {
+        let (mut kept, mut all) = (0.0, true);
+        for (key, a) in self.entries() {
+            if keep(key.board) {
+                kept += crate::kernels::scan::norm2(a);
+            } else {
+                all = false;
+            }
+        }
+        (kept, self.norm_sqr(), all)
+    }
+
+    /// Keeps the boards satisfying `keep`, each amplitude scaled by `1/sqrt(mass)` (no
+    /// normalisation of its own): the per-piece step of a sharded [`State::project_boards`],
+    /// with the global kept mass. `mass` must be positive and finite.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Key, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// s.project_boards_with_mass(&|b| b == 0b10, 0.5)?;
+    /// assert!((s.amplitude(Key::board(0b10)).im - 1.0).abs() < 1e-15);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn project_boards_with_mass(
+        &mut self,
+        keep: &(dyn Fn(u64) -> bool + Sync),
+        mass: f64,
+    ) -> Result<(), SimError> {
+        if !(mass.is_finite() && mass > 0.0) {
+            return Err(SimError::ZeroProbabilityOutcome {
+                outcome: true,
+                probability: 0.0,
+            });
+        }
+        let scale = T::of_f64(1.0 / mass.sqrt());
+        let kept: Vec<_> = self
+            .entries()
+            .filter(|(key, _)| keep(key.board))
+            .map(|(k, a)| (k, a * scale))
+            .collect();
+        *self = State::from_shard(kept, self.ancilla_count(), self.cap())?;
+        Ok(())
     }
 
     /// Replaces the state by one holding `entries`, keeping its size cap.

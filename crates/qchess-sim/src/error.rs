@@ -72,6 +72,14 @@ pub enum SimError {
     },
     /// Key and amplitude arrays differ in length, or keys are not strictly increasing.
     UnsortedKeys,
+    /// The operation needs more memory than the state's memory budget has left
+    /// ([`State::memory_budget`](crate::State::memory_budget)); nothing was allocated.
+    StateTooLarge {
+        /// Bytes the operation asked for.
+        asked: usize,
+        /// Bytes the budget had left.
+        available: usize,
+    },
     /// The memory for the result could not be reserved (the cap is set above what the
     /// machine can hold).
     OutOfMemory {
@@ -140,6 +148,10 @@ impl fmt::Display for SimError {
             ),
             Self::UnsortedKeys => f.write_str(
                 "key and amplitude arrays must have equal lengths and strictly increasing keys",
+            ),
+            Self::StateTooLarge { asked, available } => write!(
+                f,
+                "state too large: the operation needs {asked} bytes, the memory budget has {available} left"
             ),
             Self::OutOfMemory { states } => {
                 write!(f, "could not reserve memory for {states} basis states")

@@ -429,14 +429,30 @@ impl<T: Amplitude> State<T> {
         let bit = 1u64 << self.perm.phys(t);
         let fresh = 1u128 << index;
         let i: Complex<T> = c(0.0, 1.0);
-        let mut moved: Vec<Sector<T>> = Vec::new();
-        for s in &mut self.sectors {
-            let n_moved = s.keys.iter().filter(|&&k| k & bit != 0).count();
+        let counts: Vec<usize> = self
+            .sectors
+            .iter()
+            .map(|s| s.keys.iter().filter(|&&k| k & bit != 0).count())
+            .collect();
+        self.ask(counts.iter().sum::<usize>() * crate::memory::entry_bytes::<T>())?;
+        // Every buffer is reserved before any sector changes, so a failure changes nothing.
+        let mut bufs: Vec<(Vec<u64>, Vec<Complex<T>>)> = Vec::new();
+        let oom = |_| SimError::OutOfMemory {
+            states: counts.iter().sum(),
+        };
+        bufs.try_reserve_exact(counts.len()).map_err(oom)?;
+        for &n in &counts {
+            let (mut keys, mut amps) = (Vec::new(), Vec::new());
+            keys.try_reserve_exact(n).map_err(oom)?;
+            amps.try_reserve_exact(n).map_err(oom)?;
+            bufs.push((keys, amps));
+        }
+        let mut moved: Vec<Sector<T>> = Vec::with_capacity(counts.len());
+        for ((s, &n_moved), (mut keys, mut amps)) in self.sectors.iter_mut().zip(&counts).zip(bufs)
+        {
             if n_moved == 0 {
                 continue;
             }
-            let mut keys = Vec::with_capacity(n_moved);
-            let mut amps = Vec::with_capacity(n_moved);
             for (k, a) in s.keys.iter().zip(&s.amps) {
                 if k & bit != 0 {
                     keys.push(k & !bit);
@@ -486,6 +502,9 @@ impl<T: Amplitude> State<T> {
         check_disjoint(controls.mask(), acted)?;
         let cond = self.cond_of(controls);
         let bit = self.perm.phys(q);
+        self.ask(
+            (self.len() * crate::memory::entry_bytes::<T>()).saturating_sub(self.pool.heap_bytes()),
+        )?;
         let mut outs: Vec<Buffer<T>> = Vec::with_capacity(self.sectors.len());
         for s in &self.sectors {
             match self.pool.take(s.keys.len()) {

@@ -160,38 +160,15 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn board_distribution(&self, limit: Option<usize>) -> Vec<(u64, f64)> {
-        let table = self.perm.logical_table();
-        let norm = self.norm_sqr();
-        let mut all: Vec<(u64, f64)> = Vec::with_capacity(self.len());
-        for s in &self.sectors {
-            all.extend(
-                s.keys
-                    .iter()
-                    .zip(&s.amps)
-                    .map(|(k, a)| (map_key(table.as_deref(), *k), norm2(*a))),
-            );
-        }
-        if self.sectors.len() > 1 || table.is_some() {
-            // Stable: equal boards from different sectors are summed in sector order.
-            all.par_sort_by_key(|e| e.0);
-        }
-        let mut merged: Vec<(u64, f64)> = Vec::with_capacity(all.len());
-        for (k, p) in all {
-            match merged.last_mut() {
-                Some((lk, lp)) if *lk == k => *lp += p,
-                _ => merged.push((k, p)),
+        match limit {
+            // Memory proportional to the answer (see `board_distribution_top`).
+            Some(k) => self.board_distribution_top(k).0,
+            None => {
+                let mut all: Vec<(u64, f64)> = self.board_distribution_iter().collect();
+                all.par_sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+                all
             }
         }
-        if norm > 0.0 {
-            for e in &mut merged {
-                e.1 /= norm;
-            }
-        }
-        merged.par_sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
-        if let Some(l) = limit {
-            merged.truncate(l);
-        }
-        merged
     }
 
     /// `<self|other>`, accumulated in f64.

@@ -38,6 +38,7 @@ mod amplitude;
 mod backend;
 pub mod bench;
 mod controlled;
+mod distribution;
 mod error;
 pub mod exact;
 mod gates;
@@ -51,8 +52,10 @@ mod state;
 
 pub use amplitude::Amplitude;
 pub use backend::QuantumState;
+pub use distribution::BoardDistributionIter;
 pub use error::SimError;
 pub use exact::{Exact, ParseQSqrt2Error, Probability, QSqrt2};
 pub use key::{Controls, Key, Normalization, Predicate};
+pub use memory::{default_memory_budget, set_default_memory_budget};
 pub use num_complex::Complex;
 pub use state::{MAX_ANCILLAS, State};

@@ -9,7 +9,7 @@ use std::any::Any;
 
 impl<T: Amplitude> State<T> {
     /// `(mass where (phys mask, value) holds, total mass)`, summed sector by sector in f64.
-    fn masses(&self, mask: u64, value: u64) -> (f64, f64) {
+    fn phys_masses(&self, mask: u64, value: u64) -> (f64, f64) {
         self.sectors.iter().fold((0.0, 0.0), |(y, a), s| {
             let (sy, sa) = scan::probability(&s.keys, &s.amps, mask, value);
             (y + sy, a + sa)
@@ -33,7 +33,7 @@ impl<T: Amplitude> State<T> {
         if let Some(s) = (self as &dyn Any).downcast_ref::<State<crate::Exact>>() {
             return s.probability_exact(pred).map_or(f64::NAN, |p| p.to_f64());
         }
-        let (yes, all) = self.masses(mask, value);
+        let (yes, all) = self.phys_masses(mask, value);
         if all > 0.0 { yes / all } else { 0.0 }
     }
 
@@ -62,14 +62,10 @@ impl<T: Amplitude> State<T> {
         if let Some(s) = (self as &mut dyn Any).downcast_mut::<State<crate::Exact>>() {
             return s.measure_exact(pred, rng).map(|(o, _)| o);
         }
-        let (yes, all) = self.masses(mask, value);
+        let (yes, all) = self.phys_masses(mask, value);
         let p = if all > 0.0 { yes / all } else { 0.0 };
         let r: f64 = rng.random();
-        let mut outcome = r < p;
-        let p_out = |o: bool| if o { p } else { 1.0 - p };
-        if p_out(outcome) <= T::ZERO_PROBABILITY {
-            outcome = !outcome;
-        }
+        let outcome = Self::pick_outcome(p, r);
         let mass = if outcome { yes } else { all - yes };
         self.project(mask, value, outcome, mass);
         Ok(outcome)
@@ -92,7 +88,7 @@ impl<T: Amplitude> State<T> {
         if let Some(s) = (self as &mut dyn Any).downcast_mut::<State<crate::Exact>>() {
             return s.force_exact(pred, outcome).map(|p| p.to_f64());
         }
-        let (yes, all) = self.masses(mask, value);
+        let (yes, all) = self.phys_masses(mask, value);
         let mass = if outcome { yes } else { all - yes };
         let p = if all > 0.0 { mass / all } else { 0.0 };
         if p <= T::ZERO_PROBABILITY || mass <= 0.0 {
@@ -103,6 +99,74 @@ impl<T: Amplitude> State<T> {
         }
         self.project(mask, value, outcome, mass);
         Ok(p)
+    }
+
+    /// The outcome [`State::measure`] picks for probability `p` (of "holds") and the uniform
+    /// draw `r` in `[0, 1)`: `r < p`, except that an outcome of probability at most
+    /// [`Amplitude::ZERO_PROBABILITY`] is never chosen.
+    ///
+    /// ```
+    /// use qchess_sim::State;
+    /// assert!(State::<f64>::pick_outcome(0.5, 0.25));
+    /// assert!(!State::<f64>::pick_outcome(0.5, 0.75));
+    /// assert!(State::<f64>::pick_outcome(1.0, 0.999));
+    /// assert!(!State::<f64>::pick_outcome(0.0, 0.0));
+    /// ```
+    pub fn pick_outcome(p: f64, r: f64) -> bool {
+        let mut outcome = r < p;
+        let p_out = |o: bool| if o { p } else { 1.0 - p };
+        if p_out(outcome) <= T::ZERO_PROBABILITY {
+            outcome = !outcome;
+        }
+        outcome
+    }
+
+    /// `(mass where pred holds, total mass)`: the unnormalised squared norms [`State::measure`]
+    /// divides. A distributed state sums these over its pieces before it picks an outcome
+    /// and calls [`State::project_onto`] on every piece with the global mass.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// let (yes, all) = s.masses(Predicate::One(1))?;
+    /// assert!((yes - 0.5).abs() < 1e-15 && (all - 1.0).abs() < 1e-15);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn masses(&self, pred: Predicate) -> Result<(f64, f64), SimError> {
+        let (mask, value) = self.check_predicate(pred)?;
+        Ok(self.phys_masses(mask, value))
+    }
+
+    /// Keeps the entries where `pred` has the value `outcome` and scales them by
+    /// `1/sqrt(mass)`, with the same per-entry arithmetic as [`State::measure`] and
+    /// [`State::force`] (which pass the outcome's own mass). `mass` must be positive and
+    /// finite; a piece of a distributed state passes the global mass of the outcome.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Key, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// s.project_onto(Predicate::One(1), true, 0.5)?;
+    /// assert_eq!(s.len(), 1);
+    /// assert!((s.amplitude(Key::board(0b10)).im - 1.0).abs() < 1e-15);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn project_onto(
+        &mut self,
+        pred: Predicate,
+        outcome: bool,
+        mass: f64,
+    ) -> Result<(), SimError> {
+        let (mask, value) = self.check_predicate(pred)?;
+        if !(mass.is_finite() && mass > 0.0) {
+            return Err(SimError::ZeroProbabilityOutcome {
+                outcome,
+                probability: 0.0,
+            });
+        }
+        self.project(mask, value, outcome, mass);
+        Ok(())
     }
 
     /// Keeps the entries where `(key & mask == value) == keep`, scaled to norm 1.

@@ -148,3 +148,123 @@ pub(crate) fn default_cap<T: Amplitude>() -> usize {
         None => 1 << 26,
     }
 }
+
+/// A process-wide override of [`default_memory_budget`] (0 = none), set by
+/// [`set_default_memory_budget`].
+static BUDGET_OVERRIDE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Makes every state built from now on (in this process) start with a memory budget of
+/// `bytes` instead of the measured default; `None` goes back to measuring. The CLI's
+/// `--memory BYTES` sets this.
+///
+/// ```
+/// qchess_sim::set_default_memory_budget(Some(1 << 20));
+/// assert_eq!(qchess_sim::default_memory_budget(), 1 << 20);
+/// assert_eq!(qchess_sim::State::<f64>::classical(1).memory_budget(), 1 << 20);
+/// qchess_sim::set_default_memory_budget(None);
+/// ```
+pub fn set_default_memory_budget(bytes: Option<usize>) {
+    BUDGET_OVERRIDE.store(
+        bytes.map_or(0, |b| b.max(1)),
+        std::sync::atomic::Ordering::Relaxed,
+    );
+}
+
+/// Bytes of head room left for the budget when it is measured: 1/16 of what is free plus
+/// 64 MiB, for the allocator's own overhead, thread stacks and everything that is not
+/// state-sized.
+const MARGIN_FIXED: u64 = 64 << 20;
+
+/// The memory budget a new state starts with: the override of
+/// [`set_default_memory_budget`] if set, else the smallest of
+/// * the address-space and data-segment limits (`ulimit -v`, `ulimit -d`) less this
+///   process's current virtual size and data size,
+/// * the cgroup's `memory.max` less its `memory.current`,
+/// * `MemAvailable`,
+///
+/// less a safety margin (1/16 of it plus 64 MiB). Unreadable sources are skipped; if none
+/// can be read the budget is 4 GiB.
+///
+/// ```
+/// let b = qchess_sim::default_memory_budget();
+/// assert!(b > 0);
+/// ```
+pub fn default_memory_budget() -> usize {
+    let o = BUDGET_OVERRIDE.load(std::sync::atomic::Ordering::Relaxed);
+    if o != 0 {
+        return o;
+    }
+    let free = [rlimit_free(), cgroup_free(), mem_available()]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(4 << 30);
+    let margin = free / 16 + MARGIN_FIXED;
+    usize::try_from(free.saturating_sub(margin)).unwrap_or(usize::MAX)
+}
+
+/// A `kB` field of a `/proc` file such as `/proc/self/status`, in bytes.
+fn proc_kb(text: &str, field: &str) -> Option<u64> {
+    text.lines()
+        .find(|l| l.starts_with(field))?
+        .split_whitespace()
+        .nth(1)?
+        .parse::<u64>()
+        .ok()
+        .map(|kb| kb.saturating_mul(1024))
+}
+
+/// The soft limit of a `/proc/self/limits` row (`None` when unlimited or unreadable).
+fn soft_limit(limits: &str, row: &str) -> Option<u64> {
+    let rest = limits.lines().find(|l| l.starts_with(row))?[row.len()..].trim_start();
+    rest.split_whitespace().next()?.parse::<u64>().ok()
+}
+
+/// Free room under RLIMIT_AS and RLIMIT_DATA.
+fn rlimit_free() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let as_free = soft_limit(&limits, "Max address space")
+        .map(|l| l.saturating_sub(proc_kb(&status, "VmSize:").unwrap_or(0)));
+    let data_free = soft_limit(&limits, "Max data size")
+        .map(|l| l.saturating_sub(proc_kb(&status, "VmData:").unwrap_or(0)));
+    [as_free, data_free].into_iter().flatten().min()
+}
+
+/// Free room under this process's cgroup (v2) memory limit.
+fn cgroup_free() -> Option<u64> {
+    let cgroups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = cgroups.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let dir = format!("/sys/fs/cgroup{}", path.trim_end_matches('/'));
+    let max = std::fs::read_to_string(format!("{dir}/memory.max")).ok()?;
+    let max = max.trim().parse::<u64>().ok()?; // "max": no limit
+    let current = std::fs::read_to_string(format!("{dir}/memory.current"))
+        .ok()
+        .and_then(|c| c.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    Some(max.saturating_sub(current))
+}
+
+/// `MemAvailable` of `/proc/meminfo`.
+fn mem_available() -> Option<u64> {
+    proc_kb(
+        &std::fs::read_to_string("/proc/meminfo").ok()?,
+        "MemAvailable:",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_fields_are_read() {
+        let limits = "Limit                     Soft Limit           Hard Limit           Units\n\
+                      Max data size             unlimited            unlimited            bytes\n\
+                      Max address space         2048000000           unlimited            bytes\n";
+        assert_eq!(soft_limit(limits, "Max address space"), Some(2_048_000_000));
+        assert_eq!(soft_limit(limits, "Max data size"), None);
+        let status = "VmPeak:\t  10 kB\nVmSize:\t   2000 kB\n";
+        assert_eq!(proc_kb(status, "VmSize:"), Some(2_048_000));
+    }
+}

@@ -135,6 +135,8 @@ pub struct State<T: Amplitude = f64> {
     pub(crate) pool: Pool<T>,
     /// Most heap bytes held at once during a pass since the last `reset_peak_bytes`.
     pub(crate) peak: usize,
+    /// Most heap bytes this state may hold (see [`State::memory_budget`]).
+    pub(crate) budget: usize,
 }
 
 impl<T: Amplitude> fmt::Debug for State<T> {
@@ -171,6 +173,7 @@ impl<T: Amplitude> State<T> {
             cap: default_cap::<T>(),
             pool: Pool::default(),
             peak: 0,
+            budget: crate::memory::default_memory_budget(),
         }
     }
 
@@ -265,6 +268,7 @@ impl<T: Amplitude> State<T> {
             cap,
             pool: Pool::default(),
             peak: 0,
+            budget: crate::memory::default_memory_budget(),
         })
     }
 
@@ -335,6 +339,96 @@ impl<T: Amplitude> State<T> {
             cap,
             pool: Pool::default(),
             peak: 0,
+            budget: crate::memory::default_memory_budget(),
+        })
+    }
+
+    /// One piece of a larger (distributed) state: the entries as given, neither normalised
+    /// nor required to be non-empty, with `ancilla_count` ancillas already created (so the
+    /// next [`State::capture`] numbers its ancilla like every other piece) and the cap `cap`.
+    /// Duplicate keys are summed and exact zeros dropped, as in [`State::from_amplitudes`].
+    /// Errors: a non-finite amplitude, an ancilla bit at or above `ancilla_count`, or more
+    /// entries than `cap`.
+    ///
+    /// ```
+    /// use qchess_sim::{Complex, Key, State};
+    /// let s = State::<f64>::from_shard(vec![(Key::board(3), Complex::new(0.5, 0.0))], 2, 100)?;
+    /// assert_eq!((s.len(), s.ancilla_count(), s.norm_sqr()), (1, 2, 0.25));
+    /// assert!(State::<f64>::from_shard(Vec::new(), 0, 100)?.is_empty());
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn from_shard(
+        mut entries: Vec<(Key, Complex<T>)>,
+        ancilla_count: u32,
+        cap: usize,
+    ) -> Result<Self, SimError> {
+        if entries
+            .iter()
+            .any(|(_, a)| !(a.re.is_finite() && a.im.is_finite()))
+        {
+            return Err(SimError::NonFinite {
+                context: "from_shard",
+            });
+        }
+        if ancilla_count > MAX_ANCILLAS {
+            return Err(SimError::TooManyAncillas { max: MAX_ANCILLAS });
+        }
+        let allowed = if ancilla_count >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << ancilla_count) - 1
+        };
+        if entries.iter().any(|(k, _)| k.ancillas & !allowed != 0) {
+            return Err(SimError::TooManyAncillas { max: ancilla_count });
+        }
+        if entries.len() > cap {
+            return Err(SimError::CapExceeded {
+                needed: entries.len(),
+                cap,
+            });
+        }
+        entries.sort_unstable_by_key(|e| e.0);
+        let zero = Complex::new(T::zero(), T::zero());
+        let mut sectors: Vec<Sector<T>> = Vec::new();
+        for (k, a) in entries {
+            match sectors.last_mut() {
+                Some(s) if s.ancillas == k.ancillas => {
+                    if s.keys.last() == Some(&k.board) {
+                        let last = s.amps.len() - 1;
+                        s.amps[last] = s.amps[last] + a;
+                    } else {
+                        s.keys.push(k.board);
+                        s.amps.push(a);
+                    }
+                }
+                _ => sectors.push(Sector {
+                    ancillas: k.ancillas,
+                    keys: vec![k.board],
+                    amps: vec![a],
+                }),
+            }
+        }
+        for s in &mut sectors {
+            let mut w = 0;
+            for r in 0..s.keys.len() {
+                if s.amps[r] != zero {
+                    s.keys[w] = s.keys[r];
+                    s.amps[w] = s.amps[r];
+                    w += 1;
+                }
+            }
+            s.keys.truncate(w);
+            s.amps.truncate(w);
+        }
+        sectors.retain(|s| !s.keys.is_empty());
+        Ok(Self {
+            sectors,
+            perm: BitPerm::identity(),
+            ancilla_count,
+            cap,
+            budget: crate::memory::default_memory_budget(),
+            pool: Pool::default(),
+            peak: 0,
         })
     }
 
@@ -348,6 +442,9 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn reserve_buffers(&mut self, states: usize) -> Result<(), SimError> {
+        self.ask(
+            (states * crate::memory::entry_bytes::<T>()).saturating_sub(self.pool.heap_bytes()),
+        )?;
         let buf = self.pool.take(states)?;
         self.pool.give(buf);
         Ok(())
@@ -376,6 +473,98 @@ impl<T: Amplitude> State<T> {
     /// ```
     pub fn set_cap(&mut self, max_states: usize) {
         self.cap = max_states;
+    }
+
+    /// The memory budget: the most heap bytes this state may hold at once ([`State::bytes`]
+    /// plus whatever a pass allocates). Every state-sized allocation asks it first; an
+    /// operation that would exceed it fails with [`SimError::StateTooLarge`] (bytes asked
+    /// and available) and changes nothing. The default is
+    /// [`default_memory_budget`](crate::default_memory_budget).
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, SimError, State};
+    /// let mut s = State::<f64>::classical(1).with_memory_budget(100);
+    /// assert_eq!(s.memory_budget(), 100);
+    /// assert!(matches!(s.sqrt_iswap(0, 1, Controls::NONE), Err(SimError::StateTooLarge { .. })));
+    /// assert_eq!(s.len(), 1);
+    /// ```
+    pub fn memory_budget(&self) -> usize {
+        self.budget
+    }
+
+    /// Sets [`State::memory_budget`].
+    pub fn set_memory_budget(&mut self, bytes: usize) {
+        self.budget = bytes;
+    }
+
+    /// Sets the memory budget and returns the state (builder form of
+    /// [`State::set_memory_budget`]).
+    pub fn with_memory_budget(mut self, bytes: usize) -> Self {
+        self.budget = bytes;
+        self
+    }
+
+    /// Asks the budget for `extra` more heap bytes on top of what the state holds.
+    pub(crate) fn ask(&self, extra: usize) -> Result<(), SimError> {
+        let available = self.budget.saturating_sub(self.bytes());
+        if extra > available {
+            return Err(SimError::StateTooLarge {
+                asked: extra,
+                available,
+            });
+        }
+        Ok(())
+    }
+
+    /// A copy of the state (without its reusable buffers), made only if `also_held` more
+    /// bytes held elsewhere against the same budget leave room for it, and allocated
+    /// fallibly. The copy has the same cap and budget.
+    ///
+    /// ```
+    /// use qchess_sim::{SimError, State};
+    /// let s = State::<f64>::classical(1).with_memory_budget(1000);
+    /// assert_eq!(s.try_clone(0)?.len(), 1);
+    /// assert!(matches!(s.try_clone(990), Err(SimError::StateTooLarge { .. })));
+    /// # Ok::<(), SimError>(())
+    /// ```
+    pub fn try_clone(&self, also_held: usize) -> Result<Self, SimError> {
+        let asked = self.state_bytes() + self.sectors.len() * std::mem::size_of::<Sector<T>>();
+        let available = self
+            .budget
+            .saturating_sub(self.bytes())
+            .saturating_sub(also_held);
+        if asked > available {
+            return Err(SimError::StateTooLarge { asked, available });
+        }
+        let mut sectors = Vec::new();
+        sectors
+            .try_reserve_exact(self.sectors.len())
+            .map_err(|_| SimError::OutOfMemory { states: self.len() })?;
+        for s in &self.sectors {
+            let mut keys = Vec::new();
+            let mut amps = Vec::new();
+            let oom = |_| SimError::OutOfMemory {
+                states: s.keys.len(),
+            };
+            keys.try_reserve_exact(s.keys.len()).map_err(oom)?;
+            amps.try_reserve_exact(s.amps.len()).map_err(oom)?;
+            keys.extend_from_slice(&s.keys);
+            amps.extend_from_slice(&s.amps);
+            sectors.push(Sector {
+                ancillas: s.ancillas,
+                keys,
+                amps,
+            });
+        }
+        Ok(Self {
+            sectors,
+            perm: self.perm.clone(),
+            ancilla_count: self.ancilla_count,
+            cap: self.cap,
+            pool: Pool::default(),
+            peak: 0,
+            budget: self.budget,
+        })
     }
 
     /// The configured cap on basis states.
@@ -531,6 +720,10 @@ impl<T: Amplitude> State<T> {
         } else {
             self.sectors.iter().map(|s| s.keys.len()).collect()
         };
+        // Output buffers beyond the free ones already held are new memory.
+        let asked = (needs.iter().sum::<usize>() * crate::memory::entry_bytes::<T>())
+            .saturating_sub(self.pool.heap_bytes());
+        self.ask(asked)?;
         let mut outs: Vec<Buffer<T>> = Vec::with_capacity(needs.len());
         for &need in &needs {
             match self.pool.take(need) {
@@ -632,6 +825,9 @@ impl<T: Amplitude> State<T> {
         if counts.iter().all(|&(u, d)| u + d == 0) {
             return Ok(());
         }
+        self.ask(
+            (total * crate::memory::entry_bytes::<T>()).saturating_sub(self.pool.heap_bytes()),
+        )?;
         let mut scratch = self.pool.take(total)?;
         scratch.ensure_initialized(total)?;
         let held = self.bytes() + scratch.heap_bytes();

@@ -31,6 +31,9 @@ pub struct GameArgs {
     /// Largest state (basis states) a game may reach; a move beyond it ends that game.
     #[arg(long, default_value_t = 1 << 22)]
     pub cap: usize,
+    /// Memory budget in bytes (default: measured from the limits).
+    #[arg(long, value_name = "BYTES")]
+    pub memory: Option<usize>,
 }
 
 /// What the benchmark measured.
@@ -85,6 +88,7 @@ pub fn bench(args: &GameArgs) -> GameBench {
 
 /// Runs `qchess bench game`.
 pub fn run(args: &GameArgs) -> Result<(), CliError> {
+    qchess_sim::set_default_memory_budget(args.memory);
     let r = bench(args);
     let per_second = r.moves as f64 / r.seconds.max(1e-9);
     if args.json {
@@ -117,6 +121,7 @@ mod tests {
             json: true,
             plies: 30,
             cap: 1 << 12,
+            memory: None,
         };
         let a = bench(&args);
         let b = bench(&args);

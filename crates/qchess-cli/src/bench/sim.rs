@@ -12,6 +12,8 @@ use qchess_sim::bench::{BenchOp, run_op};
 pub enum SimOp {
     /// iSwap of two qubits (a jump).
     Iswap,
+    /// iSwap controlled on an empty path square (a slide).
+    Slide,
     /// Split: sqrt-iSwap then iSwap.
     Split,
     /// Merge: the inverse of a split.
@@ -41,10 +43,14 @@ pub struct SimArgs {
     /// Print one JSON object per run.
     #[arg(long)]
     pub json: bool,
+    /// Memory budget in bytes (default: measured from the limits).
+    #[arg(long, value_name = "BYTES")]
+    pub memory: Option<usize>,
 }
 
 /// Runs `qchess bench sim`.
 pub fn run(args: &SimArgs) -> Result<(), CliError> {
+    qchess_sim::set_default_memory_budget(args.memory);
     if args.states == 0 {
         return Err(CliError::usage("--states must be at least 1"));
     }
@@ -63,6 +69,7 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::failure(format!("cannot start {threads} threads: {e}")))?;
     let bop = match args.op {
         SimOp::Iswap => BenchOp::Iswap,
+        SimOp::Slide => BenchOp::SlideIswap,
         SimOp::Split => BenchOp::Split,
         SimOp::Merge => BenchOp::Merge,
         SimOp::Measure => BenchOp::Measure,
@@ -80,6 +87,7 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::failure(format!("bench sim: {e}")))?;
     let op = match args.op {
         SimOp::Iswap => "iswap",
+        SimOp::Slide => "slide",
         SimOp::Split => "split",
         SimOp::Merge => "merge",
         SimOp::Measure => "measure",

@@ -44,7 +44,9 @@ pub fn eval(request: Request) -> Result<Answer, EvalError> {
     let position = match request.get("position") {
         None => AklPosition::startpos_random(&mut rng),
         Some(Value::String(s)) if s == "startpos" => AklPosition::startpos_random(&mut rng),
+        // A true position, or a player's view with unseen types left out (drawn from the seed).
         Some(Value::String(s)) => AklPosition::parse(s)
+            .or_else(|e| AklPosition::parse_view(s, visibility, &mut rng).map_err(|_| e))
             .map_err(|e| EvalError::new("position", e.to_string()).at("position"))?,
         Some(_) => {
             return Err(EvalError::new(

@@ -73,7 +73,7 @@ fn refusal(e: &GameError) -> Refusal {
         GameError::NoEffect { .. } => ReasonCode::NoEffect,
         GameError::ImpossibleOutcome { .. } => ReasonCode::OutcomeImpossible,
         GameError::GameOver(_) => ReasonCode::GameOver,
-        GameError::Simulation(_) => ReasonCode::ResourceLimit,
+        GameError::Simulation(_) | GameError::StateTooLarge { .. } => ReasonCode::ResourceLimit,
         GameError::OptionOff(_) => ReasonCode::ForbiddenByRulesVariant,
         _ => ReasonCode::Other,
     };
@@ -424,6 +424,9 @@ fn eval_occupancy(
                         | circuit::CircuitError::NoMeasurement => {
                             ("impossible_outcome", ReasonCode::OutcomeImpossible)
                         }
+                        circuit::CircuitError::Sim(qchess_sim::SimError::StateTooLarge {
+                            ..
+                        }) => ("state_too_large", ReasonCode::ResourceLimit),
                         circuit::CircuitError::Sim(_) => ("simulation", ReasonCode::ResourceLimit),
                         _ => ("illegal_move", ReasonCode::NotAMoveOfThisPiece),
                     };

@@ -18,12 +18,16 @@ pub struct Context {
     pub limits: Limits,
 }
 
-/// Limits of one answer.
-#[derive(Debug, Clone, Copy)]
+/// Limits of one request and its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Entries of a bounded listing (`distribution`, `amplitudes`) when the request does not
     /// say `"distribution_limit"`.
     pub distribution: Limit,
+    /// Longest line read, in bytes, not counting the newline (`--max-line-bytes`).
+    pub max_line_bytes: usize,
+    /// Most moves (entries of `"moves"`) in one request (`--max-moves`).
+    pub max_moves: usize,
 }
 
 /// The default of `"distribution_limit"`.
@@ -33,6 +37,8 @@ impl Default for Limits {
     fn default() -> Self {
         Self {
             distribution: Limit::At(DEFAULT_DISTRIBUTION_LIMIT),
+            max_line_bytes: super::limits::DEFAULT_MAX_LINE_BYTES,
+            max_moves: super::limits::DEFAULT_MAX_MOVES,
         }
     }
 }
@@ -253,8 +259,7 @@ impl Answer {
     }
 
     /// The whole answer as one JSON value, streamed fields included (tests, and callers
-    /// that want a value).
-    #[cfg(test)]
+    /// that want a value, such as [`super::answer_line`]).
     pub fn into_value(self) -> Value {
         let mut bytes = Vec::new();
         self.write(&mut bytes).expect("writing to memory");
@@ -379,7 +384,8 @@ impl Refusal {
     /// The error object: `{"kind", "reason_code", "message", "at"}`.
     pub fn to_json(&self) -> Value {
         json!({"kind": self.kind, "reason_code": self.reason_code.as_str(),
-               "message": self.message, "at": self.at})
+               "message": super::limits::clip_message(&self.message),
+               "at": super::limits::clip_at(&self.at)})
     }
 }
 
@@ -394,7 +400,7 @@ impl MoveReport {
     /// `text` was applied: what happened (`outcome`) and how it is written (`notation`).
     pub fn applied(text: &str, outcome: Value, notation: Value) -> Self {
         let mut fields = Map::new();
-        fields.insert("move".into(), json!(text));
+        fields.insert("move".into(), json!(crate::error::quote_prefix(text)));
         fields.insert("applied".into(), Value::Bool(true));
         fields.insert("outcome".into(), outcome);
         fields.insert("notation".into(), notation);
@@ -405,7 +411,8 @@ impl MoveReport {
     /// `text` was refused and changed nothing.
     pub fn refused(text: &str, why: &Refusal) -> Self {
         let mut fields = Map::new();
-        fields.insert("move".into(), json!(text));
+        // The echo of the input is cut: a huge bad move string gets a small answer.
+        fields.insert("move".into(), json!(crate::error::quote_prefix(text)));
         fields.insert("applied".into(), Value::Bool(false));
         fields.insert("outcome".into(), Value::Null);
         fields.insert("notation".into(), Value::Null);

@@ -3,7 +3,9 @@
 //! Each input line is one JSON object with a `"variant"` field (`"cantwell"`, `"niels"` or
 //! `"akl"`; default `"cantwell"`). Each produces exactly one output line: the variant's
 //! answer with `"ok": true`, or `{"ok": false, "error": {"kind", "message", "at"}}`. A bad line
-//! never stops the run: the next line is still read. Blank lines are skipped.
+//! never stops the run: the next line is still read. Blank lines are skipped. Each line is
+//! bounded ([`limits`]: `--max-line-bytes`, default 1 MiB; `--max-moves`, default 10 000):
+//! over a bound, the line is answered with an error of kind `"limit"` and the run goes on.
 //!
 //! What the variants share (reading common fields, answers, move reports, refusals and their
 //! reason codes, limits) is the frame, [`frame`]; a variant module holds only its own rules.
@@ -11,17 +13,29 @@
 mod akl;
 mod cantwell;
 mod frame;
+pub mod limits;
 mod niels;
 
 use crate::error::CliError;
 use clap::Args;
-pub use frame::{Answer, Context, Request};
+pub use frame::{Answer, Context, Limit, Limits, Request};
 use serde_json::{Value, json};
 use std::io::{BufRead, Write};
 
 /// Arguments of `qchess eval`.
 #[derive(Args, Debug)]
-pub struct EvalArgs {}
+pub struct EvalArgs {
+    /// Memory budget in bytes for every state built (default: the smallest of the
+    /// address-space/data limits, the cgroup limit and MemAvailable, less a margin).
+    #[arg(long, value_name = "BYTES")]
+    pub memory: Option<usize>,
+    /// Longest input line in bytes; a longer line is answered with a "limit" error.
+    #[arg(long, default_value_t = limits::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: usize,
+    /// Most moves in one request; more are answered with a "limit" error.
+    #[arg(long, default_value_t = limits::DEFAULT_MAX_MOVES)]
+    pub max_moves: usize,
+}
 
 /// A failed evaluation of one input line.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,16 +64,41 @@ impl EvalError {
         self
     }
 
+    /// The error as a whole line's answer; the message and a textual location are cut
+    /// ([`limits::clip_message`], [`limits::clip_at`]) so bad input is never echoed whole.
     fn to_json(&self) -> Value {
-        json!({"ok": false, "error": {"kind": self.kind, "message": self.message, "at": self.at}})
+        json!({"ok": false, "error": {"kind": self.kind,
+               "message": limits::clip_message(&self.message), "at": limits::clip_at(&self.at)}})
     }
 }
 
 /// Runs `qchess eval` over standard input.
-pub fn run(_args: &EvalArgs) -> Result<(), CliError> {
+pub fn run(args: &EvalArgs) -> Result<(), CliError> {
+    qchess_sim::set_default_memory_budget(args.memory);
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
-    eval_stream_with(&Context::default(), stdin.lock(), &mut stdout.lock())
+    let mut ctx = Context::default();
+    ctx.limits.max_line_bytes = args.max_line_bytes;
+    ctx.limits.max_moves = args.max_moves;
+    eval_stream_with(&ctx, stdin.lock(), &mut stdout.lock())
+}
+
+/// Evaluates one request line (JSON object) under `limits` and returns its answer: the
+/// variant's fields with `"ok": true`, or `{"ok": false, "error": ..}`. Never panics on any
+/// input; the library entry point for embedding and fuzzing. Quotes of the input in the
+/// answer are cut ([`limits::MESSAGE_LIMIT`], [`crate::error::QUOTE_LIMIT`]). The whole answer
+/// is built in memory (a `"distribution_limit": "all"` listing included).
+pub fn answer_line(line: &str, limits: &Limits) -> Value {
+    let ctx = Context { limits: *limits };
+    if line.len() > limits.max_line_bytes {
+        return limits::too_long(line.len(), limits.max_line_bytes).to_json();
+    }
+    let mut answer = match eval_line(&ctx, line) {
+        Ok(answer) => answer.into_value(),
+        Err(err) => err.to_json(),
+    };
+    limits::clip_answer(&mut answer);
+    answer
 }
 
 /// Evaluates every line of `input` under the default [`Context`], writing one JSON line per
@@ -78,9 +117,17 @@ pub fn eval_stream_with(
 ) -> Result<(), CliError> {
     let mut raw = Vec::new();
     loop {
-        raw.clear();
-        if input.read_until(b'\n', &mut raw)? == 0 {
-            return Ok(());
+        match limits::read_line(&mut input, &mut raw, ctx.limits.max_line_bytes)? {
+            limits::Line::End => return Ok(()),
+            limits::Line::TooLong(len) => {
+                let err = limits::too_long(len, ctx.limits.max_line_bytes);
+                serde_json::to_writer(&mut *output, &err.to_json())
+                    .map_err(std::io::Error::from)?;
+                output.write_all(b"\n")?;
+                output.flush()?;
+                continue;
+            }
+            limits::Line::Whole => {}
         }
         // Bytes, not `lines()`: a line that is not UTF-8 is that line's error, not the run's.
         let answer = match std::str::from_utf8(&raw) {
@@ -109,6 +156,19 @@ fn eval_line(ctx: &Context, line: &str) -> Result<Answer, EvalError> {
     let Value::Object(map) = value else {
         return Err(EvalError::new("request", "each line must be a JSON object"));
     };
+    if let Some(Value::Array(moves)) = map.get("moves") {
+        if moves.len() > ctx.limits.max_moves {
+            return Err(EvalError::new(
+                "limit",
+                format!(
+                    "{} moves, over the limit of {} per request (--max-moves)",
+                    moves.len(),
+                    ctx.limits.max_moves
+                ),
+            )
+            .at("moves"));
+        }
+    }
     let request = Request::new(&map, ctx);
     match map.get("variant") {
         None => cantwell::eval(request),

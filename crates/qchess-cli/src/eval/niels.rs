@@ -29,7 +29,7 @@ use super::frame::{MoveReport, ReasonCode, Refusal, side_letter as side, string_
 use super::{Answer, EvalError, Request};
 use qchess_board::{Color, Geometry, Square};
 use qchess_niels::{
-    CheckInfo, Diagonal, DrawReason, Fraction, Game, Mark, Move, MoveOutcome, NielsError, Occupant,
+    CheckInfo, Diagonal, DrawReason, Fraction, Game, Mark, MoveOutcome, NielsError, Occupant,
     Position, Rules, Status, group_outcomes,
 };
 use rand::SeedableRng;
@@ -56,8 +56,8 @@ pub fn eval(request: Request) -> Result<Answer, EvalError> {
     let mut reports = Vec::with_capacity(moves.len());
     for (i, text) in moves.iter().enumerate() {
         // The full distribution, from the position before the move (a refused move has none).
-        let outcomes = match text.parse::<Move>() {
-            Ok(mv) if want_outcomes => game.outcomes_exact(&mv).ok().map(|list| {
+        let outcomes = match qchess_niels::parse_token(text) {
+            Ok((mv, _)) if want_outcomes => game.outcomes_exact(&mv).ok().map(|list| {
                 list.iter()
                     .map(|(p, pr, o)| {
                         json!({"probability": pr.to_f64(), "probability_exact": pr.to_string(),
@@ -67,17 +67,20 @@ pub fn eval(request: Request) -> Result<Answer, EvalError> {
             }),
             _ => None,
         };
-        let result = text.parse().and_then(|mv| match &rolls[i] {
-            Some(r) => game.play_with_rolls(&mv, r),
-            None if flat_mode => {
-                let before = queue.clone();
-                let r = game.play_with_dice(&mv, &mut |_| queue.pop_front());
-                if r.is_err() {
-                    queue = before;
+        // A move token may carry its rolls (`b1a3[3,4]`); they win over a "rolls" entry.
+        let result = qchess_niels::parse_token(text).and_then(|(mv, attached)| {
+            match attached.as_ref().or(rolls[i].as_ref()) {
+                Some(r) => game.play_with_rolls(&mv, r),
+                None if flat_mode => {
+                    let before = queue.clone();
+                    let r = game.play_with_dice(&mv, &mut |_| queue.pop_front());
+                    if r.is_err() {
+                        queue = before;
+                    }
+                    r
                 }
-                r
+                None => game.play(&mv, &mut rng),
             }
-            None => game.play(&mv, &mut rng),
         });
         let report = match result {
             Ok(outcome) => {

@@ -92,6 +92,8 @@ struct AklSession {
     human: Color,
     random: bool,
     seed: u64,
+    /// The engine's level, when the engine is the opponent.
+    engine: Option<u8>,
 }
 
 impl AklSession {
@@ -137,7 +139,10 @@ impl Session for AklSession {
 
     fn computer_move(&mut self, io: &mut Io<'_>) -> Result<String, CliError> {
         let mut out = Vec::new();
-        random_turn(&mut self.game, io.rng, &mut out)?;
+        match self.engine {
+            Some(level) => engine_turn(&mut self.game, level, self.seed, io.rng, &mut out)?,
+            None => random_turn(&mut self.game, io.rng, &mut out)?,
+        }
         let mut text = String::from_utf8_lossy(&out).into_owned();
         if text.ends_with('\n') {
             text.pop();
@@ -347,7 +352,11 @@ pub fn play(
         game,
         redo: Vec::new(),
         human,
-        random: args.opponent == Opponent::Random,
+        random: args.opponent.is_computer(),
+        engine: match args.opponent {
+            Opponent::Engine(level) => Some(level),
+            _ => None,
+        },
         seed: args.seed,
     };
     let mut io = Io {
@@ -491,6 +500,49 @@ fn human_turn(game: &mut Game, text: &str, io: &mut Io<'_>) -> Result<Flow, CliE
     }
 }
 
+/// The engine's turn: it touches from its own view (unseen types drawn from the seed), the
+/// game collapses the piece with its own randomness, and the engine then moves it.
+fn engine_turn(
+    game: &mut Game,
+    level: u8,
+    seed: u64,
+    rng: &mut ChaCha8Rng,
+    output: &mut dyn Write,
+) -> Result<(), CliError> {
+    let side = game.side_to_move();
+    let mut engine = super::engine_of(level, seed);
+    let fail = |e: String| CliError::failure(format!("engine: {e}"));
+    let r = engine
+        .search(&*game, &super::engine_limits())
+        .map_err(|e| fail(e.to_string()))?;
+    let qchess_engine::AklChoice::Touch(square) = r.best else {
+        return Err(fail("it moved without touching".into()));
+    };
+    let touch = game.touch(square, rng).map_err(|e| fail(e.to_string()))?;
+    writeln!(
+        output,
+        "{} (engine) {}",
+        color_name(side),
+        touch_text(side, &touch)
+    )?;
+    if let TouchResult::MustMove(_) = &touch.result {
+        let r = engine
+            .search(&*game, &super::engine_limits())
+            .map_err(|e| fail(e.to_string()))?;
+        let qchess_engine::AklChoice::Move(mv) = r.best else {
+            return Err(fail("it touched twice".into()));
+        };
+        let entry = game.play(mv, rng).map_err(|e| fail(e.to_string()))?;
+        writeln!(
+            output,
+            "{} (engine) played {}",
+            color_name(side),
+            entry_text(&entry)
+        )?;
+    }
+    Ok(())
+}
+
 fn random_turn(
     game: &mut Game,
     rng: &mut ChaCha8Rng,
@@ -590,6 +642,7 @@ mod tests {
             color: "w".into(),
             seed: 5,
             load,
+            memory: None,
         }
     }
 

@@ -175,6 +175,8 @@ struct CantwellSession {
     redo: Vec<String>,
     human: Color,
     random: bool,
+    /// The engine's level and seed, when the engine is the opponent.
+    engine: Option<(u8, u64)>,
 }
 
 impl Session for CantwellSession {
@@ -200,6 +202,16 @@ impl Session for CantwellSession {
     }
 
     fn computer_move(&mut self, io: &mut Io<'_>) -> Result<String, CliError> {
+        if let Some((level, seed)) = self.engine {
+            let r = super::engine_of(level, seed)
+                .search(&self.game, &super::engine_limits())
+                .map_err(|e| CliError::failure(format!("engine: {e}")))?;
+            let rec = self
+                .game
+                .apply(&r.best, io.rng)
+                .map_err(|e| CliError::failure(format!("engine: {e}")))?;
+            return Ok(format!("engine plays {}", rec.notation));
+        }
         match self.game.play_random_move(io.rng) {
             Ok(Some(rec)) => Ok(format!("random mover plays {}", rec.notation)),
             Ok(None) => Err(CliError::failure("the random mover has no legal move")),
@@ -363,7 +375,11 @@ pub fn play(
         game,
         redo: Vec::new(),
         human,
-        random: args.opponent == Opponent::Random,
+        random: args.opponent.is_computer(),
+        engine: match args.opponent {
+            Opponent::Engine(level) => Some((level, args.seed)),
+            _ => None,
+        },
     };
     let mut io = Io {
         input,
@@ -387,6 +403,7 @@ mod tests {
             color: color.into(),
             seed: 5,
             load: None,
+            memory: None,
         }
     }
 

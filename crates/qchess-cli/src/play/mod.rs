@@ -20,14 +20,57 @@ pub enum Variant {
     Akl,
 }
 
-/// Who plays the other side.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// Who plays the other side: `human`, `random`, or `engine[:level=L]` (level 1..5, default 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Opponent {
     /// Two people at one terminal.
     #[default]
     Human,
     /// The built-in random mover.
     Random,
+    /// The engine (`qchess-engine`) at this level.
+    Engine(u8),
+}
+
+impl Opponent {
+    /// Whether the computer plays the other side.
+    pub fn is_computer(self) -> bool {
+        self != Opponent::Human
+    }
+}
+
+/// Parses `--opponent`.
+fn parse_opponent(text: &str) -> Result<Opponent, String> {
+    match text {
+        "human" => Ok(Opponent::Human),
+        "random" => Ok(Opponent::Random),
+        "engine" => Ok(Opponent::Engine(3)),
+        _ => text
+            .strip_prefix("engine:level=")
+            .and_then(|l| l.parse().ok())
+            .filter(|l| (1..=5).contains(l))
+            .map(Opponent::Engine)
+            .ok_or_else(|| {
+                format!("{text:?}: expected human, random, engine or engine:level=L (L in 1..5)")
+            }),
+    }
+}
+
+/// The engine's limits in a terminal game: its level's depth, at most 2 s a move.
+pub(crate) fn engine_limits() -> qchess_engine::Limits {
+    qchess_engine::Limits {
+        movetime: Some(std::time::Duration::from_secs(2)),
+        ..qchess_engine::Limits::default()
+    }
+}
+
+/// The engine of level `level`, seeded by the game's seed.
+pub(crate) fn engine_of(level: u8, seed: u64) -> qchess_engine::Engine {
+    qchess_engine::Engine::new(qchess_engine::EngineOptions {
+        level,
+        seed,
+        ..qchess_engine::EngineOptions::default()
+    })
 }
 
 /// Arguments of `qchess play`.
@@ -42,8 +85,9 @@ pub struct PlayArgs {
     /// Board size as WxH where the variant allows other sizes (Niel's Chess: 4x4 ... 8x8).
     #[arg(long, value_name = "WxH")]
     pub board: Option<String>,
-    /// Opponent: another person at the same terminal, or the random mover.
-    #[arg(long, value_enum, default_value_t = Opponent::Human)]
+    /// Opponent: human (another person at the same terminal), random (the random mover), or
+    /// engine[:level=L] (the engine, level 1..5, default 3).
+    #[arg(long, default_value = "human", value_parser = parse_opponent)]
     pub opponent: Opponent,
     /// The colour the person plays against the random mover: w or b.
     #[arg(long, default_value = "w")]
@@ -57,6 +101,9 @@ pub struct PlayArgs {
     /// Load a saved game record before playing on.
     #[arg(long)]
     pub load: Option<std::path::PathBuf>,
+    /// Memory budget in bytes for the game's state (default: measured from the limits).
+    #[arg(long, value_name = "BYTES")]
+    pub memory: Option<usize>,
 }
 
 /// A seed from the operating system's entropy; the one place the CLI draws randomness that is
@@ -78,6 +125,7 @@ fn human_color(args: &PlayArgs) -> Result<qchess_board::Color, CliError> {
 
 /// Runs `qchess play` on the terminal.
 pub fn run(args: &PlayArgs) -> Result<(), CliError> {
+    qchess_sim::set_default_memory_budget(args.memory);
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let mut input = stdin.lock();

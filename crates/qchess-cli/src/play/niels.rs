@@ -167,6 +167,8 @@ struct NielsSession {
     redo: Vec<(Move, Vec<u8>)>,
     human: Color,
     random: bool,
+    /// The engine's level and seed, when the engine is the opponent.
+    engine: Option<(u8, u64)>,
 }
 
 impl NielsSession {
@@ -208,8 +210,15 @@ impl Session for NielsSession {
     fn computer_move(&mut self, io: &mut Io<'_>) -> Result<String, CliError> {
         let side = self.game.position().side_to_move();
         let moves = self.game.legal_moves();
-        let Some(mv) = moves.choose(io.rng).copied() else {
-            return Err(CliError::failure("the random mover has no legal move"));
+        let chosen = match self.engine {
+            Some((level, seed)) => super::engine_of(level, seed)
+                .search(&self.game, &super::engine_limits())
+                .ok()
+                .map(|r| r.best),
+            None => moves.choose(io.rng).copied(),
+        };
+        let Some(mv) = chosen else {
+            return Err(CliError::failure("the computer has no legal move"));
         };
         // 8.3 step 2: the person, as the random mover's opponent, picks the diagonal.
         let mv = choose_diagonal(&self.game, mv, true, io.input, io.output, io.rng);
@@ -393,7 +402,11 @@ pub fn play(
         game,
         redo: Vec::new(),
         human,
-        random: args.opponent == Opponent::Random,
+        random: args.opponent.is_computer(),
+        engine: match args.opponent {
+            Opponent::Engine(level) => Some((level, args.seed)),
+            _ => None,
+        },
     };
     let mut io = Io {
         input,
@@ -500,6 +513,7 @@ mod tests {
             color: "w".into(),
             seed: 1,
             load: None,
+            memory: None,
         }
     }
 

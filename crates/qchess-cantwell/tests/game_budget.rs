@@ -1,0 +1,82 @@
+//! The game's one memory budget: a move that needs more than is left is refused with
+//! `StateTooLarge` (bytes asked and available) and leaves the game exactly as it was.
+
+use qchess_cantwell::{Game, GameError};
+use rand::SeedableRng;
+
+fn split_game() -> Game {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let mut g = Game::new();
+    for mv in ["g1^f3h3", "b8^a6c6", "b1^a3c3", "g8^f6h6", "e2e4", "e7e5"] {
+        g.apply(mv, &mut rng).unwrap();
+    }
+    g
+}
+
+#[test]
+fn every_move_kind_beyond_the_budget_is_refused_and_changes_nothing() {
+    // Moves of every kind from the same position: split, jump, merge, slide, capture
+    // (measures), pawn step.
+    let moves = [
+        "f3^d4g5", "f3g5", "a3c3^b5", "f1c4", "f3e5", "d2d3", "h3^g5f4",
+    ];
+    for mv in moves {
+        let mut g = split_game();
+        let reference = {
+            let mut r = g.clone();
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+            r.apply(mv, &mut rng).map(|_| ())
+        };
+        assert!(
+            reference.is_ok(),
+            "{mv} is playable without a budget: {reference:?}"
+        );
+        let before_pos = g.position();
+        let before_hist = g.history_notation();
+        // Just enough for what the game holds now: any copy or larger state is refused.
+        let held = g.state().bytes() + 512;
+        g.set_memory_budget(held);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        match g.apply(mv, &mut rng) {
+            Err(GameError::StateTooLarge { asked, available }) => {
+                assert!(asked > available, "{mv}: {asked} <= {available}");
+            }
+            other => panic!("{mv}: expected StateTooLarge, got {other:?}"),
+        }
+        assert_eq!(g.position(), before_pos, "{mv}");
+        assert_eq!(g.history_notation(), before_hist, "{mv}");
+        // With the budget back, the same move plays as it did without one.
+        g.set_memory_budget(usize::MAX);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        g.apply(mv, &mut rng).unwrap();
+        g.undo().unwrap();
+        assert_eq!(g.position(), before_pos, "{mv} undo");
+    }
+}
+
+#[test]
+fn the_budget_counts_undo_snapshots() {
+    let mut g = split_game();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    let budget = 8 * 1024;
+    g.set_memory_budget(budget);
+    assert_eq!(g.memory_budget(), budget);
+    // Splits until the budget refuses; the snapshots held keep the state's share shrinking.
+    let mut refused = false;
+    for mv in [
+        "f3^d4g5", "c6^b4a5", "h3^g1f4", "a6^b8c5", "c3^b1d5", "h6^g8f5",
+    ] {
+        match g.apply(mv, &mut rng) {
+            Ok(_) => assert!(g.state().bytes() <= budget),
+            Err(GameError::StateTooLarge { .. }) => {
+                refused = true;
+                break;
+            }
+            Err(e) => panic!("{mv}: {e}"),
+        }
+    }
+    assert!(refused, "a 8 KiB budget cannot hold 6 more knight splits");
+    // Undo walks back through every snapshot within the budget.
+    while g.undo().is_ok() {}
+    assert_eq!(g.state_size(), 1);
+}

@@ -1,0 +1,38 @@
+//! The thread pool every subcommand runs in.
+//!
+//! rayon's global pool panics on first use ("The global thread pool has not been
+//! initialized") when it cannot start its threads, e.g. under a low process limit
+//! (`ulimit -u`). So `qchess` never relies on it: each subcommand runs inside a pool built
+//! here, and if the usual pool (one worker per core) cannot start, inside a one-thread pool
+//! whose only worker is the calling thread (no thread is spawned), with a warning on stderr.
+
+use crate::error::CliError;
+
+/// Stack size of the pool's workers: the usual main-thread size, so running a subcommand on
+/// a worker instead of the main thread changes nothing.
+const WORKER_STACK: usize = 8 << 20;
+
+/// Runs `f` inside a rayon pool: the usual one, or, when its threads cannot be started, one
+/// that runs everything on the calling thread. Only when even that fails is it an error.
+pub fn run_in_pool<F>(f: F) -> Result<(), CliError>
+where
+    F: FnOnce() -> Result<(), CliError> + Send,
+{
+    match rayon::ThreadPoolBuilder::new()
+        .stack_size(WORKER_STACK)
+        .build()
+    {
+        Ok(pool) => pool.install(f),
+        Err(err) => {
+            eprintln!(
+                "qchess: warning: cannot start worker threads ({err}); running on one thread"
+            );
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .use_current_thread()
+                .build()
+                .map_err(|e| CliError::failure(format!("cannot start a thread pool: {e}")))?;
+            pool.install(f)
+        }
+    }
+}

@@ -1,0 +1,646 @@
+//! Expectimax with alpha-beta at decision nodes and Star1 bounds at chance nodes, iterative
+//! deepening, a transposition table, move ordering and quiescence over captures.
+
+use crate::node::{SearchNode, Searchable, Terminal};
+use qchess_board::Color;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// The score of a won game (less the plies it takes); every score lies in
+/// `[-WIN_SCORE, WIN_SCORE]`, the bounds Star1 uses at chance nodes.
+pub const WIN_SCORE: f64 = 100_000.0;
+
+/// Quiescence looks this many captures deep at most.
+const QUIESCENCE_DEPTH: u32 = 3;
+
+/// The time the engine keeps back from a `movetime` for unwinding and answering.
+const TIME_MARGIN: Duration = Duration::from_millis(15);
+
+/// Why a search could not run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EngineError {
+    /// The game is over (or the side to move has no legal move).
+    NoMove,
+    /// The position given cannot be searched.
+    BadPosition(String),
+    /// An option is out of range.
+    BadOption(String),
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineError::NoMove => write!(f, "no legal move: the game is over"),
+            EngineError::BadPosition(m) => write!(f, "bad position: {m}"),
+            EngineError::BadOption(m) => write!(f, "bad option: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+/// The engine's settings.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// Playing strength 1 (weakest) to 5; see [`EngineOptions::level_depth`].
+    pub level: u8,
+    /// Seeds every random choice (Akl's unseen types, the weaker levels' noise).
+    pub seed: u64,
+    /// Transposition table entries at most (the table is cleared when full).
+    pub tt_entries: usize,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            level: 3,
+            seed: 0,
+            tt_entries: 1 << 18,
+        }
+    }
+}
+
+impl EngineOptions {
+    /// The deepest iteration of a level when no depth limit is given (plies; chance nodes and
+    /// Akl touches not counted): 1, 1, 2, 3, 64 (level 5 goes as deep as nodes and time allow).
+    pub fn level_depth(&self) -> u32 {
+        match self.level {
+            0 | 1 => 1,
+            2 => 1,
+            3 => 2,
+            4 => 3,
+            _ => 64,
+        }
+    }
+
+    /// The root noise of a level (centipawns, uniform in `[-n, n]`, drawn from the seed):
+    /// 200, 60, 0, 0, 0.
+    pub fn level_noise(&self) -> f64 {
+        match self.level {
+            0 | 1 => 200.0,
+            2 => 60.0,
+            _ => 0.0,
+        }
+    }
+}
+
+/// When a search stops. With none of depth, nodes, movetime, the level's depth applies.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Deepest iteration (plies).
+    pub depth: Option<u32>,
+    /// Nodes at most (decision, chance and quiescence nodes all count).
+    pub nodes: Option<u64>,
+    /// Time for this move; the answer comes within it (+50 ms).
+    pub movetime: Option<Duration>,
+    /// Set from another thread to end the search early (`stop`).
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+impl Limits {
+    /// A depth limit.
+    pub fn depth(d: u32) -> Limits {
+        Limits {
+            depth: Some(d),
+            ..Limits::default()
+        }
+    }
+
+    /// A node limit.
+    pub fn nodes(n: u64) -> Limits {
+        Limits {
+            nodes: Some(n),
+            ..Limits::default()
+        }
+    }
+
+    /// A time limit.
+    pub fn movetime(t: Duration) -> Limits {
+        Limits {
+            movetime: Some(t),
+            ..Limits::default()
+        }
+    }
+}
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult<M> {
+    /// The move to play.
+    pub best: M,
+    /// Its expected value in centipawns from the side to move's view (`±WIN_SCORE` less plies
+    /// for a forced win or loss).
+    pub score: f64,
+    /// The expected line: the best move, then each node's best move after the most likely
+    /// outcome.
+    pub pv: Vec<M>,
+    /// The deepest iteration completed.
+    pub depth: u32,
+    /// Nodes visited.
+    pub nodes: u64,
+}
+
+/// The engine: options and a search.
+#[derive(Clone, Debug)]
+pub struct Engine {
+    options: EngineOptions,
+}
+
+type MoveOf<G> = <<G as Searchable>::Node as SearchNode>::Move;
+
+impl Engine {
+    /// An engine with these options.
+    pub fn new(options: EngineOptions) -> Engine {
+        Engine { options }
+    }
+
+    /// The options.
+    pub fn options(&self) -> &EngineOptions {
+        &self.options
+    }
+
+    /// Searches `game` within `limits`.
+    pub fn search<G: Searchable>(
+        &mut self,
+        game: &G,
+        limits: &Limits,
+    ) -> Result<SearchResult<MoveOf<G>>, EngineError> {
+        self.search_with_info(game, limits, |_| {})
+    }
+
+    /// [`Engine::search`], calling `info` after every completed iteration.
+    pub fn search_with_info<G: Searchable>(
+        &mut self,
+        game: &G,
+        limits: &Limits,
+        mut info: impl FnMut(&SearchResult<MoveOf<G>>),
+    ) -> Result<SearchResult<MoveOf<G>>, EngineError> {
+        if !(1..=5).contains(&self.options.level) {
+            return Err(EngineError::BadOption(format!(
+                "level {} is outside 1..5",
+                self.options.level
+            )));
+        }
+        let start = Instant::now();
+        let node = game.search_root(self.options.seed)?;
+        let deadline = limits
+            .movetime
+            .map(|t| start + t.saturating_sub(TIME_MARGIN));
+        let mut s = Searcher {
+            node,
+            nodes: 0,
+            node_limit: limits.nodes,
+            deadline,
+            stop: limits.stop.clone(),
+            aborted: false,
+            tt: HashMap::new(),
+            tt_cap: self.options.tt_entries.max(1),
+        };
+        if s.node.terminal().is_some() {
+            return Err(EngineError::NoMove);
+        }
+        let mut root_moves = s.node.moves();
+        if root_moves.is_empty() {
+            return Err(EngineError::NoMove);
+        }
+        // Root noise for the weaker levels, one draw per root move, from the seed alone.
+        let noise_amp = self.options.level_noise();
+        let mut rng = ChaCha8Rng::seed_from_u64(self.options.seed ^ s.node.key());
+        let noise: Vec<f64> = root_moves
+            .iter()
+            .map(|_| {
+                if noise_amp > 0.0 {
+                    rng.random_range(-noise_amp..=noise_amp)
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let noise_of: Vec<(MoveOf<G>, f64)> = root_moves.iter().cloned().zip(noise).collect();
+        // Captures first from the start.
+        order(&mut s.node, &mut root_moves, None);
+        let max_depth = limits.depth.unwrap_or_else(|| {
+            if limits.nodes.is_some() || limits.movetime.is_some() {
+                64
+            } else {
+                self.options.level_depth()
+            }
+        });
+        let max_depth = if limits.depth.is_none() {
+            max_depth.min(self.options.level_depth())
+        } else {
+            max_depth
+        }
+        .max(1);
+        let mut best: Option<SearchResult<MoveOf<G>>> = None;
+        for depth in 1..=max_depth {
+            let mut alpha = f64::NEG_INFINITY;
+            let mut iter_best: Option<(MoveOf<G>, f64)> = None;
+            let mut completed = true;
+            for mv in &root_moves {
+                // With noise every root move needs its exact value, not a bound.
+                let window = if noise_amp > 0.0 {
+                    f64::NEG_INFINITY
+                } else {
+                    alpha
+                };
+                let v = s.chance(mv, depth, window, f64::INFINITY, 0, false);
+                if s.aborted {
+                    completed = false;
+                    break;
+                }
+                let Some(v) = v else { continue };
+                let bonus = noise_of
+                    .iter()
+                    .find(|(m, _)| m == mv)
+                    .map_or(0.0, |(_, n)| *n);
+                let v = v + bonus;
+                if iter_best.as_ref().is_none_or(|(_, b)| v > *b) {
+                    iter_best = Some((mv.clone(), v));
+                }
+                if v > alpha {
+                    alpha = v;
+                }
+            }
+            let Some((mv, score)) = iter_best else {
+                if completed {
+                    return Err(EngineError::NoMove);
+                }
+                if best.is_none() {
+                    // Out of time before any move was valued: answer the first in order
+                    // (a capture, or the rule crate's first move) rather than nothing.
+                    let first = root_moves[0].clone();
+                    best = Some(SearchResult {
+                        pv: vec![first.clone()],
+                        best: first,
+                        score: s.static_eval(),
+                        depth: 0,
+                        nodes: s.nodes,
+                    });
+                }
+                break;
+            };
+            if !completed {
+                // An unfinished iteration is kept only when nothing finished before it.
+                if best.is_none() {
+                    best = Some(SearchResult {
+                        pv: vec![mv.clone()],
+                        best: mv,
+                        score,
+                        depth: depth - 1,
+                        nodes: s.nodes,
+                    });
+                }
+                break;
+            }
+            // Store the root in the table so the PV walk starts from the right move.
+            let key = s.node.key();
+            s.store(key, depth, score, Bound::Exact, Some(mv.clone()));
+            let pv = s.pv(depth);
+            let result = SearchResult {
+                best: mv.clone(),
+                score,
+                pv,
+                depth,
+                nodes: s.nodes,
+            };
+            info(&result);
+            best = Some(result);
+            // The best move first in the next iteration.
+            if let Some(i) = root_moves.iter().position(|m| *m == mv) {
+                let m = root_moves.remove(i);
+                root_moves.insert(0, m);
+            }
+            if score.abs() >= WIN_SCORE - 1000.0 {
+                break; // a forced result: deeper will not change it
+            }
+            if let Some(t) = limits.movetime {
+                // The next iteration takes several times this one: do not start what cannot end.
+                if start.elapsed() * 3 > t {
+                    break;
+                }
+            }
+        }
+        let mut result = best.ok_or(EngineError::NoMove)?;
+        result.nodes = s.nodes;
+        Ok(result)
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Bound {
+    Exact,
+    Lower,
+    Upper,
+}
+
+#[derive(Clone, Debug)]
+struct Entry<M> {
+    depth: u32,
+    value: f64,
+    bound: Bound,
+    best: Option<M>,
+}
+
+struct Searcher<N: SearchNode> {
+    node: N,
+    nodes: u64,
+    node_limit: Option<u64>,
+    deadline: Option<Instant>,
+    stop: Option<Arc<AtomicBool>>,
+    aborted: bool,
+    tt: HashMap<u64, Entry<N::Move>>,
+    tt_cap: usize,
+}
+
+/// Orders `moves`: the table's move first, then captures, each group in the rule crate's order.
+fn order<N: SearchNode>(node: &mut N, moves: &mut Vec<N::Move>, first: Option<&N::Move>) {
+    let mut tactical = Vec::new();
+    let mut quiet = Vec::new();
+    let mut head = Vec::new();
+    for mv in moves.drain(..) {
+        if first == Some(&mv) {
+            head.push(mv);
+        } else if node.is_tactical(&mv) {
+            tactical.push(mv);
+        } else {
+            quiet.push(mv);
+        }
+    }
+    moves.extend(head);
+    moves.extend(tactical);
+    moves.extend(quiet);
+}
+
+impl<N: SearchNode> Searcher<N> {
+    fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if self.aborted {
+            return true;
+        }
+        if self.node_limit.is_some_and(|n| self.nodes > n) {
+            self.aborted = true;
+        } else if self.nodes % 16 == 0 {
+            if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                self.aborted = true;
+            }
+            if self
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(Ordering::Relaxed))
+            {
+                self.aborted = true;
+            }
+        }
+        self.aborted
+    }
+
+    fn store(&mut self, key: u64, depth: u32, value: f64, bound: Bound, best: Option<N::Move>) {
+        if self.tt.len() >= self.tt_cap && !self.tt.contains_key(&key) {
+            self.tt.clear();
+        }
+        let replace = self.tt.get(&key).is_none_or(|e| e.depth <= depth);
+        if replace {
+            self.tt.insert(
+                key,
+                Entry {
+                    depth,
+                    value,
+                    bound,
+                    best,
+                },
+            );
+        }
+    }
+
+    /// The principal variation from the table: each node's best move after its most likely
+    /// outcome.
+    fn pv(&mut self, depth: u32) -> Vec<N::Move> {
+        let mut line = Vec::new();
+        let mut applied = 0;
+        for _ in 0..depth.max(1) * 2 {
+            let key = self.node.key();
+            let Some(mv) = self.tt.get(&key).and_then(|e| e.best.clone()) else {
+                break;
+            };
+            line.push(mv.clone());
+            let outs = self.node.outcomes(&mv);
+            let Some((o, _)) = outs
+                .into_iter()
+                .max_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal))
+            else {
+                break;
+            };
+            if !self.node.apply(&mv, &o) {
+                break;
+            }
+            applied += 1;
+        }
+        for _ in 0..applied {
+            self.node.undo();
+        }
+        line
+    }
+
+    /// The value of the game ended by `t` for `side`.
+    fn terminal_value(t: Terminal, side: Color, ply: u32) -> f64 {
+        match t {
+            Terminal::Win(c) if c == side => WIN_SCORE - ply as f64,
+            Terminal::Win(_) => -(WIN_SCORE - ply as f64),
+            Terminal::Draw => 0.0,
+        }
+    }
+
+    fn static_eval(&mut self) -> f64 {
+        let v = self.node.evaluate();
+        if self.node.side_to_move() == Color::White {
+            v
+        } else {
+            -v
+        }
+    }
+
+    /// The value of the decision node for its side to move (negamax), `depth` plies deep.
+    fn negamax(&mut self, depth: u32, mut alpha: f64, beta: f64, ply: u32) -> f64 {
+        if self.tick() {
+            return 0.0;
+        }
+        let side = self.node.side_to_move();
+        if let Some(t) = self.node.terminal() {
+            return Self::terminal_value(t, side, ply);
+        }
+        if depth == 0 {
+            return self.quiesce(alpha, beta, ply, QUIESCENCE_DEPTH);
+        }
+        let key = self.node.key();
+        let mut tt_move = None;
+        if let Some(e) = self.tt.get(&key) {
+            tt_move = e.best.clone();
+            if e.depth >= depth {
+                match e.bound {
+                    Bound::Exact => return e.value,
+                    Bound::Lower if e.value >= beta => return e.value,
+                    Bound::Upper if e.value <= alpha => return e.value,
+                    _ => {}
+                }
+            }
+        }
+        let mut moves = self.node.moves();
+        if moves.is_empty() {
+            return self.static_eval();
+        }
+        order(&mut self.node, &mut moves, tt_move.as_ref());
+        let alpha0 = alpha;
+        let mut best = f64::NEG_INFINITY;
+        let mut best_move = None;
+        for mv in moves {
+            let Some(v) = self.chance(&mv, depth, alpha, beta, ply, false) else {
+                continue;
+            };
+            if self.aborted {
+                return 0.0;
+            }
+            if v > best {
+                best = v;
+                best_move = Some(mv);
+            }
+            if v > alpha {
+                alpha = v;
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        if best_move.is_none() {
+            return self.static_eval();
+        }
+        let bound = if best <= alpha0 {
+            Bound::Upper
+        } else if best >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        self.store(key, depth, best, bound, best_move);
+        best
+    }
+
+    /// Quiescence: stand pat, or a capture (with its chance outcomes) that does better.
+    fn quiesce(&mut self, mut alpha: f64, beta: f64, ply: u32, qdepth: u32) -> f64 {
+        let stand = self.static_eval();
+        if qdepth == 0 || stand >= beta {
+            return stand;
+        }
+        if stand > alpha {
+            alpha = stand;
+        }
+        let mut best = stand;
+        let moves = self.node.moves();
+        for mv in moves {
+            if !self.node.is_tactical(&mv) {
+                continue;
+            }
+            let Some(v) = self.chance(&mv, qdepth, alpha, beta, ply, true) else {
+                continue;
+            };
+            if self.aborted {
+                return 0.0;
+            }
+            if v > best {
+                best = v;
+            }
+            if v > alpha {
+                alpha = v;
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        best
+    }
+
+    /// The expected value of `mv` for the side to move: a chance node over its outcomes with
+    /// Star1 bounds. `None` when the move cannot be played. In quiescence (`q`), `depth` is
+    /// the quiescence depth left.
+    fn chance(
+        &mut self,
+        mv: &N::Move,
+        depth: u32,
+        alpha: f64,
+        beta: f64,
+        ply: u32,
+        q: bool,
+    ) -> Option<f64> {
+        let side = self.node.side_to_move();
+        let mut outs = self.node.outcomes(mv);
+        if outs.is_empty() {
+            return None;
+        }
+        outs.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal));
+        let (lo, hi) = (-WIN_SCORE, WIN_SCORE);
+        let mut sum = 0.0;
+        let mut rest: f64 = outs.iter().map(|(_, p)| p).sum();
+        let mut played = false;
+        for (o, p) in outs {
+            if p <= 0.0 {
+                continue;
+            }
+            // Star1: the window this child must fall in to matter, given the values so far
+            // and the bounds of the unexplored rest.
+            let a_i = (alpha - sum - (rest - p) * hi) / p;
+            let b_i = (beta - sum - (rest - p) * lo) / p;
+            if a_i >= hi {
+                return Some(sum + rest * hi);
+            }
+            if b_i <= lo {
+                return Some(sum + rest * lo);
+            }
+            if !self.node.apply(mv, &o) {
+                rest -= p;
+                continue;
+            }
+            played = true;
+            let (ca, cb) = (a_i.max(lo), b_i.min(hi));
+            let same = self.node.side_to_move() == side;
+            let v = match (q, same) {
+                (false, true) => self.negamax(depth, ca, cb, ply + 1),
+                (false, false) => -self.negamax(depth - 1, -cb, -ca, ply + 1),
+                (true, true) => {
+                    if self.tick() {
+                        0.0
+                    } else {
+                        self.quiesce(ca, cb, ply + 1, depth)
+                    }
+                }
+                (true, false) => {
+                    if self.tick() {
+                        0.0
+                    } else {
+                        match self.node.terminal() {
+                            Some(t) => Self::terminal_value(t, side, ply + 1),
+                            None => -self.quiesce(-cb, -ca, ply + 1, depth - 1),
+                        }
+                    }
+                }
+            };
+            self.node.undo();
+            if self.aborted {
+                return Some(0.0);
+            }
+            if v <= a_i {
+                return Some(sum + p * v + (rest - p) * hi);
+            }
+            if v >= b_i {
+                return Some(sum + p * v + (rest - p) * lo);
+            }
+            sum += p * v;
+            rest -= p;
+        }
+        played.then_some(sum)
+    }
+}

@@ -1,0 +1,305 @@
+//! The engine against exact references: a brute-force expectimax (no pruning, no table) for
+//! the values, forced wins, determinism, the time limit and Akl's hidden information.
+
+use qchess_akl::{AklPosition, Rules as AklRules, Visibility};
+use qchess_board::Color;
+use qchess_engine::{
+    AklChoice, Engine, EngineOptions, Limits, SearchNode, Searchable, Terminal, WIN_SCORE,
+};
+use rand::SeedableRng;
+use std::time::{Duration, Instant};
+
+fn engine(seed: u64) -> Engine {
+    Engine::new(EngineOptions {
+        seed,
+        ..EngineOptions::default()
+    })
+}
+
+/// The exact expectimax value (side to move's view) with the same quiescence the engine uses
+/// (stand pat or a capture, 3 captures deep), computed with no pruning and no table.
+fn reference<N: SearchNode>(n: &mut N, depth: u32, ply: u32) -> f64 {
+    let side = n.side_to_move();
+    if let Some(t) = n.terminal() {
+        return term(t, side, ply);
+    }
+    if depth == 0 {
+        return quiesce(n, 3, ply);
+    }
+    let mut best = f64::NEG_INFINITY;
+    for mv in n.moves() {
+        let outs = n.outcomes(&mv);
+        if outs.is_empty() {
+            continue;
+        }
+        let mut sum = 0.0;
+        for (o, p) in outs {
+            assert!(n.apply(&mv, &o));
+            let v = if n.side_to_move() == side {
+                reference(n, depth, ply + 1)
+            } else {
+                -reference(n, depth - 1, ply + 1)
+            };
+            n.undo();
+            sum += p * v;
+        }
+        best = best.max(sum);
+    }
+    if best == f64::NEG_INFINITY {
+        stat(n)
+    } else {
+        best
+    }
+}
+
+fn term(t: Terminal, side: Color, ply: u32) -> f64 {
+    match t {
+        Terminal::Win(c) if c == side => WIN_SCORE - ply as f64,
+        Terminal::Win(_) => -(WIN_SCORE - ply as f64),
+        Terminal::Draw => 0.0,
+    }
+}
+
+fn stat<N: SearchNode>(n: &mut N) -> f64 {
+    let v = n.evaluate();
+    if n.side_to_move() == Color::White {
+        v
+    } else {
+        -v
+    }
+}
+
+fn quiesce<N: SearchNode>(n: &mut N, q: u32, ply: u32) -> f64 {
+    let side = n.side_to_move();
+    let mut best = stat(n);
+    if q == 0 {
+        return best;
+    }
+    for mv in n.moves() {
+        if !n.is_tactical(&mv) {
+            continue;
+        }
+        let mut sum = 0.0;
+        for (o, p) in n.outcomes(&mv) {
+            assert!(n.apply(&mv, &o));
+            let v = if n.side_to_move() == side {
+                quiesce(n, q, ply + 1)
+            } else {
+                match n.terminal() {
+                    Some(t) => term(t, side, ply + 1),
+                    None => -quiesce(n, q - 1, ply + 1),
+                }
+            };
+            n.undo();
+            sum += p * v;
+        }
+        best = best.max(sum);
+    }
+    best
+}
+
+fn check_against_reference<G: Searchable>(game: &G, depth: u32) -> f64 {
+    let mut root = game.search_root(0).unwrap();
+    let want = reference(&mut root, depth, 0);
+    let got = engine(0).search(game, &Limits::depth(depth)).unwrap();
+    assert_eq!(got.depth, depth);
+    assert!(
+        (got.score - want).abs() < 1e-6,
+        "engine {} vs reference {want}",
+        got.score
+    );
+    // The move found is worth that value.
+    want
+}
+
+#[test]
+fn niels_values_equal_brute_force_expectimax() {
+    let game = qchess_niels::Game::new(Default::default(), "5x6".parse().unwrap()).unwrap();
+    check_against_reference(&game, 1);
+    // A position with a pair attacking a pawn: the dice decide the capture.
+    let start = "4k3/2p5/8/8/8/2N5/8/4K3 w - - 0 1".parse().unwrap();
+    let mut game = qchess_niels::Game::from_position(Default::default(), start);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    for mv in ["c3^b5d5:oo", "e8f8"] {
+        game.play_str(mv, &mut rng).unwrap();
+    }
+    let mut root = game.search_root(0).unwrap();
+    let capture: qchess_niels::Move = "b5c7".parse().unwrap();
+    let outs = root.outcomes(&capture);
+    assert!(outs.len() >= 2, "{outs:?}");
+    assert!((outs.iter().map(|o| o.1).sum::<f64>() - 1.0).abs() < 1e-12);
+    check_against_reference(&game, 2);
+}
+
+#[test]
+fn cantwell_values_equal_brute_force_expectimax() {
+    // A split knight attacks a pawn: capturing from a superposed square measures.
+    let mut game = qchess_cantwell::Game::from_fen("4k3/8/8/3p4/8/8/8/1N2K3 w - - 0 1").unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    game.apply("b1^a3c3", &mut rng).unwrap();
+    game.apply("e8e7", &mut rng).unwrap();
+    let mut root = game.search_root(0).unwrap();
+    let capture = "c3d5".to_string();
+    let outs = root.outcomes(&capture);
+    assert_eq!(outs.len(), 2, "{outs:?}");
+    assert!((outs[0].1 - 0.5).abs() < 1e-12 && (outs[1].1 - 0.5).abs() < 1e-12);
+    check_against_reference(&game, 1);
+    check_against_reference(&game, 2);
+}
+
+#[test]
+fn akl_values_equal_brute_force_expectimax() {
+    let game = qchess_akl::Game::from_seed(4);
+    check_against_reference(&game, 1);
+}
+
+#[test]
+fn forced_king_captures_are_found() {
+    // Cantwell: the rook takes the king (probability 1) at once.
+    let game = qchess_cantwell::Game::from_fen("k7/8/8/8/8/8/8/R3K3 w - - 0 1").unwrap();
+    let r = engine(0).search(&game, &Limits::depth(2)).unwrap();
+    assert_eq!(r.best, "a1a8");
+    assert_eq!(r.score, WIN_SCORE - 1.0);
+    // Akl: touch the classical rook, then take the king: one turn, two decisions.
+    let pos = AklPosition::parse("k7/8/8/8/8/8/8/[R*N]3K3 w - 0 1").unwrap();
+    let game = qchess_akl::Game::from_position(pos);
+    let r = engine(0).search(&game, &Limits::depth(1)).unwrap();
+    assert_eq!(r.best, AklChoice::Touch("a1".parse().unwrap()));
+    assert_eq!(r.score, WIN_SCORE - 2.0);
+    assert_eq!(r.pv.len(), 2, "{:?}", r.pv);
+    // Niel's: the queen mates on the back rank.
+    let game = qchess_niels::Game::from_position(
+        Default::default(),
+        "k7/8/1K6/8/8/8/8/7Q w - - 0 1".parse().unwrap(),
+    );
+    let r = engine(0).search(&game, &Limits::depth(1)).unwrap();
+    assert_eq!(r.score, WIN_SCORE - 1.0, "{}", r.best);
+    // Both mate at once: Qh8# and Qb7# (guarded by the king).
+    assert!(
+        ["h1h8", "h1b7"].contains(&r.best.to_string().as_str()),
+        "{}",
+        r.best
+    );
+}
+
+#[test]
+fn same_seed_and_node_limit_give_the_same_result() {
+    let game = qchess_cantwell::Game::new();
+    for level in 1..=5 {
+        let opts = EngineOptions {
+            seed: 7,
+            level,
+            ..EngineOptions::default()
+        };
+        let a = Engine::new(opts)
+            .search(&game, &Limits::nodes(3000))
+            .unwrap();
+        let b = Engine::new(opts)
+            .search(&game, &Limits::nodes(3000))
+            .unwrap();
+        assert_eq!(a, b);
+    }
+    let game = qchess_akl::Game::from_seed(3);
+    let a = engine(11).search(&game, &Limits::nodes(5000)).unwrap();
+    let b = engine(11).search(&game, &Limits::nodes(5000)).unwrap();
+    assert_eq!(a, b);
+}
+
+/// The search ends on its deadline. How close to it is a measurement (docs/benchmarks.md),
+/// not a timed test: this only checks that a time-limited search stops and answers, with a
+/// margin no loaded machine misses.
+#[test]
+fn a_time_limit_ends_the_search() {
+    let limit = Duration::from_millis(200);
+    let loose = limit + Duration::from_secs(5);
+    let cantwell = qchess_cantwell::Game::new();
+    let t = Instant::now();
+    let r = engine(0)
+        .search(&cantwell, &Limits::movetime(limit))
+        .unwrap();
+    assert!(t.elapsed() < loose, "{:?}", t.elapsed());
+    assert!(r.depth >= 1);
+    let niels = qchess_niels::Game::new(Default::default(), "8x8".parse().unwrap()).unwrap();
+    let t = Instant::now();
+    engine(0).search(&niels, &Limits::movetime(limit)).unwrap();
+    assert!(t.elapsed() < loose, "{:?}", t.elapsed());
+    let akl = qchess_akl::Game::from_seed(1);
+    let t = Instant::now();
+    engine(0).search(&akl, &Limits::movetime(limit)).unwrap();
+    assert!(t.elapsed() < loose, "{:?}", t.elapsed());
+}
+
+/// Two Akl games that differ only in the opponent's hidden secondary types (and, under the
+/// default visibility, the side to move's own unseen ones) get the same move for the same seed.
+#[test]
+fn akl_decides_from_the_view_of_the_side_to_move_alone() {
+    // The start: only the primary types are public.
+    for seed in 0..4 {
+        let a = qchess_akl::Game::from_seed(100);
+        let b = qchess_akl::Game::from_seed(200);
+        assert_ne!(a.position(), b.position());
+        let ra = engine(seed).search(&a, &Limits::depth(2)).unwrap();
+        let rb = engine(seed).search(&b, &Limits::depth(2)).unwrap();
+        assert_eq!(ra, rb);
+    }
+    // Mid-game under OwnPairs: White's own pairs are the same and known to White, Black's
+    // secondaries differ; the same public turns were played.
+    use qchess_board::PieceKind::*;
+    let white = [
+        Knight, Rook, Pawn, Pawn, Queen, Pawn, Bishop, Pawn, Rook, Pawn, Bishop, Knight, Pawn,
+        Pawn, Pawn,
+    ];
+    let black_a = [
+        Pawn, Pawn, Rook, Queen, Pawn, Knight, Pawn, Bishop, Pawn, Rook, Pawn, Knight, Pawn,
+        Bishop, Pawn,
+    ];
+    let black_b = [
+        Queen, Pawn, Pawn, Rook, Knight, Pawn, Bishop, Pawn, Rook, Pawn, Knight, Pawn, Bishop,
+        Pawn, Pawn,
+    ];
+    let rules = AklRules {
+        visibility: Visibility::OwnPairs,
+    };
+    let mut games = Vec::new();
+    for black in [black_a, black_b] {
+        let pos = AklPosition::startpos_with(&white, &black).unwrap();
+        let mut g = qchess_akl::Game::with_rules(pos, rules);
+        // White touches e2 (collapses to pawn, its primary) and plays e2e4; Black touches d7
+        // (collapses to pawn) and plays d7d5.
+        g.touch_forced("e2".parse().unwrap(), Some(Pawn)).unwrap();
+        g.play_forced("e2e4".parse().unwrap(), None).unwrap();
+        g.touch_forced("d7".parse().unwrap(), Some(Pawn)).unwrap();
+        g.play_forced("d7d5".parse().unwrap(), None).unwrap();
+        games.push(g);
+    }
+    assert_ne!(games[0].position(), games[1].position());
+    assert_eq!(games[0].view(Color::White), games[1].view(Color::White));
+    for seed in 0..3 {
+        let ra = engine(seed).search(&games[0], &Limits::depth(2)).unwrap();
+        let rb = engine(seed).search(&games[1], &Limits::depth(2)).unwrap();
+        assert_eq!(ra, rb);
+    }
+    // The search does see White's own pairs: it is not blind to what White knows.
+    let mut root = games[0].search_root(0).unwrap();
+    let touch = AklChoice::Touch("a1".parse().unwrap());
+    let outs = root.outcomes(&touch);
+    assert_eq!(
+        outs.iter().map(|o| o.0).collect::<Vec<_>>(),
+        vec![Some(Rook), Some(Knight)]
+    );
+}
+
+#[test]
+fn levels_are_checked_and_finished_games_refused() {
+    let game = qchess_cantwell::Game::new();
+    let bad = Engine::new(EngineOptions {
+        level: 6,
+        ..EngineOptions::default()
+    })
+    .search(&game, &Limits::depth(1));
+    assert!(bad.is_err());
+    let over = qchess_cantwell::Game::from_fen("8/8/8/8/8/8/8/4K3 w - - 0 1");
+    if let Ok(over) = over {
+        assert!(engine(0).search(&over, &Limits::depth(1)).is_err());
+    }
+}

@@ -1,0 +1,365 @@
+//! [`QuantumState`] for the sharded state: the Cantwell game (`qchess_cantwell::Game`) runs
+//! on it unchanged. Every method is collective and returns the same value on every rank, so
+//! the game takes the same decisions everywhere. The transport is this thread's
+//! ([`comm::install`]); the local set starts with [`comm::default_capacity`] qubits.
+
+use crate::comm::{self, max_f64, sum_f64, sum_u64};
+use crate::plan::LocalSet;
+use crate::sharded::ShardedState;
+use num_complex::Complex;
+use qchess_sim::{
+    Amplitude, Controls, Key, Normalization, Predicate, QuantumState, SimError, State,
+};
+
+fn to64<T: Amplitude>(a: Complex<T>) -> Complex<f64> {
+    Complex::new(a.re.as_f64(), a.im.as_f64())
+}
+
+fn fresh_set() -> LocalSet {
+    LocalSet::new(comm::default_capacity(), &[])
+}
+
+/// `(or, and)` of one flag pair over all ranks.
+fn any_all(flags: (bool, bool)) -> (bool, bool) {
+    let all = comm::current().all_gather(&[u64::from(flags.0), u64::from(flags.1)]);
+    let any = all.chunks(2).any(|w| w[0] == 1);
+    let every = all.chunks(2).all(|w| w[1] == 1);
+    (any, every)
+}
+
+impl<T: Amplitude> ShardedState<T> {
+    /// The whole state as one local [`State`] on every rank (for read-outs that need pairs
+    /// of entries a rank may not hold together).
+    fn gathered(&self) -> Result<State<T>, SimError> {
+        let entries = self.gather_entries()?;
+        State::from_shard(entries, self.ancilla_count(), usize::MAX)
+    }
+}
+
+impl<T: Amplitude> QuantumState for ShardedState<T> {
+    fn classical(board: u64) -> Self {
+        ShardedState::classical_with(board, fresh_set())
+    }
+
+    fn from_entries(
+        entries: Vec<(Key, Complex<f64>)>,
+        normalization: Normalization,
+    ) -> Result<Self, SimError> {
+        let entries = entries
+            .into_iter()
+            .map(|(k, a)| (k, Complex::new(T::of_f64(a.re), T::of_f64(a.im))))
+            .collect();
+        ShardedState::from_amplitudes(entries, normalization, fresh_set())
+    }
+
+    fn len(&self) -> usize {
+        ShardedState::len(self)
+    }
+
+    /// The most heap bytes any rank holds (the same number on every rank).
+    fn bytes(&self) -> usize {
+        max_f64(&*comm::current(), &[self.local().bytes() as f64])[0] as usize
+    }
+
+    /// Per rank: the most basis states one rank's piece may hold.
+    fn cap(&self) -> usize {
+        ShardedState::cap(self)
+    }
+
+    fn set_cap(&mut self, max_states: usize) {
+        ShardedState::set_cap(self, max_states);
+    }
+
+    fn ancilla_count(&self) -> u32 {
+        ShardedState::ancilla_count(self)
+    }
+
+    /// Each rank's piece has its own budget (the budget is per rank, like the cap).
+    fn memory_budget(&self) -> usize {
+        self.local().memory_budget()
+    }
+
+    fn set_memory_budget(&mut self, bytes: usize) {
+        self.local_mut().set_memory_budget(bytes);
+    }
+
+    /// Every rank copies its piece under its own budget; if any rank's budget refuses, every
+    /// rank refuses (collective), so the ranks never disagree on whether the copy exists.
+    fn try_clone(&self, also_held: usize) -> Result<Self, SimError> {
+        let piece = self.local().try_clone(also_held);
+        let (_, all_ok) = any_all((false, piece.is_ok()));
+        match piece {
+            Err(e) => Err(e),
+            Ok(_) if !all_ok => Err(SimError::StateTooLarge {
+                asked: self.local().bytes(),
+                available: 0,
+            }),
+            Ok(piece) => Ok(self.with_piece(piece)),
+        }
+    }
+
+    /// Gathered like [`ShardedState::board_distribution`] (collective), then cut to `k`.
+    fn board_distribution_top(&self, k: usize) -> (Vec<(u64, f64)>, usize) {
+        let mut all = ShardedState::board_distribution(self, None);
+        let total = all.len();
+        all.truncate(k);
+        (all, total)
+    }
+
+    /// Gathered like [`ShardedState::board_distribution`] (collective); every rank calls `f`
+    /// with the same boards in the same order.
+    fn for_each_board(&self, f: &mut dyn FnMut(u64, f64)) {
+        for (b, p) in ShardedState::board_distribution(self, None) {
+            f(b, p);
+        }
+    }
+
+    fn iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+        ShardedState::iswap(self, a, b, controls)
+    }
+
+    fn iswap_inv(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+        ShardedState::iswap_inv(self, a, b, controls)
+    }
+
+    fn sqrt_iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+        ShardedState::sqrt_iswap(self, a, b, controls)
+    }
+
+    fn sqrt_iswap_inv(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+        ShardedState::sqrt_iswap_inv(self, a, b, controls)
+    }
+
+    fn split(&mut self, s: u8, t1: u8, t2: u8, controls: Controls) -> Result<(), SimError> {
+        ShardedState::split(self, s, t1, t2, controls)
+    }
+
+    fn merge(&mut self, s1: u8, s2: u8, t: u8, controls: Controls) -> Result<(), SimError> {
+        ShardedState::merge(self, s1, s2, t, controls)
+    }
+
+    fn split_slide(
+        &mut self,
+        s: u8,
+        t1: u8,
+        t2: u8,
+        path1: u64,
+        path2: u64,
+    ) -> Result<(), SimError> {
+        ShardedState::split_slide(self, s, t1, t2, path1, path2)
+    }
+
+    fn merge_slide(
+        &mut self,
+        s1: u8,
+        s2: u8,
+        t: u8,
+        path1: u64,
+        path2: u64,
+    ) -> Result<(), SimError> {
+        ShardedState::merge_slide(self, s1, s2, t, path1, path2)
+    }
+
+    fn capture(&mut self, t: u8) -> Result<u32, SimError> {
+        ShardedState::capture(self, t)
+    }
+
+    /// The pieces' decisions combined (fires anywhere, plain everywhere), then each piece
+    /// takes the same ancilla with `State::capture_where`.
+    fn capture_controlled(&mut self, q: u8, controls: Controls) -> Result<Option<u32>, SimError> {
+        let (fires, plain) = any_all(self.local().capture_flags(q, controls)?);
+        if !fires {
+            return Ok(None);
+        }
+        if plain {
+            return ShardedState::capture(self, q).map(Some);
+        }
+        self.make_local(&[q])?;
+        self.local_mut().capture_where(q, controls).map(Some)
+    }
+
+    fn iswap_where_ancillas(&mut self, s: u8, t: u8, ancillas: u128) -> Result<(), SimError> {
+        if s >= 64 || t >= 64 {
+            return Err(SimError::QubitOutOfRange { qubit: s.max(t) });
+        }
+        if s == t {
+            return Err(SimError::RepeatedQubit { qubit: s });
+        }
+        let (any, all) = any_all(self.local().ancilla_flags(ancillas));
+        if !any {
+            return Ok(());
+        }
+        if all {
+            return ShardedState::iswap(self, s, t, Controls::NONE);
+        }
+        self.make_local(&[s, t])?;
+        self.local_mut().iswap_where_ancillas_always(s, t, ancillas)
+    }
+
+    fn probability(&self, pred: Predicate) -> f64 {
+        ShardedState::probability(self, pred)
+    }
+
+    fn force(&mut self, pred: Predicate, outcome: bool) -> Result<f64, SimError> {
+        ShardedState::force(self, pred, outcome)
+    }
+
+    fn project_boards(&mut self, keep: &(dyn Fn(u64) -> bool + Sync)) -> Result<f64, SimError> {
+        let (kept, total, all) = self.local().board_masses(keep);
+        let comm = comm::current();
+        let sums = sum_f64(&*comm, &[kept, total]);
+        let every = sum_u64(&*comm, &[u64::from(!all)])[0] == 0;
+        if every {
+            return Ok(1.0);
+        }
+        if sums[0] <= 0.0 {
+            return Err(SimError::ZeroProbabilityOutcome {
+                outcome: true,
+                probability: 0.0,
+            });
+        }
+        self.local_mut().project_boards_with_mass(keep, sums[0])?;
+        Ok(if sums[1] > 0.0 {
+            sums[0] / sums[1]
+        } else {
+            0.0
+        })
+    }
+
+    fn qubit_probabilities(&self) -> [f64; 64] {
+        ShardedState::qubit_probabilities(self)
+    }
+
+    fn board_distribution(&self, limit: Option<usize>) -> Vec<(u64, f64)> {
+        ShardedState::board_distribution(self, limit)
+    }
+
+    /// Locally summed when both qubits are in L (their partners share a rank), else from the
+    /// gathered state.
+    fn reduced_density_matrix(&self, a: u8, b: u8) -> [[Complex<f64>; 4]; 4] {
+        let zero = [[Complex::new(0.0, 0.0); 4]; 4];
+        if a == b || a >= 64 || b >= 64 {
+            return zero;
+        }
+        let mask = self.local_set().mask();
+        if mask & (1 << a) != 0 && mask & (1 << b) != 0 {
+            let local_norm = self.local().norm_sqr();
+            let norm = self.norm_sqr();
+            let rho = self.local().reduced_density_matrix(a, b);
+            let mut words = Vec::with_capacity(32);
+            for row in &rho {
+                for z in row {
+                    words.push(z.re * local_norm);
+                    words.push(z.im * local_norm);
+                }
+            }
+            let s = sum_f64(&*comm::current(), &words);
+            let mut out = zero;
+            for (i, row) in out.iter_mut().enumerate() {
+                for (j, z) in row.iter_mut().enumerate() {
+                    let w = 2 * (4 * i + j);
+                    if norm > 0.0 {
+                        *z = Complex::new(s[w] / norm, s[w + 1] / norm);
+                    }
+                }
+            }
+            out
+        } else {
+            self.gathered()
+                .map_or(zero, |g| g.reduced_density_matrix(a, b))
+        }
+    }
+
+    fn amplitude_f64(&self, key: Key) -> Complex<f64> {
+        to64(ShardedState::amplitude(self, key))
+    }
+
+    /// Gathers the whole state to every rank: for serialisation and fingerprints only.
+    fn entries_f64(&self) -> Box<dyn Iterator<Item = (Key, Complex<f64>)> + '_> {
+        let all = self.gather_entries().unwrap_or_default();
+        Box::new(all.into_iter().map(|(k, a)| (k, to64(a))))
+    }
+
+    fn norm_sqr(&self) -> f64 {
+        ShardedState::norm_sqr(self)
+    }
+
+    /// Local overlaps summed; if the two states' local sets differ, a copy of `other` is
+    /// first redistributed to this one's.
+    fn inner(&self, other: &Self) -> Complex<f64> {
+        let aligned;
+        let other = if other.local_set().mask() == self.local_set().mask() {
+            other
+        } else {
+            let mut o = other.clone();
+            if o.realign(self.local_set()).is_err() {
+                return self
+                    .gathered()
+                    .and_then(|a| other.gathered().map(|b| a.inner(&b)))
+                    .unwrap_or(Complex::new(0.0, 0.0));
+            }
+            aligned = o;
+            &aligned
+        };
+        let z = self.local().inner(other.local());
+        let s = sum_f64(&*comm::current(), &[z.re, z.im]);
+        Complex::new(s[0], s[1])
+    }
+
+    fn sample<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> Key {
+        ShardedState::sample(self, rng)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::comm::{ThreadComm, install};
+    use std::rc::Rc;
+
+    /// The trait's controlled operations against the local state's, on 3 ranks.
+    #[test]
+    fn controlled_operations_agree_with_the_local_state() {
+        let results = ThreadComm::run(3, |c| {
+            install(Rc::new(c), 3);
+            let mut local = State::<f64>::classical(0b1_0111);
+            let mut dist = <ShardedState<f64> as QuantumState>::classical(0b1_0111);
+            let mut ok = true;
+            for (a, b) in [(0u8, 8u8), (1, 9), (2, 10), (4, 12)] {
+                local.sqrt_iswap(a, b, Controls::NONE).unwrap();
+                QuantumState::sqrt_iswap(&mut dist, a, b, Controls::NONE).unwrap();
+            }
+            let ctl = Controls {
+                zeros: 0,
+                ones: 1 << 1,
+            };
+            let x = local.capture_controlled(2, ctl).unwrap();
+            ok &= QuantumState::capture_controlled(&mut dist, 2, ctl).unwrap() == x;
+            let anc = 1u128 << x.unwrap();
+            local.iswap_where_ancillas(0, 20, anc).unwrap();
+            QuantumState::iswap_where_ancillas(&mut dist, 0, 20, anc).unwrap();
+            let keep = |b: u64| b & (1 << 9) == 0;
+            let p1 = local.project_boards(&keep).unwrap();
+            let p2 = QuantumState::project_boards(&mut dist, &keep).unwrap();
+            ok &= (p1 - p2).abs() < 1e-12;
+            let want: Vec<_> = local.entries().collect();
+            let got: Vec<_> = dist.entries_f64().collect();
+            ok &= want.len() == got.len() && want.len() > 4;
+            for ((k1, a1), (k2, a2)) in want.iter().zip(&got) {
+                ok &= k1 == k2 && (a1 - a2).norm() < 1e-12;
+            }
+            let r1 = local.reduced_density_matrix(0, 8);
+            let r2 = QuantumState::reduced_density_matrix(&dist, 0, 8);
+            for (x, y) in r1.iter().flatten().zip(r2.iter().flatten()) {
+                ok &= (x - y).norm() < 1e-12;
+            }
+            let copy = dist.clone();
+            QuantumState::iswap(&mut dist, 3, 30, Controls::NONE).unwrap();
+            QuantumState::iswap_inv(&mut dist, 3, 30, Controls::NONE).unwrap();
+            ok &= (QuantumState::inner(&dist, &copy).re - 1.0).abs() < 1e-12;
+            ok &= QuantumState::ancilla_count(&dist) == local.ancilla_count();
+            ok
+        });
+        assert!(results.iter().all(|&ok| ok));
+    }
+}

@@ -1,0 +1,151 @@
+//! `qchess-mpi bench`: one operation on the sharded random state of `qchess bench sim`
+//! (the same states, the same qubits), timed between barriers on every rank.
+
+use crate::ShardedState;
+use crate::comm::{max_f64, sum_u64};
+use crate::plan::LocalSet;
+use qchess_sim::bench::{BenchOp, qubits, random_state, thread_cpu_seconds};
+use qchess_sim::{Amplitude, Controls, Predicate, SimError};
+use rand::SeedableRng;
+use std::time::Instant;
+
+/// What one distributed benchmark measured (the same on every rank).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MpiBenchResult {
+    /// Basis states of the input state (over all ranks).
+    pub states: usize,
+    /// Median over repetitions of the slowest rank's wall-clock seconds.
+    pub seconds: f64,
+    /// Median over repetitions of the largest per-rank CPU seconds of the calling thread.
+    pub cpu_seconds: Option<f64>,
+    /// Heap bytes of the pieces per stored basis state after the operation.
+    pub bytes_per_state: f64,
+    /// Most heap bytes one rank held during the operation.
+    pub peak_bytes: usize,
+    /// Ranks.
+    pub ranks: usize,
+    /// Bytes all ranks sent to other ranks during one operation.
+    pub bytes_sent: u64,
+}
+
+/// Applies `op` with the qubits of `qchess_sim::bench::apply_op` for `n` states.
+fn apply<T: Amplitude>(op: BenchOp, s: &mut ShardedState<T>, n: usize) -> Result<(), SimError> {
+    let (lo, mid, hi) = qubits(n);
+    match op {
+        BenchOp::Iswap => s.iswap(lo, hi, Controls::NONE),
+        BenchOp::SlideIswap => s.iswap(lo, hi, Controls::empty_path(1 << mid)),
+        BenchOp::Split => s.split(mid, lo, hi, Controls::NONE),
+        BenchOp::Merge => s.merge(lo, hi, mid, Controls::NONE),
+        BenchOp::Measure => s
+            .measure(
+                Predicate::One(mid),
+                &mut rand_chacha::ChaCha8Rng::seed_from_u64(0x5eed),
+            )
+            .map(|_| ()),
+    }
+}
+
+/// Times `op` on `qchess_sim::bench::random_state(n)` sharded over the ranks, with a local
+/// set of `capacity` qubits. With `resident` the op's qubits start in L (no exchange);
+/// otherwise L starts as the lowest qubits other than the op's, so the timed operation
+/// includes the exchange that brings them in (measurement never exchanges). Every rank builds
+/// the whole input and keeps its share (outside the timed region). Collective.
+pub fn run<T: Amplitude>(
+    op: BenchOp,
+    n: usize,
+    capacity: usize,
+    resident: bool,
+) -> Result<MpiBenchResult, SimError> {
+    let comm = crate::comm::current();
+    let (lo, mid, hi) = qubits(n);
+    let initial: Vec<u8> = if resident {
+        vec![lo, mid, hi]
+    } else {
+        (0..64u8).filter(|q| ![lo, mid, hi].contains(q)).collect()
+    };
+    let base = {
+        let global = random_state::<T>(n)?;
+        ShardedState::from_state(&global, LocalSet::new(capacity, &initial))?
+    };
+    let reps = (4_000_000 / n.max(1)).clamp(1, 50);
+    let (mut times, mut cpus) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+    let (mut peak, mut bytes_per_state, mut bytes_sent) = (0usize, 0.0, 0u64);
+    let mut base = Some(base);
+    for rep in 0..reps {
+        let mut s = if rep + 1 == reps {
+            base.take().expect("the base state is used last")
+        } else {
+            base.as_ref().expect("the base state").clone()
+        };
+        s.reset_peak_bytes();
+        let sent_before = s.traffic().bytes_sent;
+        comm.barrier();
+        let c0 = thread_cpu_seconds();
+        let t = Instant::now();
+        let result = apply(op, &mut s, n);
+        let elapsed = t.elapsed().as_secs_f64();
+        let cpu = match (c0, thread_cpu_seconds()) {
+            (Some(a), Some(b)) => b - a,
+            _ => f64::NAN,
+        };
+        comm.barrier();
+        result?;
+        let m = max_f64(&*comm, &[elapsed, cpu, s.peak_bytes() as f64]);
+        times.push(m[0]);
+        cpus.push(m[1]);
+        peak = peak.max(m[2] as usize);
+        let sums = sum_u64(
+            &*comm,
+            &[
+                s.local().state_bytes() as u64,
+                s.local().len() as u64,
+                s.traffic().bytes_sent - sent_before,
+            ],
+        );
+        bytes_per_state = sums[0] as f64 / sums[1].max(1) as f64;
+        bytes_sent = sums[2];
+    }
+    times.sort_by(f64::total_cmp);
+    cpus.sort_by(f64::total_cmp);
+    let cpu = cpus[cpus.len() / 2];
+    Ok(MpiBenchResult {
+        states: n,
+        seconds: times[times.len() / 2],
+        cpu_seconds: cpu.is_finite().then_some(cpu),
+        bytes_per_state,
+        peak_bytes: peak,
+        ranks: comm.size(),
+        bytes_sent,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::comm::{Solo, ThreadComm, install};
+    use std::rc::Rc;
+
+    #[test]
+    fn resident_gates_send_nothing_and_others_send_what_moved() {
+        install(Rc::new(Solo), 8);
+        let r = run::<f64>(BenchOp::Split, 5000, 8, false).unwrap();
+        assert_eq!((r.ranks, r.bytes_sent), (1, 0));
+        let rs = ThreadComm::run(2, |c| {
+            install(Rc::new(c), 8);
+            (
+                run::<f64>(BenchOp::Split, 5000, 8, true).unwrap(),
+                run::<f64>(BenchOp::Iswap, 5000, 8, false).unwrap(),
+                run::<f64>(BenchOp::Measure, 5000, 8, false).unwrap(),
+            )
+        });
+        for (resident, moved, measure) in rs {
+            assert_eq!(resident.bytes_sent, 0);
+            assert_eq!(measure.bytes_sent, 0);
+            assert_eq!(moved.ranks, 2);
+            // Whole entries only, and fewer than all of them.
+            assert_eq!(moved.bytes_sent % 40, 0);
+            assert!(moved.bytes_sent > 0 && moved.bytes_sent < 5000 * 40);
+            assert!(moved.bytes_per_state >= 24.0);
+        }
+    }
+}

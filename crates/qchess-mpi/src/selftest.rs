@@ -1,0 +1,609 @@
+//! `qchess-mpi selftest`: random gate sequences and a 30-split knight walk run on the sharded
+//! state and on the single-process [`State`] side by side, compared after every step.
+
+use crate::ShardedState;
+use crate::plan::LocalSet;
+use num_complex::Complex;
+use qchess_sim::{Controls, Key, Predicate, SimError, State};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Largest allowed difference of a probability (and, after a projection, of an amplitude
+/// component) between the sharded and the single-process state.
+pub const TOLERANCE: f64 = 1e-12;
+
+/// What a selftest found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Report {
+    /// Comparisons made.
+    pub checks: usize,
+    /// Comparisons that agreed.
+    pub agreed: usize,
+    /// One line per disagreement (the first few).
+    pub failures: Vec<String>,
+    /// Exchanges (changes of the local set) the sharded states made.
+    pub exchanges: u64,
+    /// Entries all ranks sent to each other.
+    pub entries_sent: u64,
+    /// Operations both sides refused (with the same error).
+    pub refused: usize,
+    /// Most basis states a compared state held.
+    pub largest_state: usize,
+    /// Knight splits the Cantwell game played.
+    pub knight_splits: usize,
+}
+
+impl Report {
+    /// Whether every check agreed (and there was at least one).
+    pub fn ok(&self) -> bool {
+        self.checks > 0 && self.agreed == self.checks
+    }
+
+    fn record(&mut self, what: &str, result: Result<(), String>) {
+        self.checks += 1;
+        match result {
+            Ok(()) => self.agreed += 1,
+            Err(e) => {
+                if self.failures.len() < 20 {
+                    self.failures.push(format!("{what}: {e}"));
+                }
+            }
+        }
+    }
+
+    /// Adds another report's counts.
+    pub fn absorb(&mut self, other: Report) {
+        self.checks += other.checks;
+        self.agreed += other.agreed;
+        self.failures.extend(other.failures);
+        self.exchanges += other.exchanges;
+        self.entries_sent += other.entries_sent;
+        self.refused += other.refused;
+        self.largest_state = self.largest_state.max(other.largest_state);
+        self.knight_splits += other.knight_splits;
+    }
+
+    /// Counts the sharded state's traffic (collective: sums the ranks' entries sent).
+    fn traffic(&mut self, s: &ShardedState<f64>) {
+        let t = s.traffic();
+        self.exchanges += t.exchanges;
+        self.entries_sent += crate::comm::sum_u64(&*s.comm(), &[t.entries_sent])[0];
+    }
+}
+
+/// Compares the sharded state with the reference: the same keys; amplitudes bit for bit
+/// while `exact` (no projection yet: the per-entry arithmetic is the same), else within
+/// [`TOLERANCE`]; every qubit's probability within [`TOLERANCE`]. Collective.
+pub fn compare(
+    sharded: &ShardedState<f64>,
+    reference: &State<f64>,
+    exact: bool,
+) -> Result<(), String> {
+    let got = sharded.gather_entries().map_err(|e| e.to_string())?;
+    let want: Vec<(Key, Complex<f64>)> = reference.entries().collect();
+    let p_got = sharded.qubit_probabilities();
+    let p_want = reference.qubit_probabilities();
+    if got.len() != want.len() {
+        return Err(format!(
+            "{} entries, the local state has {}",
+            got.len(),
+            want.len()
+        ));
+    }
+    for ((kg, ag), (kw, aw)) in got.iter().zip(&want) {
+        if kg != kw {
+            return Err(format!("key {kg:?} where the local state has {kw:?}"));
+        }
+        let same = if exact {
+            ag.re.to_bits() == aw.re.to_bits() && ag.im.to_bits() == aw.im.to_bits()
+        } else {
+            (ag.re - aw.re).abs() <= TOLERANCE && (ag.im - aw.im).abs() <= TOLERANCE
+        };
+        if !same {
+            return Err(format!("amplitude of {kg:?}: {ag} vs {aw}"));
+        }
+    }
+    for q in 0..64 {
+        if (p_got[q] - p_want[q]).abs() > TOLERANCE {
+            return Err(format!("P(qubit {q}) = {} vs {}", p_got[q], p_want[q]));
+        }
+    }
+    if sharded.ancilla_count() != reference.ancilla_count() {
+        return Err("ancilla counts differ".into());
+    }
+    Ok(())
+}
+
+/// Draws `k` distinct qubits from `pool`.
+fn pick(rng: &mut ChaCha8Rng, pool: &[u8], k: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(k);
+    while out.len() < k {
+        let q = pool[rng.random_range(0..pool.len())];
+        if !out.contains(&q) {
+            out.push(q);
+        }
+    }
+    out
+}
+
+/// A control mask on pool qubits other than `acted` (empty half of the time).
+fn controls(rng: &mut ChaCha8Rng, pool: &[u8], acted: &[u8]) -> Controls {
+    if rng.random_bool(0.5) {
+        return Controls::NONE;
+    }
+    let free: Vec<u8> = pool
+        .iter()
+        .copied()
+        .filter(|q| !acted.contains(q))
+        .collect();
+    let q = free[rng.random_range(0..free.len())];
+    if rng.random_bool(0.5) {
+        Controls::empty_path(1 << q)
+    } else {
+        Controls {
+            zeros: 0,
+            ones: 1 << q,
+        }
+    }
+}
+
+/// One random gate sequence of `steps` operations from seed `seed`, with a local set of
+/// `capacity` qubits; one check per step. Collective.
+pub fn random_sequence(seed: u64, steps: usize, capacity: usize) -> Report {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    // Twelve qubits in play spread over the board, five of them occupied, plus bystanders.
+    let mut pool: Vec<u8> = Vec::new();
+    while pool.len() < 12 {
+        let q = rng.random_range(0..64u8);
+        if !pool.contains(&q) {
+            pool.push(q);
+        }
+    }
+    let mut board = 0u64;
+    for &q in &pool[..5] {
+        board |= 1 << q;
+    }
+    for _ in 0..3 {
+        let q = rng.random_range(0..64u8);
+        if !pool.contains(&q) {
+            board |= 1 << q;
+        }
+    }
+    sequence(
+        &mut rng,
+        seed,
+        steps,
+        capacity,
+        State::<f64>::classical(board),
+        &pool,
+    )
+}
+
+/// A random sequence of `steps` operations on qubits of `pool`, from `start`: one check per
+/// step. Collective.
+fn sequence(
+    rng: &mut ChaCha8Rng,
+    seed: u64,
+    steps: usize,
+    capacity: usize,
+    start: State<f64>,
+    pool: &[u8],
+) -> Report {
+    let mut report = Report::default();
+    let mut sharded = match ShardedState::from_state(&start, LocalSet::new(capacity, &[])) {
+        Ok(s) => s,
+        Err(e) => {
+            report.record("sharding the start state", Err(e.to_string()));
+            return report;
+        }
+    };
+    let mut reference = start;
+    let (mut rng_ref, mut rng_sh) = (
+        ChaCha8Rng::seed_from_u64(seed ^ 0xabcd),
+        ChaCha8Rng::seed_from_u64(seed ^ 0xabcd),
+    );
+    let mut exact = true;
+    for step in 0..steps {
+        let kind = rng.random_range(0..13u32);
+        let what = format!("seed {seed} step {step} op {kind}");
+        let (r_ref, r_sh): (Result<String, SimError>, Result<String, SimError>) = match kind {
+            0..=3 => {
+                let q = pick(rng, pool, 2);
+                let c = controls(rng, pool, &q);
+                let (a, b) = (q[0], q[1]);
+                match kind {
+                    0 => (
+                        reference.iswap(a, b, c).map(|_| String::new()),
+                        sharded.iswap(a, b, c).map(|_| String::new()),
+                    ),
+                    1 => (
+                        reference.iswap_inv(a, b, c).map(|_| String::new()),
+                        sharded.iswap_inv(a, b, c).map(|_| String::new()),
+                    ),
+                    2 => (
+                        reference.sqrt_iswap(a, b, c).map(|_| String::new()),
+                        sharded.sqrt_iswap(a, b, c).map(|_| String::new()),
+                    ),
+                    _ => (
+                        reference.sqrt_iswap_inv(a, b, c).map(|_| String::new()),
+                        sharded.sqrt_iswap_inv(a, b, c).map(|_| String::new()),
+                    ),
+                }
+            }
+            4 | 5 => {
+                let q = pick(rng, pool, 3);
+                let c = controls(rng, pool, &q);
+                if kind == 4 {
+                    (
+                        reference.split(q[0], q[1], q[2], c).map(|_| String::new()),
+                        sharded.split(q[0], q[1], q[2], c).map(|_| String::new()),
+                    )
+                } else {
+                    (
+                        reference.merge(q[0], q[1], q[2], c).map(|_| String::new()),
+                        sharded.merge(q[0], q[1], q[2], c).map(|_| String::new()),
+                    )
+                }
+            }
+            6 | 7 => {
+                let q = pick(rng, pool, 5);
+                let (p1, p2) = (1u64 << q[3], 1u64 << q[4]);
+                if kind == 6 {
+                    (
+                        reference
+                            .split_slide(q[0], q[1], q[2], p1, p2)
+                            .map(|_| String::new()),
+                        sharded
+                            .split_slide(q[0], q[1], q[2], p1, p2)
+                            .map(|_| String::new()),
+                    )
+                } else {
+                    (
+                        reference
+                            .merge_slide(q[0], q[1], q[2], p1, p2)
+                            .map(|_| String::new()),
+                        sharded
+                            .merge_slide(q[0], q[1], q[2], p1, p2)
+                            .map(|_| String::new()),
+                    )
+                }
+            }
+            8 => {
+                let q = pick(rng, pool, 2);
+                let c = controls(rng, pool, &q[..1]);
+                (
+                    reference.flip_controlled(q[0], c).map(|_| String::new()),
+                    sharded.flip_controlled(q[0], c).map(|_| String::new()),
+                )
+            }
+            9 => {
+                let q = pick(rng, pool, 1)[0];
+                let ph = Complex::from_polar(1.0, rng.random_range(0.0..6.0));
+                (
+                    reference
+                        .phase(Predicate::One(q), ph)
+                        .map(|_| String::new()),
+                    sharded.phase(Predicate::One(q), ph).map(|_| String::new()),
+                )
+            }
+            10 if reference.ancilla_count() < 6 => {
+                let q = pick(rng, pool, 1)[0];
+                (
+                    reference.capture(q).map(|i| i.to_string()),
+                    sharded.capture(q).map(|i| i.to_string()),
+                )
+            }
+            11 => {
+                exact = false;
+                let q = pick(rng, pool, 1)[0];
+                (
+                    reference
+                        .measure(Predicate::One(q), &mut rng_ref)
+                        .map(|o| o.to_string()),
+                    sharded
+                        .measure(Predicate::One(q), &mut rng_sh)
+                        .map(|o| o.to_string()),
+                )
+            }
+            _ => {
+                let q = pick(rng, pool, 2);
+                let pred = Predicate::Equals {
+                    mask: 1 << q[0] | 1 << q[1],
+                    value: 1 << q[0],
+                };
+                let outcome = rng.random_bool(0.5);
+                let a = reference.force(pred, outcome);
+                let b = sharded.force(pred, outcome);
+                if a.is_ok() {
+                    exact = false;
+                }
+                // Probabilities agree within the tolerance, not bit for bit.
+                let close = match (&a, &b) {
+                    (Ok(x), Ok(y)) => (x - y).abs() <= TOLERANCE,
+                    _ => false,
+                };
+                (
+                    a.map(|_| String::new()),
+                    b.map(|p| if close { String::new() } else { p.to_string() }),
+                )
+            }
+        };
+        if r_ref.is_err() {
+            report.refused += 1;
+        }
+        report.largest_state = report.largest_state.max(reference.len());
+        let result = if r_ref != r_sh {
+            Err(format!("results differ: {r_ref:?} vs {r_sh:?}"))
+        } else {
+            compare(&sharded, &reference, exact)
+        };
+        report.record(&what, result);
+    }
+    report.traffic(&sharded);
+    report
+}
+
+/// The knight squares reachable from `s` (0 = a1, 8 = a2, ...).
+fn knight_targets(s: u8) -> Vec<u8> {
+    let (f, r) = (i32::from(s % 8), i32::from(s / 8));
+    [
+        (1, 2),
+        (2, 1),
+        (2, -1),
+        (1, -2),
+        (-1, -2),
+        (-2, -1),
+        (-2, 1),
+        (-1, 2),
+    ]
+    .iter()
+    .map(|(df, dr)| (f + df, r + dr))
+    .filter(|&(f, r)| (0..8).contains(&f) && (0..8).contains(&r))
+    .map(|(f, r)| (r * 8 + f) as u8)
+    .collect()
+}
+
+/// A knight starting on g1 among the other starting pieces of both sides makes `splits`
+/// random split jumps onto empty squares (simulator gates, no game rules); local set of
+/// `capacity` qubits, one check per split. Collective.
+pub fn knight_walk(seed: u64, splits: usize, capacity: usize) -> Report {
+    let mut report = Report::default();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    // Ranks 1, 2, 7 and 8 full, except g1 (6) where the knight stands: the other pieces stay
+    // put, so the knight jumps onto ranks 3 to 6 and back to g1.
+    let fixed: u64 = 0xffff_0000_0000_ffff & !(1 << 6);
+    let board = fixed | 1 << 6;
+    let mut reference = State::<f64>::classical(board);
+    let mut sharded = ShardedState::<f64>::classical_with(board, LocalSet::new(capacity, &[]));
+    let mut done = 0;
+    let mut attempts = 0;
+    while done < splits && attempts < splits * 50 {
+        attempts += 1;
+        let p = reference.qubit_probabilities();
+        let sources: Vec<u8> = (0..64u8)
+            .filter(|&q| fixed & (1 << q) == 0 && p[usize::from(q)] > 1e-9)
+            .collect();
+        let s = sources[rng.random_range(0..sources.len())];
+        let targets: Vec<u8> = knight_targets(s)
+            .into_iter()
+            .filter(|&t| fixed & (1 << t) == 0)
+            .collect();
+        if targets.len() < 2 {
+            continue;
+        }
+        let t = pick(&mut rng, &targets, 2);
+        let a = reference.split(s, t[0], t[1], Controls::NONE);
+        let b = sharded.split(s, t[0], t[1], Controls::NONE);
+        let result = if a != b {
+            Err(format!("results differ: {a:?} vs {b:?}"))
+        } else {
+            compare(&sharded, &reference, true)
+        };
+        report.largest_state = report.largest_state.max(reference.len());
+        report.record(
+            &format!("knight split {done} ({s} -> {}, {})", t[0], t[1]),
+            result,
+        );
+        done += 1;
+    }
+    report.traffic(&sharded);
+    if done < splits {
+        report.record(
+            "knight walk",
+            Err(format!("only {done} of {splits} splits found")),
+        );
+    }
+    report
+}
+
+/// A random sequence of `steps` operations on `qchess_sim::bench::random_state(states)` (the
+/// state `qchess bench sim` times: keys spread over the low ~17 qubits for 2^15 states),
+/// with a local set of `capacity` qubits. Collective.
+pub fn large_sequence(seed: u64, states: usize, steps: usize, capacity: usize) -> Report {
+    let start = match qchess_sim::bench::random_state::<f64>(states) {
+        Ok(s) => s,
+        Err(e) => {
+            let mut r = Report::default();
+            r.record("building the large state", Err(e.to_string()));
+            return r;
+        }
+    };
+    let top = 64 - (start.entries().last().map_or(1, |(k, _)| k.board)).leading_zeros();
+    let pool: Vec<u8> = (0..top.max(6) as u8).collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    sequence(&mut rng, seed, steps, capacity, start, &pool)
+}
+
+/// A Cantwell game played on the sharded state beside the same game on the local state,
+/// through `qchess_cantwell::Game` (the same game code, generic over the backend): each ply
+/// a seeded random legal move, knight splits first, until `splits` knight splits have been
+/// played. After every ply: the same record, the same classical position, the same number
+/// of basis states and every square's probability within [`TOLERANCE`]. Collective.
+pub fn cantwell_knight_game(seed: u64, splits: usize) -> Report {
+    use qchess_board::PieceKind;
+    use qchess_cantwell::legal::notation_of;
+    use qchess_cantwell::possibility::Classified;
+    use qchess_cantwell::{Game, MoveShape};
+    use rand::seq::SliceRandom;
+    let mut report = Report::default();
+    let mut pick = ChaCha8Rng::seed_from_u64(seed);
+    let (mut rng_l, mut rng_d) = (
+        ChaCha8Rng::seed_from_u64(seed ^ 0x51),
+        ChaCha8Rng::seed_from_u64(seed ^ 0x51),
+    );
+    let mut local: Game = Game::new();
+    let mut dist = Game::<ShardedState<f64>>::new_backend();
+    let knight_split = |c: &Classified| {
+        c.mover.kind == PieceKind::Knight && matches!(c.shape, MoveShape::Split { .. })
+    };
+    let (mut done, mut plies) = (0, 0);
+    while done < splits && plies < splits * 4 && local.status().is_ongoing() {
+        plies += 1;
+        let mut candidates = local.possible_moves();
+        candidates.shuffle(&mut pick);
+        // Knight splits first (stable: the shuffled order within each group).
+        candidates.sort_by_key(|c| !knight_split(c));
+        let Some(c) = candidates.into_iter().find(|c| local.changes_state(c)) else {
+            break;
+        };
+        let mv = notation_of(&c);
+        let a = local
+            .apply(&mv, &mut rng_l)
+            .map(|r| r.notation)
+            .map_err(|e| e.to_string());
+        let b = dist
+            .apply(&mv, &mut rng_d)
+            .map(|r| r.notation)
+            .map_err(|e| e.to_string());
+        let size = local.state_size();
+        report.largest_state = report.largest_state.max(size);
+        let result = if a != b {
+            Err(format!("results differ: {a:?} vs {b:?}"))
+        } else if local.fen() != dist.fen() {
+            Err(format!(
+                "positions differ: {} vs {}",
+                local.fen(),
+                dist.fen()
+            ))
+        } else if size != dist.state_size() {
+            Err(format!(
+                "{} basis states, locally {size}",
+                dist.state_size()
+            ))
+        } else {
+            let (pl, pd) = (local.probabilities(), dist.probabilities());
+            match (0..64).find(|&q| (pl[q] - pd[q]).abs() > TOLERANCE) {
+                Some(q) => Err(format!("P(square {q}) = {} vs {}", pd[q], pl[q])),
+                None => Ok(()),
+            }
+        };
+        report.record(&format!("cantwell ply {plies} ({mv})"), result);
+        if knight_split(&c) && a.is_ok() {
+            done += 1;
+        }
+    }
+    if done < splits {
+        report.record(
+            "cantwell knight game",
+            Err(format!("only {done} of {splits} knight splits were played")),
+        );
+    }
+    report.knight_splits += done;
+    report.traffic(dist.state());
+    report
+}
+
+/// The whole selftest: `seeds` random sequences of `steps` operations (local sets of 3, 4, 6
+/// and 64 qubits in turn), 12 operations on a random state of 2^15 entries (local set of 6)
+/// a knight walk of `splits` splits, and a Cantwell game of `splits` knight splits through
+/// `qchess_cantwell::Game` on the sharded state. Collective.
+pub fn run(seeds: u64, steps: usize, splits: usize) -> Report {
+    let mut report = Report::default();
+    let capacities = [3usize, 4, 6, 64];
+    for seed in 0..seeds {
+        let capacity = capacities[(seed % 4) as usize];
+        report.absorb(random_sequence(seed, steps, capacity));
+    }
+    report.absorb(large_sequence(0x1a76e, 1 << 15, 12, 6));
+    report.absorb(knight_walk(0x6b6e, splits, 3));
+    report.absorb(cantwell_knight_game(0xca47, splits));
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::comm::{Solo, ThreadComm, install};
+    use std::rc::Rc;
+
+    #[test]
+    fn selftest_agrees_on_one_rank() {
+        install(Rc::new(Solo), 8);
+        let r = run(4, 40, 30);
+        assert!(r.ok(), "{:?}", r.failures);
+        assert!(r.checks >= 4 * 40 + 12 + 30 + 30, "{} checks", r.checks);
+        assert_eq!(r.knight_splits, 30);
+    }
+
+    #[test]
+    fn selftest_agrees_on_two_to_four_thread_ranks() {
+        for ranks in 2..=4 {
+            let reports = ThreadComm::run(ranks, |c| {
+                install(Rc::new(c), 8);
+                run(4, 40, 30)
+            });
+            for r in reports {
+                assert!(r.ok(), "{ranks} ranks: {:?}", r.failures);
+                assert!(r.checks >= 4 * 40 + 12 + 30 + 30, "{} checks", r.checks);
+                assert_eq!(r.knight_splits, 30);
+                // The test exercises what it claims: many exchanges that move entries,
+                // refused operations, and states of more than a handful of entries.
+                assert!(r.exchanges >= 40, "{} exchanges", r.exchanges);
+                assert!(r.entries_sent >= 100, "{} entries sent", r.entries_sent);
+                assert!(r.refused >= 1 && r.refused < 80, "{} refused", r.refused);
+                assert!(r.largest_state >= 1 << 15, "largest {}", r.largest_state);
+            }
+        }
+    }
+
+    #[test]
+    fn knight_walk_grows_the_state_and_moves_it() {
+        let reports = ThreadComm::run(4, |c| {
+            install(Rc::new(c), 8);
+            knight_walk(0x6b6e, 30, 3)
+        });
+        for r in reports {
+            assert!(r.ok(), "{:?}", r.failures);
+            assert_eq!(r.checks, 30);
+            assert!(r.largest_state >= 10, "largest {}", r.largest_state);
+            assert!(r.exchanges >= 10 && r.entries_sent > 0);
+        }
+    }
+
+    #[test]
+    fn a_cantwell_game_of_30_knight_splits_agrees_on_4_ranks() {
+        let reports = ThreadComm::run(4, |c| {
+            install(Rc::new(c), 8);
+            cantwell_knight_game(0xca47, 30)
+        });
+        for r in reports {
+            assert!(r.ok(), "{:?}", r.failures);
+            assert_eq!(r.knight_splits, 30);
+            assert!(r.checks >= 30);
+            assert!(r.largest_state >= 100, "largest {}", r.largest_state);
+        }
+    }
+
+    #[test]
+    fn a_wrong_amplitude_is_caught() {
+        let mut reference = State::<f64>::classical(0b01);
+        reference.sqrt_iswap(0, 1, Controls::NONE).unwrap();
+        let mut sharded = ShardedState::<f64>::classical_with(0b01, LocalSet::new(3, &[]));
+        sharded.sqrt_iswap(0, 1, Controls::NONE).unwrap();
+        assert!(compare(&sharded, &reference, true).is_ok());
+        sharded
+            .phase(Predicate::One(1), Complex::new(-1.0, 0.0))
+            .unwrap();
+        assert!(compare(&sharded, &reference, true).is_err());
+    }
+}

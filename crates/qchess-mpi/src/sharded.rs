@@ -1,0 +1,802 @@
+//! The sharded state: each rank holds, as an ordinary [`qchess_sim::State`], the entries
+//! whose key with the local qubits L masked out hashes to it ([`plan::owner`]). Gates on
+//! qubits of L run the local simulator's own kernels on every rank; a gate on a qubit outside
+//! L first changes L ([`LocalSet::plan`]) and redistributes the entries whose owner changes
+//! in one all-to-all exchange.
+
+use crate::comm::{self, Comm, broadcast_f64, sum_f64, sum_u64};
+use crate::plan::{self, LocalSet, WIRE_BYTES_PER_ENTRY};
+use num_complex::Complex;
+use qchess_sim::{Amplitude, Controls, Key, Predicate, SimError, State};
+use std::rc::Rc;
+
+/// Counters of the communication a sharded state has done (this rank's share).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Traffic {
+    /// Bytes this rank sent to other ranks in exchanges.
+    pub bytes_sent: u64,
+    /// Entries this rank sent to other ranks.
+    pub entries_sent: u64,
+    /// Exchanges (changes of L) so far.
+    pub exchanges: u64,
+}
+
+/// A pure state over 64 board qubits plus capture ancillas, distributed over the ranks of a
+/// [`Comm`]. Every method is collective: all ranks call it in the same order with the same
+/// arguments (and the same random draws); results are the same on every rank.
+///
+/// ```
+/// use qchess_mpi::{ShardedState, plan::LocalSet};
+/// use qchess_sim::{Controls, Predicate};
+/// // No transport installed: one rank.
+/// let mut s = ShardedState::<f64>::classical_with(1, LocalSet::new(4, &[]));
+/// s.split(0, 8, 1, Controls::NONE)?;
+/// assert!((s.probability(Predicate::One(8)) - 0.5).abs() < 1e-15);
+/// # Ok::<(), qchess_sim::SimError>(())
+/// ```
+#[derive(Clone)]
+pub struct ShardedState<T: Amplitude> {
+    local: State<T>,
+    set: LocalSet,
+    traffic: Traffic,
+    /// Most bytes held during an exchange (the piece, the outgoing and incoming buffers).
+    exchange_peak: usize,
+}
+
+impl<T: Amplitude> std::fmt::Debug for ShardedState<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let comm = comm::current();
+        f.debug_struct("ShardedState")
+            .field("rank", &comm.rank())
+            .field("ranks", &comm.size())
+            .field("local_len", &self.local.len())
+            .field("l_mask", &format_args!("{:#x}", self.set.mask()))
+            .finish()
+    }
+}
+
+/// Encodes an entry as five words: board, ancillas low, ancillas high, re, im.
+fn push_entry<T: Amplitude>(out: &mut Vec<u64>, k: Key, a: Complex<T>) {
+    out.extend_from_slice(&[
+        k.board,
+        k.ancillas as u64,
+        (k.ancillas >> 64) as u64,
+        a.re.as_f64().to_bits(),
+        a.im.as_f64().to_bits(),
+    ]);
+}
+
+fn decode_entries<T: Amplitude>(words: &[u64], out: &mut Vec<(Key, Complex<T>)>) {
+    for w in words.chunks_exact(5) {
+        out.push((
+            Key {
+                board: w[0],
+                ancillas: u128::from(w[1]) | u128::from(w[2]) << 64,
+            },
+            Complex::new(
+                T::of_f64(f64::from_bits(w[3])),
+                T::of_f64(f64::from_bits(w[4])),
+            ),
+        ));
+    }
+}
+
+/// An error as three words, so every rank learns what refused an operation elsewhere.
+fn encode_error(r: &Result<(), SimError>) -> [u64; 3] {
+    match r {
+        Ok(()) => [0, 0, 0],
+        Err(SimError::CapExceeded { needed, cap }) => [1, *needed as u64, *cap as u64],
+        Err(SimError::OutOfMemory { states }) => [2, *states as u64, 0],
+        Err(_) => [3, 0, 0],
+    }
+}
+
+fn decode_error(w: &[u64]) -> SimError {
+    match w[0] {
+        1 => SimError::CapExceeded {
+            needed: w[1] as usize,
+            cap: w[2] as usize,
+        },
+        _ => SimError::OutOfMemory {
+            states: w[1] as usize,
+        },
+    }
+}
+
+fn check_qubits(qs: &[u8]) -> Result<(), SimError> {
+    match qs.iter().find(|&&q| q >= 64) {
+        Some(&q) => Err(SimError::QubitOutOfRange { qubit: q }),
+        None => Ok(()),
+    }
+}
+
+impl<T: Amplitude> ShardedState<T> {
+    /// The classical board `board`: its one entry lives on its owner rank.
+    pub fn classical_with(board: u64, set: LocalSet) -> Self {
+        let comm = comm::current();
+        let cap = State::<T>::classical(0).cap();
+        let mine = plan::owner(board, set.mask(), comm.size()) == comm.rank();
+        let entries = if mine {
+            vec![(Key::board(board), Complex::new(T::one(), T::zero()))]
+        } else {
+            Vec::new()
+        };
+        let local = State::from_shard(entries, 0, cap).unwrap_or_else(|_| State::classical(board));
+        Self {
+            local,
+            set,
+            traffic: Traffic::default(),
+            exchange_peak: 0,
+        }
+    }
+
+    /// This rank's share of `global` (every rank passes the same state): the entries it owns
+    /// under `set`, with `global`'s ancilla count and cap.
+    pub fn from_state(global: &State<T>, set: LocalSet) -> Result<Self, SimError> {
+        let comm = comm::current();
+        let (me, ranks, mask) = (comm.rank(), comm.size(), set.mask());
+        let entries: Vec<(Key, Complex<T>)> = global
+            .entries()
+            .filter(|(k, _)| plan::owner(k.board, mask, ranks) == me)
+            .collect();
+        let local = State::from_shard(entries, global.ancilla_count(), global.cap())?;
+        Ok(Self {
+            local,
+            set,
+            traffic: Traffic::default(),
+            exchange_peak: 0,
+        })
+    }
+
+    /// This rank's piece (an ordinary, unnormalised state).
+    pub fn local(&self) -> &State<T> {
+        &self.local
+    }
+
+    /// This thread's transport (see [`comm::install`]).
+    pub fn comm(&self) -> Rc<dyn Comm> {
+        comm::current()
+    }
+
+    /// The same sharding (local set, traffic counters) around another piece for this rank.
+    pub(crate) fn with_piece(&self, local: State<T>) -> Self {
+        Self {
+            local,
+            set: self.set.clone(),
+            traffic: self.traffic,
+            exchange_peak: self.exchange_peak,
+        }
+    }
+
+    /// This rank's piece, mutably (for per-piece steps the trait implementation calls).
+    pub(crate) fn local_mut(&mut self) -> &mut State<T> {
+        &mut self.local
+    }
+
+    /// Redistributes to the local set `set` (collective; a copy made for an overlap uses it
+    /// to match another state's distribution).
+    pub(crate) fn realign(&mut self, set: &LocalSet) -> Result<(), SimError> {
+        if self.set.mask() == set.mask() {
+            self.set = set.clone();
+            return Ok(());
+        }
+        self.exchange(set.mask())?;
+        self.set = set.clone();
+        Ok(())
+    }
+
+    /// The local qubit set.
+    pub fn local_set(&self) -> &LocalSet {
+        &self.set
+    }
+
+    /// This rank's communication so far.
+    pub fn traffic(&self) -> Traffic {
+        self.traffic
+    }
+
+    /// Most heap bytes this rank held during a gate or an exchange since the last
+    /// [`ShardedState::reset_peak_bytes`].
+    pub fn peak_bytes(&self) -> usize {
+        self.local.peak_bytes().max(self.exchange_peak)
+    }
+
+    /// Restarts [`ShardedState::peak_bytes`] from the piece's current size.
+    pub fn reset_peak_bytes(&mut self) {
+        self.local.reset_peak_bytes();
+        self.exchange_peak = 0;
+    }
+
+    /// Sets the most basis states each rank's piece may hold.
+    pub fn set_cap(&mut self, cap: usize) {
+        self.local.set_cap(cap);
+    }
+
+    /// The per-rank cap.
+    pub fn cap(&self) -> usize {
+        self.local.cap()
+    }
+
+    /// Stored basis states over all ranks.
+    pub fn len(&self) -> usize {
+        sum_u64(&*comm::current(), &[self.local.len() as u64])[0] as usize
+    }
+
+    /// Whether no rank stores an entry (never true for a state built by this crate).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Capture ancillas created so far (the same on every rank).
+    pub fn ancilla_count(&self) -> u32 {
+        self.local.ancilla_count()
+    }
+
+    /// Squared norm over all ranks (summed in rank order).
+    pub fn norm_sqr(&self) -> f64 {
+        sum_f64(&*comm::current(), &[self.local.norm_sqr()])[0]
+    }
+
+    /// Makes `qubits` local, redistributing the entries if L changes. Collective; on error
+    /// (a piece would exceed its cap) nothing changed on any rank.
+    pub fn make_local(&mut self, qubits: &[u8]) -> Result<(), SimError> {
+        check_qubits(qubits)?;
+        let before = self.set.clone();
+        let Some(new_mask) = self.set.plan(qubits) else {
+            return Ok(());
+        };
+        let result = self.exchange(new_mask);
+        if result.is_err() {
+            self.set = before;
+        }
+        result
+    }
+
+    /// Redistributes every entry to its owner under the mask `new_mask`. Every check that
+    /// can fail (memory, caps, message sizes) is agreed by all ranks before anything moves.
+    fn exchange(&mut self, new_mask: u64) -> Result<(), SimError> {
+        let comm = comm::current();
+        let (me, ranks) = (comm.rank(), comm.size());
+        self.traffic.exchanges += 1;
+        if ranks == 1 {
+            return Ok(());
+        }
+        // The piece as a list, read once; counts per new owner, plus "I could reserve it".
+        let n = self.local.len();
+        let mut all: Vec<(Key, Complex<T>)> = Vec::new();
+        let listed = all.try_reserve_exact(n).is_ok();
+        let mut mine = vec![0u64; ranks + 1];
+        if listed {
+            all.extend(self.local.entries());
+            for (k, _) in &all {
+                mine[plan::owner(k.board, new_mask, ranks)] += 1;
+            }
+            mine[ranks] = 1;
+        }
+        let gathered = comm.all_gather(&mine);
+        let row = |from: usize| &gathered[from * (ranks + 1)..from * (ranks + 1) + ranks];
+        if let Some(r) = (0..ranks).find(|&r| gathered[r * (ranks + 1) + ranks] == 0) {
+            return Err(SimError::OutOfMemory {
+                states: row(r).iter().sum::<u64>() as usize,
+            });
+        }
+        let limit = crate::comm::MAX_MESSAGE_WORDS as u64 / 5;
+        if let Some(&big) = (0..ranks).flat_map(row).find(|&&c| c > limit) {
+            return Err(SimError::CapExceeded {
+                needed: big as usize,
+                cap: limit as usize,
+            });
+        }
+        let cap = self.local.cap() as u64;
+        for r in 0..ranks {
+            let incoming: u64 = (0..ranks).map(|from| row(from)[r]).sum();
+            if incoming > cap {
+                return Err(SimError::CapExceeded {
+                    needed: incoming as usize,
+                    cap: cap as usize,
+                });
+            }
+        }
+        // Reserve the send buffers and room for the incoming entries; agree on it.
+        let counts = row(me).to_vec();
+        let incoming: u64 = (0..ranks).map(|from| row(from)[me]).sum();
+        let mut send: Vec<Vec<u64>> = vec![Vec::new(); ranks];
+        let reserved = all
+            .try_reserve_exact((incoming as usize).saturating_sub(counts[me] as usize))
+            .is_ok()
+            && send
+                .iter_mut()
+                .enumerate()
+                .all(|(r, v)| r == me || v.try_reserve_exact(counts[r] as usize * 5).is_ok());
+        let ok = comm.all_gather(&[u64::from(reserved)]);
+        if let Some(r) = ok.iter().position(|&x| x == 0) {
+            return Err(SimError::OutOfMemory {
+                states: (0..ranks).map(|from| row(from)[r]).sum::<u64>() as usize,
+            });
+        }
+        // From here nothing can fail: the piece is rebuilt from what stays and what comes.
+        all.retain(|&(k, a)| {
+            let r = plan::owner(k.board, new_mask, ranks);
+            if r != me {
+                push_entry(&mut send[r], k, a);
+            }
+            r == me
+        });
+        let sent_words: u64 = send.iter().map(|v| v.len() as u64).sum();
+        let entry_size = std::mem::size_of::<(Key, Complex<T>)>();
+        let held = self.local.bytes() + all.capacity() * entry_size + sent_words as usize * 8;
+        let cap = self.local.cap();
+        let ancillas = self.local.ancilla_count();
+        // The old piece is no longer needed: free it before the buffers arrive.
+        self.local = State::from_shard(Vec::new(), ancillas, cap)?;
+        let received = comm.all_to_all(send).map_err(|e| match e {
+            crate::comm::CommError::MessageTooLarge { words } => SimError::CapExceeded {
+                needed: words / 5,
+                cap: crate::comm::MAX_MESSAGE_WORDS / 5,
+            },
+        })?;
+        // Peaks: old piece + list + send buffers; then (old piece freed) list + send +
+        // receive buffers; then list + the rebuilt piece (24 or 16 bytes an entry).
+        let recv_words: usize = received.iter().map(Vec::len).sum();
+        let list = all.capacity() * entry_size;
+        let rebuilt = (all.len() + recv_words / 5) * (8 + std::mem::size_of::<Complex<T>>());
+        self.exchange_peak = self
+            .exchange_peak
+            .max(held)
+            .max(list + sent_words as usize * 8 + recv_words * 8)
+            .max(list + rebuilt);
+        for words in &received {
+            decode_entries(words, &mut all);
+        }
+        drop(received);
+        self.local = State::from_shard(all, ancillas, cap)?;
+        self.traffic.bytes_sent += sent_words / 5 * WIRE_BYTES_PER_ENTRY;
+        self.traffic.entries_sent += sent_words / 5;
+        Ok(())
+    }
+
+    /// Runs `op` on every rank's piece after making `qubits` local; if it fails on some rank,
+    /// the ranks where it succeeded run `undo`, and every rank returns the error.
+    fn gate<Op, Undo>(&mut self, qubits: &[u8], op: Op, undo: Undo) -> Result<(), SimError>
+    where
+        Op: FnOnce(&mut State<T>) -> Result<(), SimError>,
+        Undo: FnOnce(&mut State<T>) -> Result<(), SimError>,
+    {
+        self.make_local(qubits)?;
+        let mine = op(&mut self.local);
+        let all = comm::current().all_gather(&encode_error(&mine));
+        let Some(first) = all.chunks(3).position(|w| w[0] != 0) else {
+            return Ok(());
+        };
+        match mine {
+            Err(e) => Err(e),
+            Ok(()) => {
+                undo(&mut self.local)?;
+                Err(decode_error(&all[first * 3..first * 3 + 3]))
+            }
+        }
+    }
+
+    /// iSwap (eq. 4a) where the controls hold.
+    pub fn iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+        self.gate(
+            &[a, b],
+            |s| s.iswap(a, b, controls),
+            |s| s.iswap_inv(a, b, controls),
+        )
+    }
+
+    /// Inverse iSwap where the controls hold.
+    pub fn iswap_inv(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+        self.gate(
+            &[a, b],
+            |s| s.iswap_inv(a, b, controls),
+            |s| s.iswap(a, b, controls),
+        )
+    }
+
+    /// sqrt-iSwap (eq. 4b) where the controls hold.
+    pub fn sqrt_iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+        self.gate(
+            &[a, b],
+            |s| s.sqrt_iswap(a, b, controls),
+            |s| s.sqrt_iswap_inv(a, b, controls),
+        )
+    }
+
+    /// Inverse sqrt-iSwap where the controls hold.
+    pub fn sqrt_iswap_inv(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+        self.gate(
+            &[a, b],
+            |s| s.sqrt_iswap_inv(a, b, controls),
+            |s| s.sqrt_iswap(a, b, controls),
+        )
+    }
+
+    /// Split `s^t1t2` (see [`State::split`]).
+    pub fn split(&mut self, s: u8, t1: u8, t2: u8, controls: Controls) -> Result<(), SimError> {
+        self.gate(
+            &[s, t1, t2],
+            |x| x.split(s, t1, t2, controls),
+            |x| x.merge(t2, t1, s, controls),
+        )
+    }
+
+    /// Merge `s1s2^t` (see [`State::merge`]).
+    pub fn merge(&mut self, s1: u8, s2: u8, t: u8, controls: Controls) -> Result<(), SimError> {
+        self.gate(
+            &[s1, s2, t],
+            |x| x.merge(s1, s2, t, controls),
+            |x| x.split(t, s2, s1, controls),
+        )
+    }
+
+    /// Split slide (see [`State::split_slide`]).
+    pub fn split_slide(
+        &mut self,
+        s: u8,
+        t1: u8,
+        t2: u8,
+        path1: u64,
+        path2: u64,
+    ) -> Result<(), SimError> {
+        self.gate(
+            &[s, t1, t2],
+            |x| x.split_slide(s, t1, t2, path1, path2),
+            |x| x.merge_slide(t2, t1, s, path2, path1),
+        )
+    }
+
+    /// Merge slide (see [`State::merge_slide`]).
+    pub fn merge_slide(
+        &mut self,
+        s1: u8,
+        s2: u8,
+        t: u8,
+        path1: u64,
+        path2: u64,
+    ) -> Result<(), SimError> {
+        self.gate(
+            &[s1, s2, t],
+            |x| x.merge_slide(s1, s2, t, path1, path2),
+            |x| x.split_slide(t, s2, s1, path2, path1),
+        )
+    }
+
+    /// Controlled X of qubit `q`.
+    pub fn flip_controlled(&mut self, q: u8, controls: Controls) -> Result<(), SimError> {
+        self.gate(
+            &[q],
+            |x| x.flip_controlled(q, controls),
+            |x| x.flip_controlled(q, controls),
+        )
+    }
+
+    /// X of qubit `q`.
+    pub fn flip(&mut self, q: u8) -> Result<(), SimError> {
+        self.flip_controlled(q, Controls::NONE)
+    }
+
+    /// Capture of `t` into a fresh ancilla (see [`State::capture`]); `t` is made local first
+    /// (the moved entries clear bit `t`), so nothing else moves. Returns the ancilla index.
+    pub fn capture(&mut self, t: u8) -> Result<u32, SimError> {
+        self.make_local(&[t])?;
+        // Never fails on one rank alone: the ancilla count is the same everywhere.
+        self.local.capture(t)
+    }
+
+    /// Multiplies the amplitude of every basis state where `pred` holds by `phase`: diagonal,
+    /// so no entry moves.
+    pub fn phase(&mut self, pred: Predicate, phase: Complex<T>) -> Result<(), SimError> {
+        self.local.phase(pred, phase)
+    }
+
+    /// `(mass where pred holds, total mass)` over all ranks.
+    pub fn masses(&self, pred: Predicate) -> Result<(f64, f64), SimError> {
+        let (y, a) = self.local.masses(pred)?;
+        let s = sum_f64(&*comm::current(), &[y, a]);
+        Ok((s[0], s[1]))
+    }
+
+    /// Probability that `pred` holds: local sums plus one all-gather. Malformed: 0.
+    pub fn probability(&self, pred: Predicate) -> f64 {
+        match self.masses(pred) {
+            Ok((yes, all)) if all > 0.0 => yes / all,
+            _ => 0.0,
+        }
+    }
+
+    /// Probability that each board qubit is 1 (64 local sums, one all-gather).
+    pub fn qubit_probabilities(&self) -> [f64; 64] {
+        let mut mine = Vec::with_capacity(65);
+        for q in 0..64u8 {
+            let (y, _) = self.local.masses(Predicate::One(q)).unwrap_or((0.0, 0.0));
+            mine.push(y);
+        }
+        mine.push(self.local.norm_sqr());
+        let s = sum_f64(&*comm::current(), &mine);
+        let mut out = [0.0; 64];
+        if s[64] > 0.0 {
+            for (o, y) in out.iter_mut().zip(&s) {
+                *o = y / s[64];
+            }
+        }
+        out
+    }
+
+    /// Measures `pred` like [`State::measure`]: every rank draws one `f64` from `rng` (so all
+    /// streams stay in step) and rank 0's draw decides; the projection is local.
+    pub fn measure<R: rand::Rng + ?Sized>(
+        &mut self,
+        pred: Predicate,
+        rng: &mut R,
+    ) -> Result<bool, SimError> {
+        let (yes, all) = self.masses(pred)?;
+        let p = if all > 0.0 { yes / all } else { 0.0 };
+        let r = broadcast_f64(&*comm::current(), rng.random::<f64>());
+        let outcome = State::<T>::pick_outcome(p, r);
+        let mass = if outcome { yes } else { all - yes };
+        self.local.project_onto(pred, outcome, mass)?;
+        Ok(outcome)
+    }
+
+    /// Projects onto `outcome` of `pred` and renormalises; returns its probability. Errors
+    /// (and changes nothing) if that is at most [`Amplitude::ZERO_PROBABILITY`].
+    pub fn force(&mut self, pred: Predicate, outcome: bool) -> Result<f64, SimError> {
+        let (yes, all) = self.masses(pred)?;
+        let mass = if outcome { yes } else { all - yes };
+        let p = if all > 0.0 { mass / all } else { 0.0 };
+        if p <= T::ZERO_PROBABILITY || mass <= 0.0 {
+            return Err(SimError::ZeroProbabilityOutcome {
+                outcome,
+                probability: p,
+            });
+        }
+        self.local.project_onto(pred, outcome, mass)?;
+        Ok(p)
+    }
+
+    /// Every entry of every rank, sorted by key, on every rank (for tests and small states:
+    /// it moves the whole state to every rank).
+    pub fn gather_entries(&self) -> Result<Vec<(Key, Complex<T>)>, SimError> {
+        let mut mine = Vec::with_capacity(self.local.len() * 5);
+        for (k, a) in self.local.entries() {
+            push_entry(&mut mine, k, a);
+        }
+        let send = vec![mine; comm::current().size()];
+        let got = comm::current()
+            .all_to_all(send)
+            .map_err(|_| SimError::OutOfMemory { states: 0 })?;
+        let mut out = Vec::new();
+        for words in &got {
+            decode_entries(words, &mut out);
+        }
+        out.sort_unstable_by_key(|e| e.0);
+        Ok(out)
+    }
+
+    /// A state from explicit amplitudes given identically on every rank (as
+    /// [`State::from_amplitudes`]: duplicates summed, zeros dropped, normalised or checked);
+    /// each rank keeps the entries it owns under `set`.
+    pub fn from_amplitudes(
+        entries: Vec<(Key, Complex<T>)>,
+        normalization: qchess_sim::Normalization,
+        set: LocalSet,
+    ) -> Result<Self, SimError> {
+        let global = State::from_amplitudes(entries, normalization)?;
+        Self::from_state(&global, set)
+    }
+
+    /// Probability of each board (ancillas marginalised), most probable first, ties by board
+    /// key; at most `limit` boards. All ancilla values of a board live on one rank (ancillas
+    /// are not hashed), so each rank contributes its own top `limit` boards.
+    pub fn board_distribution(&self, limit: Option<usize>) -> Vec<(u64, f64)> {
+        let local_norm = self.local.norm_sqr();
+        let norm = self.norm_sqr();
+        let mut mine: Vec<(u64, f64)> = self.local.board_distribution(limit);
+        let mut words = Vec::with_capacity(mine.len() * 2);
+        for (b, p) in mine.drain(..) {
+            words.extend_from_slice(&[b, (p * local_norm / norm).to_bits()]);
+        }
+        let got = comm::current()
+            .all_to_all(vec![words; comm::current().size()])
+            .unwrap_or_default();
+        let mut all: Vec<(u64, f64)> = got
+            .iter()
+            .flat_map(|w| w.chunks_exact(2).map(|c| (c[0], f64::from_bits(c[1]))))
+            .collect();
+        all.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+        if let Some(l) = limit {
+            all.truncate(l);
+        }
+        all
+    }
+
+    /// The amplitude of one key (from its owner rank).
+    pub fn amplitude(&self, key: Key) -> Complex<T> {
+        let a = self.local.amplitude(key);
+        let s = sum_f64(&*comm::current(), &[a.re.as_f64(), a.im.as_f64()]);
+        Complex::new(T::of_f64(s[0]), T::of_f64(s[1]))
+    }
+
+    /// Draws one basis state with probability `|amplitude|^2` from one global draw: rank 0's
+    /// `f64` (every rank draws one) picks the rank by the prefix sums of the pieces' norms,
+    /// which picks the entry within its piece.
+    pub fn sample<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> Key {
+        let r = broadcast_f64(&*comm::current(), rng.random::<f64>());
+        let norms = comm::current().all_gather(&[self.local.norm_sqr().to_bits()]);
+        let norms: Vec<f64> = norms.into_iter().map(f64::from_bits).collect();
+        let total: f64 = norms.iter().sum();
+        let mut target = r * total;
+        let mut chosen = norms.len() - 1;
+        for (i, n) in norms.iter().enumerate() {
+            if target < *n {
+                chosen = i;
+                break;
+            }
+            target -= n;
+        }
+        while norms[chosen] == 0.0 && chosen > 0 {
+            chosen -= 1;
+        }
+        let mut words = [0u64; 3];
+        if chosen == comm::current().rank() {
+            let mut rng = Fixed(if norms[chosen] > 0.0 {
+                (target / norms[chosen]).clamp(0.0, 1.0 - f64::EPSILON)
+            } else {
+                0.0
+            });
+            let k = self.local.sample(&mut rng);
+            words = [k.board, k.ancillas as u64, (k.ancillas >> 64) as u64];
+        }
+        let w = sum_u64(&*comm::current(), &words);
+        Key {
+            board: w[0],
+            ancillas: u128::from(w[1]) | u128::from(w[2]) << 64,
+        }
+    }
+}
+
+/// A generator that returns one fixed `f64` in `[0, 1)` (the local part of a global draw).
+struct Fixed(f64);
+
+impl rand::RngCore for Fixed {
+    fn next_u32(&mut self) -> u32 {
+        (self.next_u64() >> 32) as u32
+    }
+    fn next_u64(&mut self) -> u64 {
+        // rand's f64 is (x >> 11) * 2^-53.
+        ((self.0 * (1u64 << 53) as f64) as u64) << 11
+    }
+    fn fill_bytes(&mut self, dst: &mut [u8]) {
+        for chunk in dst.chunks_mut(8) {
+            let v = self.next_u64().to_le_bytes();
+            chunk.copy_from_slice(&v[..chunk.len()]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::comm::ThreadComm;
+
+    /// A state of 64 entries spread over the low 8 qubits (3 pieces among squares 0..8, plus
+    /// a spread on 16..24), sharded with L = {0, 1, 2}.
+    fn spread() -> State<f64> {
+        let mut s = State::<f64>::classical(0b111 | 1 << 16);
+        for (a, b) in [
+            (0u8, 3u8),
+            (1, 4),
+            (2, 5),
+            (16, 17),
+            (17, 18),
+            (18, 19),
+            (3, 6),
+        ] {
+            s.sqrt_iswap(a, b, Controls::NONE).unwrap();
+        }
+        s
+    }
+
+    #[test]
+    fn a_gate_refused_on_one_rank_is_undone_on_the_others() {
+        let results = ThreadComm::run(3, |c| {
+            crate::comm::install(Rc::new(c), 8);
+            let global = spread();
+            let mut s =
+                ShardedState::from_state(&global, LocalSet::new(8, &[0, 1, 2, 3, 4, 5, 6, 7]))
+                    .unwrap();
+            let before = s.gather_entries().unwrap();
+            // Rank 1 may hold only what it has: a split that grows its piece is refused
+            // there, and must be undone where it succeeded.
+            if s.comm().rank() == 1 {
+                let n = s.local().len();
+                s.set_cap(n);
+            }
+            let r = s.split(0, 1, 7, Controls::NONE);
+            let after = s.gather_entries().unwrap();
+            (r, before == after, s.local().len())
+        });
+        let first = results[0].0.clone();
+        assert!(
+            matches!(first, Err(SimError::CapExceeded { .. })),
+            "{first:?}"
+        );
+        // Another rank holds entries, so the split ran (and was undone) there.
+        assert!(results.iter().enumerate().any(|(i, r)| i != 1 && r.2 > 0));
+        for (r, same, _) in &results {
+            assert_eq!(*r, first, "every rank returns the same error");
+            assert!(same, "the state is unchanged on every rank");
+        }
+    }
+
+    #[test]
+    fn an_exchange_over_the_cap_changes_nothing() {
+        let results = ThreadComm::run(2, |c| {
+            crate::comm::install(Rc::new(c), 8);
+            let global = spread();
+            let mut s = ShardedState::from_state(&global, LocalSet::new(3, &[0, 1, 2])).unwrap();
+            let before = s.gather_entries().unwrap();
+            let mask = s.local_set().mask();
+            s.set_cap(1);
+            let r = s.iswap(16, 20, Controls::NONE);
+            let unchanged = s.gather_entries().unwrap() == before && s.local_set().mask() == mask;
+            (r, unchanged)
+        });
+        for (r, unchanged) in results {
+            assert!(matches!(r, Err(SimError::CapExceeded { .. })), "{r:?}");
+            assert!(unchanged);
+        }
+    }
+
+    #[test]
+    fn board_distribution_agrees_with_the_local_state() {
+        let results = ThreadComm::run(3, |c| {
+            crate::comm::install(Rc::new(c), 8);
+            let mut global = spread();
+            global.capture(3).unwrap();
+            let s = ShardedState::from_state(&global, LocalSet::new(3, &[])).unwrap();
+            (
+                global.board_distribution(Some(7)),
+                s.board_distribution(Some(7)),
+            )
+        });
+        for (want, got) in results {
+            assert_eq!(want.len(), 7);
+            assert_eq!(want.len(), got.len());
+            for ((b1, p1), (b2, p2)) in want.iter().zip(&got) {
+                assert_eq!(b1, b2);
+                assert!((p1 - p2).abs() < 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn measurement_and_sampling_agree_with_the_local_state() {
+        use rand::SeedableRng;
+        let results = ThreadComm::run(4, |c| {
+            crate::comm::install(Rc::new(c), 8);
+            let mut global = spread();
+            let mut s = ShardedState::from_state(&global, LocalSet::new(4, &[])).unwrap();
+            let mut r1 = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+            let mut r2 = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+            let a = global.measure(Predicate::One(17), &mut r1).unwrap();
+            let b = s.measure(Predicate::One(17), &mut r2).unwrap();
+            let p = (
+                global.probability(Predicate::One(3)),
+                s.probability(Predicate::One(3)),
+            );
+            // Sampling: every drawn key is stored, with a positive amplitude.
+            let keys: Vec<Key> = (0..20).map(|_| s.sample(&mut r2)).collect();
+            let stored = keys.iter().all(|&k| global.amplitude(k).norm_sqr() > 0.0);
+            (a, b, p, stored, s.len(), global.len())
+        });
+        for (a, b, (p1, p2), stored, n1, n2) in results {
+            assert_eq!(a, b);
+            assert!((p1 - p2).abs() < 1e-12 && p1 > 0.0 && p1 < 1.0);
+            assert!(stored);
+            assert_eq!(n1, n2);
+        }
+    }
+}

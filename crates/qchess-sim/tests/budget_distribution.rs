@@ -1,0 +1,96 @@
+//! The memory budget's error paths (a tiny budget refuses, nothing changes) and the bounded
+//! board distribution against a reference summed from the entries.
+
+use qchess_sim::{Controls, Key, Predicate, SimError, State};
+use rand::{Rng, SeedableRng};
+use std::collections::BTreeMap;
+
+/// A state with several ancilla sectors and relabelled qubits, reached by real gates.
+fn game_shaped(seed: u64) -> State<f64> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut s = State::<f64>::classical(0x0000_0000_0000_00ff);
+    for _ in 0..14 {
+        let a = rng.random_range(0..16u8);
+        let b = rng.random_range(0..16u8);
+        let c = rng.random_range(0..16u8);
+        if a == b || b == c || a == c {
+            continue;
+        }
+        match rng.random_range(0..4) {
+            0 => s.split(a, b, c, Controls::NONE).unwrap(),
+            1 => s.iswap(a, b, Controls::NONE).unwrap(),
+            2 => {
+                s.capture(a).unwrap();
+            }
+            _ => s.sqrt_iswap(a, b, Controls::empty_path(1 << c)).unwrap(),
+        }
+    }
+    s
+}
+
+fn reference(s: &State<f64>) -> Vec<(u64, f64)> {
+    let mut by_board: BTreeMap<u64, f64> = BTreeMap::new();
+    for (k, a) in s.entries() {
+        *by_board.entry(k.board).or_default() += a.norm_sqr();
+    }
+    let norm = s.norm_sqr();
+    by_board.into_iter().map(|(b, p)| (b, p / norm)).collect()
+}
+
+#[test]
+fn bounded_distribution_matches_the_reference() {
+    let mut checked_multi_sector = false;
+    for seed in 0..40 {
+        let s = game_shaped(seed);
+        let want = reference(&s);
+        let mut streamed: Vec<(u64, f64)> = s.board_distribution_iter().collect();
+        streamed.sort_by_key(|e| e.0);
+        assert_eq!(streamed.len(), want.len(), "seed {seed}");
+        for (x, y) in streamed.iter().zip(&want) {
+            assert_eq!(x.0, y.0);
+            assert!((x.1 - y.1).abs() < 1e-14, "seed {seed}: {x:?} vs {y:?}");
+        }
+        let all = s.board_distribution(None);
+        for k in [0, 1, 3, 10, all.len() + 5] {
+            let (top, total) = s.board_distribution_top(k);
+            assert_eq!(total, want.len());
+            assert_eq!(top, all[..k.min(all.len())].to_vec(), "seed {seed} k {k}");
+            assert_eq!(s.board_distribution(Some(k)), top);
+        }
+        // Most probable first, ties by board.
+        assert!(
+            all.windows(2)
+                .all(|w| w[0].1 > w[1].1 || (w[0].1 == w[1].1 && w[0].0 < w[1].0))
+        );
+        checked_multi_sector |= s.entries().any(|(k, _)| k.ancillas != 0) && want.len() > 4;
+    }
+    assert!(checked_multi_sector);
+}
+
+#[test]
+fn a_tiny_budget_refuses_every_growing_operation_and_changes_nothing() {
+    let mut s = game_shaped(3);
+    let before: Vec<(Key, num_complex::Complex<f64>)> = s.entries().collect();
+    s.release_buffers();
+    s.set_memory_budget(s.bytes() + 8);
+    let too_large = |r: Result<(), SimError>| {
+        assert!(
+            matches!(r, Err(SimError::StateTooLarge { asked, available }) if asked > available),
+            "{r:?}"
+        );
+    };
+    too_large(s.split(0, 20, 21, Controls::NONE));
+    too_large(s.sqrt_iswap(0, 20, Controls::NONE));
+    // A capture moves the branches where its square is occupied: pick one that is.
+    let q = (0..64u8)
+        .find(|&q| s.probability(Predicate::One(q)) > 0.1)
+        .unwrap();
+    too_large(s.capture(q).map(|_| ()));
+    too_large(s.reserve_buffers(1000));
+    too_large(s.try_clone(0).map(|_| ()));
+    let after: Vec<(Key, num_complex::Complex<f64>)> = s.entries().collect();
+    assert_eq!(before, after);
+    // With room again the same gate runs.
+    s.set_memory_budget(usize::MAX);
+    s.sqrt_iswap(0, 20, Controls::NONE).unwrap();
+}

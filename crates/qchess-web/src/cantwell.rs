@@ -1,0 +1,166 @@
+//! Cantwell quantum chess behind the API: the `qchess_cantwell::Game` calls and their JSON,
+//! with the field names of `qchess eval --variant cantwell`.
+
+use crate::error::ApiError;
+use qchess_board::{Color, Square};
+use qchess_cantwell::game::OCCUPIED_EPS;
+use qchess_cantwell::position::board_squares;
+use qchess_cantwell::{Game, GameError, Position, RuleOptions};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+/// Boards listed in `"distribution"` at most (the state may hold many more).
+const DISTRIBUTION_LIMIT: usize = 64;
+
+/// The game record: the start position and the moves that replay it exactly (the file
+/// `qchess play --variant cantwell` saves and loads).
+#[derive(Serialize, Deserialize)]
+struct SavedGame {
+    start: Position,
+    moves: Vec<String>,
+    #[serde(default)]
+    fifty_move_measurement: bool,
+    #[serde(default)]
+    repetition_claim_measurement: bool,
+}
+
+/// A rule crate error as an API error (422, the crate's own kind).
+pub fn game_error(e: &GameError) -> ApiError {
+    let err = ApiError::rules(e.kind(), e.to_string());
+    match e.position() {
+        Some(p) => err.at(json!({"column": p})),
+        None => err,
+    }
+}
+
+/// The rule options named in `rules`.
+pub fn options(rules: &[String]) -> Result<RuleOptions, ApiError> {
+    let mut options = RuleOptions::default();
+    for r in rules {
+        match r.as_str() {
+            "fifty-move-measurement" => options.fifty_move_measurement = true,
+            "repetition-claim" => options.repetition_claim_measurement = true,
+            other => {
+                return Err(ApiError::request(
+                    format!(
+                        "unknown cantwell rule option {other:?}: expected fifty-move-measurement or repetition-claim"
+                    ),
+                    "rules",
+                ));
+            }
+        }
+    }
+    Ok(options)
+}
+
+/// A new game; Cantwell chess is played on the 8x8 board only.
+pub fn create(rules: &[String], board: Option<&str>) -> Result<Game, ApiError> {
+    if let Some(b) = board
+        && !b.trim().eq_ignore_ascii_case("8x8")
+    {
+        return Err(ApiError::request(
+            format!("board {b:?}: Cantwell quantum chess is played on the 8x8 board only"),
+            "board",
+        ));
+    }
+    Ok(Game::new().with_options(options(rules)?))
+}
+
+/// Replays a saved record.
+pub fn import(text: &str) -> Result<Game, ApiError> {
+    let saved: SavedGame = serde_json::from_str(text)
+        .map_err(|e| ApiError::request(format!("not a Cantwell game record: {e}"), "record"))?;
+    let options = RuleOptions {
+        fifty_move_measurement: saved.fifty_move_measurement,
+        repetition_claim_measurement: saved.repetition_claim_measurement,
+    };
+    Game::replay(&saved.start, options, &saved.moves).map_err(|e| game_error(&e).at("record"))
+}
+
+/// The record as text (JSON).
+pub fn record(game: &Game) -> String {
+    let saved = SavedGame {
+        start: game.start_position(),
+        moves: game.history_notation(),
+        fifty_move_measurement: game.options().fifty_move_measurement,
+        repetition_claim_measurement: game.options().repetition_claim_measurement,
+    };
+    serde_json::to_string_pretty(&saved).unwrap_or_default()
+}
+
+fn side(c: Color) -> &'static str {
+    if c == Color::White { "w" } else { "b" }
+}
+
+/// The whole state (nothing in Cantwell chess is hidden).
+pub fn state(game: &Game) -> Map<String, Value> {
+    let mut out = Map::new();
+    let probs = game.probabilities();
+    let mut p = Map::new();
+    let mut pieces = Map::new();
+    for sq in Square::ALL {
+        let v = probs[sq.index() as usize];
+        if v > OCCUPIED_EPS {
+            p.insert(sq.to_string(), json!(v));
+            if let Some(pc) = game.piece_at(sq) {
+                pieces.insert(sq.to_string(), json!(pc.fen_char().to_string()));
+            }
+        }
+    }
+    let mut dist = Map::new();
+    for (board, prob) in game.distribution(Some(DISTRIBUTION_LIMIT)) {
+        dist.insert(board_squares(board), json!(prob));
+    }
+    out.insert("probabilities".into(), Value::Object(p));
+    out.insert("pieces".into(), Value::Object(pieces));
+    out.insert("distribution".into(), Value::Object(dist));
+    out.insert("state_size".into(), json!(game.state_size()));
+    out.insert("side_to_move".into(), json!(side(game.side_to_move())));
+    out.insert("status".into(), json!(game.status().name()));
+    out.insert("fen".into(), json!(game.fen()));
+    out.insert("history".into(), json!(game.history_notation()));
+    out
+}
+
+/// Plays `text` (QCAN); the report has the fields of an eval move report plus the outcome's
+/// probability.
+pub fn apply(game: &mut Game, text: &str, rng: &mut ChaCha8Rng) -> Result<Value, ApiError> {
+    let rec = game.apply(text, rng).map_err(|e| game_error(&e))?;
+    Ok(json!({
+        "move": text,
+        "applied": true,
+        "outcome": rec.measured.map(u8::from),
+        "probability": rec.probability,
+        "notation": rec.notation,
+        "error": Value::Null,
+    }))
+}
+
+/// The random mover's move, if it has one.
+pub fn random(game: &mut Game, rng: &mut ChaCha8Rng) -> Result<Option<Value>, ApiError> {
+    let rec = game.play_random_move(rng).map_err(|e| game_error(&e))?;
+    Ok(rec.map(|rec| {
+        json!({"move": rec.notation, "applied": true, "outcome": rec.measured.map(u8::from),
+               "probability": rec.probability, "notation": rec.notation, "error": Value::Null})
+    }))
+}
+
+/// Takes back the last move.
+pub fn undo(game: &mut Game) -> Result<(), ApiError> {
+    game.undo().map(|_| ()).map_err(|e| game_error(&e))
+}
+
+/// The legal moves in QCAN.
+pub fn legal(game: &Game) -> Vec<String> {
+    game.legal_moves()
+}
+
+/// The eight Bell measures of squares `a` and `b`.
+pub fn bell(game: &Game, a: Square, b: Square) -> Value {
+    let m = game.bell_measures(a, b);
+    let (name, max) = m.max();
+    json!({"a": a.to_string(), "b": b.to_string(), "psi": m.psi, "phi": m.phi,
+           "max": {"name": name, "value": max},
+           "log_negativity": game.pair_log_negativity(a, b)})
+}

@@ -1,0 +1,216 @@
+//! Niel's Chess behind the API: the `qchess_niels::Game` calls and their JSON, with the field
+//! names of `qchess eval --variant niels`.
+
+use crate::error::ApiError;
+use qchess_board::{Color, Geometry, Square};
+use qchess_niels::{
+    Diagonal, DrawReason, Game, GameRecord, Mark, Move, MoveOutcome, NielsError, Occupant, Rules,
+    Status, group_outcomes,
+};
+use rand::seq::IndexedRandom;
+use rand_chacha::ChaCha8Rng;
+use serde_json::{Map, Value, json};
+
+/// A rule crate error as an API error, with `qchess eval`'s kinds.
+pub fn niels_error(e: &NielsError) -> ApiError {
+    let (kind, at) = match e {
+        NielsError::Parse { at, .. } => ("notation", json!({"column": at})),
+        NielsError::Illegal { .. } => ("illegal_move", Value::Null),
+        NielsError::Rolls(_) => ("rolls", Value::Null),
+        NielsError::GameOver(_) => ("game_over", Value::Null),
+        NielsError::Position(_) => ("position", Value::Null),
+        NielsError::Rules(_) => ("rules", Value::Null),
+    };
+    ApiError::rules(kind, e.to_string()).at(at)
+}
+
+/// A new game under the named rule options on `board` (default 8x8).
+pub fn create(rules: &[String], board: Option<&str>) -> Result<Game, ApiError> {
+    let rules = Rules::parse_list(&rules.join(","))
+        .map_err(|e| ApiError::request(e.to_string(), "rules"))?;
+    let geometry: Geometry = match board {
+        None => Geometry::STANDARD,
+        Some(b) => b
+            .parse()
+            .map_err(|e| ApiError::request(format!("board: {e}"), "board"))?,
+    };
+    Game::new(rules, geometry).map_err(|e| niels_error(&e).at("board"))
+}
+
+/// Replays a game record (its text form).
+pub fn import(text: &str) -> Result<Game, ApiError> {
+    let record: GameRecord = text.parse().map_err(|e: NielsError| {
+        ApiError::request(format!("not a Niel's Chess record: {e}"), "record")
+    })?;
+    record.replay().map_err(|e| niels_error(&e).at("record"))
+}
+
+/// The record as text.
+pub fn record(game: &Game) -> String {
+    game.record().to_string()
+}
+
+fn side(c: Color) -> &'static str {
+    if c == Color::White { "w" } else { "b" }
+}
+
+fn mark_name(m: Mark) -> &'static str {
+    match m {
+        Mark::Red => "red",
+        Mark::Blue => "blue",
+    }
+}
+
+fn outcome_json(o: &MoveOutcome) -> Value {
+    json!({
+        "rolls": o.rolls.iter().map(|r| json!({"player": side(r.player), "value": r.value})).collect::<Vec<_>>(),
+        "collapses": o.collapses.iter().map(|c| json!({
+            "piece": c.piece.fen_char().to_string(), "square": c.square.to_string(), "mark": mark_name(c.mark)
+        })).collect::<Vec<_>>(),
+        "capture_attempted": o.capture_attempted,
+        "captured": o.captured.map(|p| p.fen_char().to_string()),
+        "tunnelled": o.tunnelled,
+        "aborted": o.aborted,
+    })
+}
+
+fn status_name(status: Status) -> &'static str {
+    match status {
+        Status::Ongoing => "ongoing",
+        Status::Checkmate { .. } => "checkmate",
+        Status::Draw(DrawReason::Stalemate) => "stalemate",
+        Status::Draw(DrawReason::InsufficientMaterial) => "insufficient_material",
+        Status::Draw(DrawReason::FiftyMoves) => "fifty_moves",
+        Status::Draw(DrawReason::Repetition) => "repetition",
+    }
+}
+
+/// Whether the game goes on.
+pub fn ongoing(game: &Game) -> bool {
+    game.status() == Status::Ongoing
+}
+
+/// The whole state (nothing in Niel's Chess is hidden).
+pub fn state(game: &Game) -> Map<String, Value> {
+    let pos = game.position();
+    let rules = game.rules();
+    let mut pieces = Map::new();
+    for sq in Square::ALL {
+        if let Some(Occupant::Piece(p)) = pos.occupant(sq) {
+            pieces.insert(sq.to_string(), json!(p.fen_char().to_string()));
+        }
+    }
+    let name = |id| {
+        pos.pair(id).map_or(String::new(), |p| {
+            format!("{}{}", p.piece.fen_char(), p.pattern)
+        })
+    };
+    let pairs: Vec<Value> = pos
+        .pairs()
+        .iter()
+        .map(|p| {
+            let outs = group_outcomes(pos, &pos.group_of(p.id), rules);
+            let prob = |m: Mark| -> f64 {
+                outs.iter()
+                    .filter(|o| o.marks.contains(&(p.id, m)))
+                    .map(|o| o.probability)
+                    .sum()
+            };
+            json!({
+                "id": name(p.id),
+                "piece": p.piece.fen_char().to_string(),
+                "red": p.red.to_string(),
+                "blue": p.blue.to_string(),
+                "facings": p.facings.to_string(),
+                "diagonal": p.diagonal.map(|d| d.to_char().to_string()),
+                "probabilities": {p.red.to_string(): prob(Mark::Red), p.blue.to_string(): prob(Mark::Blue)},
+            })
+        })
+        .collect();
+    let groups: Vec<Value> = Diagonal::ALL
+        .iter()
+        .filter(|d| !pos.group(**d).is_empty())
+        .map(|d| {
+            let ids = pos.group(*d);
+            let outcomes: Vec<Value> = group_outcomes(pos, &ids, rules)
+                .iter()
+                .map(|o| {
+                    let squares: Map<String, Value> = o
+                        .marks
+                        .iter()
+                        .map(|(id, m)| {
+                            (name(*id), json!(pos.pair(*id).map(|p| p.square(*m).to_string())))
+                        })
+                        .collect();
+                    json!({"squares": squares, "probability": o.probability, "amplitude": o.amplitude})
+                })
+                .collect();
+            json!({"diagonal": d.to_char().to_string(),
+                   "pairs": ids.iter().map(|id| name(*id)).collect::<Vec<_>>(),
+                   "outcomes": outcomes})
+        })
+        .collect();
+    let status = game.status();
+    let mut out = Map::new();
+    out.insert("pieces".into(), Value::Object(pieces));
+    out.insert("pairs".into(), Value::Array(pairs));
+    out.insert("groups".into(), Value::Array(groups));
+    out.insert("position".into(), json!(pos.to_string()));
+    out.insert("board".into(), json!(pos.geometry().to_string()));
+    out.insert("rules".into(), json!(rules.names()));
+    out.insert("side_to_move".into(), json!(side(pos.side_to_move())));
+    out.insert("in_check".into(), json!(game.in_check()));
+    out.insert("status".into(), json!(status_name(status)));
+    out.insert("result".into(), json!(status.result()));
+    out.insert(
+        "history".into(),
+        json!(
+            game.history()
+                .iter()
+                .map(|h| h.mv.to_string())
+                .collect::<Vec<_>>()
+        ),
+    );
+    out
+}
+
+/// Plays `text`, with the given dice results (`rolls`) or dice from `rng`.
+pub fn apply(
+    game: &mut Game,
+    text: &str,
+    rolls: Option<&[u8]>,
+    rng: &mut ChaCha8Rng,
+) -> Result<Value, ApiError> {
+    let mv: Move = text.trim().parse().map_err(|e| niels_error(&e))?;
+    let outcome = match rolls {
+        Some(r) => game.play_with_rolls(&mv, r),
+        None => game.play(&mv, rng),
+    }
+    .map_err(|e| niels_error(&e))?;
+    let notation = game.history().last().map(|h| h.mv.to_string());
+    Ok(
+        json!({"move": text, "applied": true, "outcome": outcome_json(&outcome),
+              "notation": notation, "error": Value::Null}),
+    )
+}
+
+/// The random mover's move, if it has one.
+pub fn random(game: &mut Game, rng: &mut ChaCha8Rng) -> Result<Option<Value>, ApiError> {
+    let moves = game.legal_moves();
+    let Some(mv) = moves.choose(rng).copied() else {
+        return Ok(None);
+    };
+    apply(game, &mv.to_string(), None, rng).map(Some)
+}
+
+/// Takes back the last move.
+pub fn undo(game: &mut Game) -> Result<(), ApiError> {
+    game.undo()
+        .map(|_| ())
+        .ok_or_else(|| ApiError::rules("undo", "there is no move to undo"))
+}
+
+/// The legal moves in the notation of docs/niels.md.
+pub fn legal(game: &Game) -> Vec<String> {
+    game.legal_moves().iter().map(|m| m.to_string()).collect()
+}

@@ -1,0 +1,341 @@
+//! One game on the server: the variant's game, its two secret tokens, its opponent, its own
+//! seeded random stream and the last move's report.
+
+use crate::error::ApiError;
+use crate::{akl, cantwell, niels, render};
+use axum::http::StatusCode;
+use qchess_board::{Color, Square};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde_json::{Map, Value, json};
+use std::time::Instant;
+
+/// Plies a game may reach: every request's work (replays of undo, the record) stays bounded.
+pub const MAX_PLIES: usize = 2000;
+
+/// Bytes one basis state of a Cantwell superposition takes in the simulator (key, complex
+/// amplitude), times two for the pass that builds the next state beside the current one.
+const BYTES_PER_BASIS_STATE: usize = 2 * (8 + 16);
+
+/// The rule system of a game.
+pub enum VariantGame {
+    /// Cantwell quantum chess.
+    Cantwell(Box<qchess_cantwell::Game>),
+    /// Niel's Chess.
+    Niels(Box<qchess_niels::Game>),
+    /// Akl-style quantum chess.
+    Akl(Box<qchess_akl::Game>),
+}
+
+/// Who plays the side the creator does not.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Opponent {
+    /// A person: hot-seat with both tokens, or over the network with one each.
+    Human,
+    /// The built-in random mover, answering each move at once.
+    Random,
+}
+
+/// One game on the server.
+pub struct Session {
+    /// The game.
+    pub game: VariantGame,
+    /// Who plays the other side.
+    pub opponent: Opponent,
+    /// The person's side against the random mover.
+    pub human: Color,
+    /// The secret tokens, White's then Black's.
+    pub tokens: [String; 2],
+    /// The game's own random stream (measurements, dice, collapses, the random mover).
+    pub rng: ChaCha8Rng,
+    /// The reports of the last request's moves (the player's, then the random mover's).
+    pub last: Vec<Value>,
+    /// When the game was last used.
+    pub touched: Instant,
+    /// The rule option names it was created with.
+    pub rules: Vec<String>,
+}
+
+/// The body of `POST /api/games`, read.
+pub struct NewGame {
+    /// `cantwell`, `niels` or `akl`.
+    pub variant: String,
+    /// Rule option names.
+    pub rules: Vec<String>,
+    /// Board size (`WxH`).
+    pub board: Option<String>,
+    /// `human` or `random`.
+    pub opponent: Opponent,
+    /// The person's colour against the random mover.
+    pub color: Color,
+    /// A game record to import instead of a new game.
+    pub record: Option<String>,
+}
+
+fn variant_name(g: &VariantGame) -> &'static str {
+    match g {
+        VariantGame::Cantwell(_) => "cantwell",
+        VariantGame::Niels(_) => "niels",
+        VariantGame::Akl(_) => "akl",
+    }
+}
+
+fn color_name(c: Color) -> &'static str {
+    if c == Color::White { "white" } else { "black" }
+}
+
+impl Session {
+    /// A new (or imported) game; `memory` is the game's share of the server's budget.
+    pub fn create(
+        req: &NewGame,
+        seed: u64,
+        tokens: [String; 2],
+        memory: usize,
+    ) -> Result<Session, ApiError> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let game = match (req.variant.as_str(), &req.record) {
+            ("cantwell", None) => VariantGame::Cantwell(Box::new(cantwell::create(
+                &req.rules,
+                req.board.as_deref(),
+            )?)),
+            ("cantwell", Some(r)) => VariantGame::Cantwell(Box::new(cantwell::import(r)?)),
+            ("niels", None) => {
+                VariantGame::Niels(Box::new(niels::create(&req.rules, req.board.as_deref())?))
+            }
+            ("niels", Some(r)) => VariantGame::Niels(Box::new(niels::import(r)?)),
+            ("akl", None) => VariantGame::Akl(Box::new(akl::create(
+                &req.rules,
+                req.board.as_deref(),
+                &mut rng,
+            )?)),
+            ("akl", Some(r)) => VariantGame::Akl(Box::new(akl::import(r)?)),
+            (other, _) => {
+                return Err(ApiError::request(
+                    format!(
+                        "unknown variant {other:?}: expected \"cantwell\", \"niels\" or \"akl\""
+                    ),
+                    "variant",
+                ));
+            }
+        };
+        let mut session = Session {
+            game,
+            opponent: req.opponent,
+            human: req.color,
+            tokens,
+            rng,
+            last: Vec::new(),
+            touched: Instant::now(),
+            rules: req.rules.clone(),
+        };
+        if let VariantGame::Cantwell(g) = &mut session.game {
+            g.set_state_cap((memory / BYTES_PER_BASIS_STATE).max(1));
+            g.set_snapshot_budget(memory / 4);
+        }
+        if session.plies() > MAX_PLIES {
+            return Err(ApiError::request(
+                format!("a game has at most {MAX_PLIES} plies on this server"),
+                "record",
+            ));
+        }
+        // Against the random mover playing White, it moves first.
+        session.random_replies()?;
+        Ok(session)
+    }
+
+    /// The side whose token `token` is, if any.
+    pub fn side_of(&self, token: &str) -> Option<Color> {
+        let eq = |a: &str, b: &str| {
+            // Compares every byte whatever the first difference (no early exit on a prefix).
+            a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
+        };
+        if eq(&self.tokens[0], token) {
+            Some(Color::White)
+        } else if eq(&self.tokens[1], token) {
+            Some(Color::Black)
+        } else {
+            None
+        }
+    }
+
+    fn plies(&self) -> usize {
+        match &self.game {
+            VariantGame::Cantwell(g) => g.history().len(),
+            VariantGame::Niels(g) => g.history().len(),
+            VariantGame::Akl(g) => g.history().len(),
+        }
+    }
+
+    /// The side to move.
+    pub fn side_to_move(&self) -> Color {
+        match &self.game {
+            VariantGame::Cantwell(g) => g.side_to_move(),
+            VariantGame::Niels(g) => g.position().side_to_move(),
+            VariantGame::Akl(g) => g.side_to_move(),
+        }
+    }
+
+    fn ongoing(&self) -> bool {
+        match &self.game {
+            VariantGame::Cantwell(g) => g.status().is_ongoing(),
+            VariantGame::Niels(g) => niels::ongoing(g),
+            VariantGame::Akl(g) => g.status() == qchess_akl::GameStatus::Ongoing,
+        }
+    }
+
+    /// The state as `viewer` may see it: for Akl built from that player's view alone.
+    pub fn state(&self, id: &str, viewer: Color) -> Value {
+        let mut out = match &self.game {
+            VariantGame::Cantwell(g) => cantwell::state(g),
+            VariantGame::Niels(g) => niels::state(g),
+            VariantGame::Akl(g) => akl::state(&g.view(viewer)),
+        };
+        out.insert("id".into(), json!(id));
+        out.insert("variant".into(), json!(variant_name(&self.game)));
+        out.insert("rules".into(), json!(self.rules));
+        if !out.contains_key("board") {
+            out.insert("board".into(), json!("8x8"));
+        }
+        out.insert(
+            "opponent".into(),
+            json!(match self.opponent {
+                Opponent::Human => "human",
+                Opponent::Random => "random",
+            }),
+        );
+        out.insert("you".into(), json!(color_name(viewer)));
+        out.insert("last".into(), Value::Array(self.last.clone()));
+        out.insert("svg".into(), render::svg(&self.game, viewer));
+        Value::Object(out)
+    }
+
+    /// Plays `text` for `side`; then the random mover answers. On error nothing changes.
+    pub fn play(&mut self, side: Color, text: &str, rolls: Option<&[u8]>) -> Result<(), ApiError> {
+        if !self.ongoing() {
+            return Err(ApiError::rules("game_over", "the game is over"));
+        }
+        if self.side_to_move() != side {
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                "not_your_turn",
+                format!("it is {}'s turn", color_name(self.side_to_move())),
+            ));
+        }
+        if self.plies() >= MAX_PLIES {
+            return Err(ApiError::rules(
+                "game_over",
+                format!("a game has at most {MAX_PLIES} plies on this server"),
+            ));
+        }
+        if rolls.is_some() && !matches!(self.game, VariantGame::Niels(_)) {
+            return Err(ApiError::request(
+                "\"rolls\" (dice results) exist in Niel's Chess only",
+                "rolls",
+            ));
+        }
+        let report = match &mut self.game {
+            VariantGame::Cantwell(g) => cantwell::apply(g, text, &mut self.rng)?,
+            VariantGame::Niels(g) => niels::apply(g, text, rolls, &mut self.rng)?,
+            VariantGame::Akl(g) => akl::apply(g, text, &mut self.rng)?,
+        };
+        self.last = vec![report];
+        self.random_replies()?;
+        Ok(())
+    }
+
+    /// The random mover's moves while it is its turn.
+    fn random_replies(&mut self) -> Result<(), ApiError> {
+        if self.opponent != Opponent::Random {
+            return Ok(());
+        }
+        while self.ongoing() && self.side_to_move() != self.human && self.plies() < MAX_PLIES {
+            let reply = match &mut self.game {
+                VariantGame::Cantwell(g) => cantwell::random(g, &mut self.rng),
+                VariantGame::Niels(g) => niels::random(g, &mut self.rng),
+                VariantGame::Akl(g) => akl::random(g, &mut self.rng),
+            };
+            match reply {
+                Ok(Some(r)) => self.last.push(r),
+                Ok(None) => break,
+                Err(e) => {
+                    // The random mover's move was refused (a state over the memory cap): the
+                    // game stays as it is and the error is reported with the player's move.
+                    self.last.push(e.to_json());
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes back the last move (against the random mover, its reply too).
+    pub fn undo(&mut self) -> Result<(), ApiError> {
+        let plies = if self.opponent == Opponent::Random && self.side_to_move() == self.human {
+            2
+        } else {
+            1
+        };
+        for i in 0..plies {
+            let result = match &mut self.game {
+                VariantGame::Cantwell(g) => cantwell::undo(g),
+                VariantGame::Niels(g) => niels::undo(g),
+                VariantGame::Akl(_) => Err(ApiError::rules(
+                    "undo",
+                    "Akl games cannot be taken back: a player could touch again and draw a new collapse",
+                )),
+            };
+            match result {
+                Ok(()) => {}
+                // The random mover's reply was taken back but the player's move was the first.
+                Err(_) if i > 0 => break,
+                Err(e) => return Err(e),
+            }
+        }
+        self.last.clear();
+        Ok(())
+    }
+
+    /// The legal moves for `viewer` (none when it is not their turn).
+    pub fn legal(&self, id: &str, viewer: Color) -> Value {
+        let mut out = Map::new();
+        let mine = self.side_to_move() == viewer;
+        let moves = match &self.game {
+            VariantGame::Cantwell(g) if mine => cantwell::legal(g),
+            VariantGame::Niels(g) if mine => niels::legal(g),
+            VariantGame::Akl(g) => {
+                let (moves, touch) = akl::legal(g, viewer);
+                out.insert("touchable".into(), json!(touch));
+                moves
+            }
+            _ => Vec::new(),
+        };
+        out.insert("id".into(), json!(id));
+        out.insert(
+            "side_to_move".into(),
+            json!(self.side_to_move().fen_char().to_string()),
+        );
+        out.insert("legal_moves".into(), json!(moves));
+        Value::Object(out)
+    }
+
+    /// The game record as it may be published.
+    pub fn record(&self, id: &str) -> Value {
+        let (text, complete) = match &self.game {
+            VariantGame::Cantwell(g) => (cantwell::record(g), true),
+            VariantGame::Niels(g) => (niels::record(g), true),
+            VariantGame::Akl(g) => akl::record(g),
+        };
+        json!({"id": id, "variant": variant_name(&self.game), "record": text, "complete": complete})
+    }
+
+    /// Bell measures of two squares (Cantwell).
+    pub fn bell(&self, a: Square, b: Square) -> Result<Value, ApiError> {
+        match &self.game {
+            VariantGame::Cantwell(g) => Ok(cantwell::bell(g, a, b)),
+            _ => Err(ApiError::request(
+                "Bell measures exist for Cantwell games only",
+                "variant",
+            )),
+        }
+    }
+}
