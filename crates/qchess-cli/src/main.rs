@@ -48,14 +48,19 @@ enum Command {
     #[command(after_help = DEMO_HELP)]
     Demo(demo::DemoArgs),
     /// Serve the web board and its JSON API (http://127.0.0.1:8080/ by default).
+    #[command(after_help = SERVE_HELP)]
     Serve(serve::ServeArgs),
     /// Run the engine over the UCI-shaped protocol on stdin/stdout.
+    #[command(after_help = ENGINE_HELP)]
     Engine(protocol::EngineArgs),
     /// Play paired games between two players and report the score and Elo difference.
+    #[command(after_help = MATCH_HELP)]
     Match(match_cmd::MatchArgs),
     /// Draw a position or an eval answer as an SVG picture.
+    #[command(after_help = RENDER_HELP)]
     Render(render::RenderArgs),
     /// Draw `qchess bench sim --json` lines as SVG scaling charts.
+    #[command(after_help = PLOT_HELP)]
     Plot(plot::PlotArgs),
 }
 
@@ -99,6 +104,30 @@ Details and measured figures: docs/benchmarks.md.";
 const DEMO_HELP: &str = "\
 Replays the paper's Bell states (eq. 45-51) and interference (section 11.2) through real
 moves and prints every amplitude beside the paper's value. Details: docs/cantwell-circuits.md.";
+
+const SERVE_HELP: &str = "\
+Open the address it prints in a browser and play any variant by mouse. The JSON API, its
+fields, error kinds and limits: docs/web.md.";
+
+const ENGINE_HELP: &str = "\
+Commands on stdin: uci, setoption name <N> value <V> (UCI_Variant: cantwell | niels | akl;
+Rules; Board; Level 1-5; Seed), isready, ucinewgame, position startpos|fen <FEN> [moves ...],
+go [depth D] [nodes N] [movetime MS] [wtime MS btime MS winc MS binc MS] [infinite], stop,
+quit. The protocol, a transcript and the evaluation: docs/engine.md.";
+
+const MATCH_HELP: &str = "\
+Players (--engine1, --engine2): builtin[:level=L] (L = 1..5) or random; cmd:<command line>
+is reserved for external programs and not yet supported (refused with an error).
+--variant: cantwell, niels or akl. Details and measured results: docs/engine.md.";
+
+const RENDER_HELP: &str = "\
+Input: a position (FEN, Niel's or Akl position text, or a serialised Cantwell position) or a
+qchess eval answer line. Output: an SVG file. Details and an example picture: docs/pictures.md.";
+
+const PLOT_HELP: &str = "\
+Input: qchess bench sim --json lines (one JSON object per line). Output: SVG charts of time
+and throughput against basis states, log axes, one line per op and thread count.
+Details: docs/pictures.md and docs/benchmarks.md.";
 
 fn main() -> ExitCode {
     let cli = Cli::parse();

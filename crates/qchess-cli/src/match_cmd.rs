@@ -28,7 +28,7 @@ pub struct MatchArgs {
     /// Board size WxH (Niel's Chess only; default 8x8).
     #[arg(long, default_value = "8x8")]
     pub board: String,
-    /// The first player: builtin[:level=L], random, or cmd:<command line>.
+    /// The first player: builtin[:level=L] or random (cmd:<command line> is not supported yet).
     #[arg(long)]
     pub engine1: String,
     /// The second player.

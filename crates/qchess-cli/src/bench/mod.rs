@@ -10,8 +10,10 @@ use clap::Subcommand;
 #[derive(Subcommand, Debug)]
 pub enum BenchCommand {
     /// One simulator operation on a random sparse state of a given size.
+    #[command(after_help = "Every JSON field and the measured tables: docs/benchmarks.md.")]
     Sim(sim::SimArgs),
     /// Random legal Cantwell games with a fixed seed: moves/s and the largest state reached.
+    #[command(after_help = "The JSON fields and the measured tables: docs/benchmarks.md.")]
     Game(game::GameArgs),
 }
 
