@@ -34,7 +34,7 @@ pub fn cantwell_board(game: &Game) -> CantwellBoard {
     }
 }
 
-/// The SVG picture of `game`'s current position (see [`render_board`]).
+/// The SVG picture of `game`'s current position (drawn by the module's `render_board`).
 pub fn cantwell(game: &Game) -> String {
     render_board(&cantwell_board(game))
 }

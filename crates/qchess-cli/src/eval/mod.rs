@@ -8,7 +8,7 @@
 //! over a bound, the line is answered with an error of kind `"limit"` and the run goes on.
 //!
 //! What the variants share (reading common fields, answers, move reports, refusals and their
-//! reason codes, limits) is the frame, [`frame`]; a variant module holds only its own rules.
+//! reason codes, limits) is the frame (`eval/frame.rs`); a variant module holds only its own rules.
 
 mod akl;
 mod cantwell;

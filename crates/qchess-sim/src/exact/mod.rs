@@ -1,8 +1,8 @@
-//! Exact arithmetic: amplitudes in Z[i][1/sqrt2] ([`Exact`] real and imaginary parts) and
+//! Exact arithmetic: amplitudes in `Z[i][1/sqrt2]` ([`Exact`] real and imaginary parts) and
 //! probabilities in Q(sqrt2) ([`Probability`]). See `docs/exact.md`.
 //!
 //! Every Cantwell gate has entries in {0, 1, i, 1/sqrt2, i/sqrt2}, so a `State<Exact>` that
-//! starts classical stays in Z[i][1/sqrt2] through every gate; it is never renormalised (a
+//! starts classical stays in `Z[i][1/sqrt2]` through every gate; it is never renormalised (a
 //! projection only deletes entries), and every probability is `|alpha|^2 / N` with the exact
 //! squared norm `N`, an element of Q(sqrt2).
 //!

@@ -12,7 +12,7 @@ use std::str::FromStr;
 const POISON_K: u32 = u32::MAX;
 
 /// A real number `(a + b*sqrt2) / 2^k` with integers `a`, `b` (`i128`) and `k >= 0`: an
-/// element of Z[1/sqrt2]. A `Complex<Exact>` is an element of Z[i][1/sqrt2], the ring every
+/// element of `Z[1/sqrt2]`. A `Complex<Exact>` is an element of `Z[i][1/sqrt2]`, the ring every
 /// amplitude of a Cantwell game lies in (the gates' entries are 0, 1, i, 1/sqrt2, i/sqrt2).
 ///
 /// The representation is canonical: `k` is as small as possible (`a` and `b` are not both
