@@ -63,7 +63,7 @@ async function startGame(body) {
   try {
     const g = await api("POST", "/api/games", body);
     sessionStorage.setItem("qchess:" + g.id, JSON.stringify(g.tokens));
-    const mine = body.opponent === "random" && body.color === "black" ? g.tokens.black : g.tokens.white;
+    const mine = body.opponent && body.opponent !== "human" && body.color === "black" ? g.tokens.black : g.tokens.white;
     location.href = "/play/" + g.id + "?token=" + mine;
   } catch (e) {
     $("lobby-error").textContent = e.kind + ": " + e.message;

@@ -267,6 +267,49 @@ pub fn random(game: &mut Game, rng: &mut ChaCha8Rng) -> Result<Option<Value>, Ap
     }))
 }
 
+/// The engine plays one whole turn for the side to move: it touches a piece chosen from its
+/// own view (the types it has not seen drawn from its seed, never the true ones), the server
+/// draws the collapse, and the engine then moves the piece.
+pub fn engine(
+    game: &mut Game,
+    engine: &mut qchess_engine::Engine,
+    rng: &mut ChaCha8Rng,
+) -> Result<Option<Value>, ApiError> {
+    use qchess_engine::{AklChoice, EngineError};
+    if game.status() != GameStatus::Ongoing {
+        return Ok(None);
+    }
+    let before = game.history().len();
+    let limits = crate::session::engine_limits();
+    let square = match engine.search(&*game, &limits) {
+        Ok(r) => match r.best {
+            AklChoice::Touch(sq) => sq,
+            AklChoice::Move(m) => m.from,
+        },
+        Err(EngineError::NoMove) => return Ok(None),
+        Err(e) => return Err(ApiError::rules("engine", e.to_string())),
+    };
+    let touch = game.touch(square, rng).map_err(|e| akl_error(&e))?;
+    if let TouchResult::MustMove(moves) = &touch.result {
+        // The touch is played: the turn must end with one of the piece's moves, so a failed
+        // search falls back to the first of them rather than leave the turn half done.
+        let mv = match engine.search(&*game, &limits) {
+            Ok(r) => match r.best {
+                AklChoice::Move(m) if moves.contains(&m) => Some(m),
+                _ => moves.first().copied(),
+            },
+            Err(_) => moves.first().copied(),
+        };
+        if let Some(mv) = mv {
+            game.play(mv, rng).map_err(|e| akl_error(&e))?;
+        }
+    }
+    Ok(game.history().get(before).map(|e| {
+        json!({"move": e.to_string(), "applied": true, "outcome": turn_json(e),
+               "notation": e.to_string(), "error": Value::Null})
+    }))
+}
+
 /// The moves `viewer` may make now: the touched piece's moves, or the squares they may touch.
 pub fn legal(game: &Game, viewer: Color) -> (Vec<String>, Vec<String>) {
     if game.side_to_move() != viewer {

@@ -197,18 +197,22 @@ fn parse_new_game(body: &Map<String, Value>) -> Result<NewGame, ApiError> {
     let opponent = match string_field(body, "opponent")?.as_deref() {
         None | Some("human") => Opponent::Human,
         Some("random") => Opponent::Random,
-        Some("engine") => {
-            return Err(ApiError::request(
-                "there is no engine opponent in this build yet: choose \"human\" or \"random\"",
-                "opponent",
-            ));
-        }
-        Some(other) => {
-            return Err(ApiError::request(
-                format!("unknown opponent {other:?}: expected \"human\" or \"random\""),
-                "opponent",
-            ));
-        }
+        Some("engine") => Opponent::Engine(3),
+        Some(other) => match other
+            .strip_prefix("engine:level=")
+            .and_then(|l| l.parse::<u8>().ok())
+            .filter(|l| (1..=5).contains(l))
+        {
+            Some(level) => Opponent::Engine(level),
+            None => {
+                return Err(ApiError::request(
+                    format!(
+                        "unknown opponent {other:?}: expected \"human\", \"random\", \"engine\" or \"engine:level=L\" (L in 1..5)"
+                    ),
+                    "opponent",
+                ));
+            }
+        },
     };
     let color = match string_field(body, "color")?.as_deref() {
         None | Some("w") | Some("white") => Color::White,
@@ -278,7 +282,7 @@ async fn create(
     let (session, state) = app
         .work(move || {
             let session = Session::create(&req, seed, tokens, memory)?;
-            let viewer = if session.opponent == Opponent::Random {
+            let viewer = if session.opponent.is_computer() {
                 session.human
             } else {
                 Color::White

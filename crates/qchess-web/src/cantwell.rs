@@ -146,6 +146,20 @@ pub fn random(game: &mut Game, rng: &mut ChaCha8Rng) -> Result<Option<Value>, Ap
     }))
 }
 
+/// The engine's move, if the side to move has one (searched within
+/// [`crate::session::engine_limits`]).
+pub fn engine(
+    game: &mut Game,
+    engine: &mut qchess_engine::Engine,
+    rng: &mut ChaCha8Rng,
+) -> Result<Option<Value>, ApiError> {
+    match engine.search(&*game, &crate::session::engine_limits()) {
+        Ok(r) => apply(game, &r.best, rng).map(Some),
+        Err(qchess_engine::EngineError::NoMove) => Ok(None),
+        Err(e) => Err(ApiError::rules("engine", e.to_string())),
+    }
+}
+
 /// Takes back the last move.
 pub fn undo(game: &mut Game) -> Result<(), ApiError> {
     game.undo().map(|_| ()).map_err(|e| game_error(&e))

@@ -5,7 +5,7 @@ use crate::error::ApiError;
 use crate::{akl, cantwell, niels, render};
 use axum::http::StatusCode;
 use qchess_board::{Color, Square};
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value, json};
 use std::time::Instant;
@@ -34,6 +34,41 @@ pub enum Opponent {
     Human,
     /// The built-in random mover, answering each move at once.
     Random,
+    /// The engine (`qchess-engine`) at this level (1 to 5), answering each move within
+    /// [`ENGINE_MOVETIME`].
+    Engine(u8),
+}
+
+impl Opponent {
+    /// Whether the server plays the other side (the random mover or the engine).
+    pub fn is_computer(self) -> bool {
+        self != Opponent::Human
+    }
+
+    /// The name the API reads and answers: `human`, `random` or `engine` (any level).
+    pub fn name(self) -> &'static str {
+        match self {
+            Opponent::Human => "human",
+            Opponent::Random => "random",
+            Opponent::Engine(_) => "engine",
+        }
+    }
+}
+
+/// The time the engine may think about one move (an Akl turn is two decisions: twice this).
+pub const ENGINE_MOVETIME: std::time::Duration = std::time::Duration::from_millis(1000);
+
+/// Nodes the engine may visit for one move, whatever the time: bounds a request's work on a
+/// fast machine too.
+pub const ENGINE_NODES: u64 = 200_000;
+
+/// The engine's limits for one decision.
+pub fn engine_limits() -> qchess_engine::Limits {
+    qchess_engine::Limits {
+        movetime: Some(ENGINE_MOVETIME),
+        nodes: Some(ENGINE_NODES),
+        ..qchess_engine::Limits::default()
+    }
 }
 
 /// One game on the server.
@@ -42,7 +77,7 @@ pub struct Session {
     pub game: VariantGame,
     /// Who plays the other side.
     pub opponent: Opponent,
-    /// The person's side against the random mover.
+    /// The person's side against the random mover or the engine.
     pub human: Color,
     /// The secret tokens, White's then Black's.
     pub tokens: [String; 2],
@@ -64,9 +99,9 @@ pub struct NewGame {
     pub rules: Vec<String>,
     /// Board size (`WxH`).
     pub board: Option<String>,
-    /// `human` or `random`.
+    /// `human`, `random` or `engine` (with its level).
     pub opponent: Opponent,
-    /// The person's colour against the random mover.
+    /// The person's colour against the random mover or the engine.
     pub color: Color,
     /// A game record to import instead of a new game.
     pub record: Option<String>,
@@ -196,13 +231,10 @@ impl Session {
         if !out.contains_key("board") {
             out.insert("board".into(), json!("8x8"));
         }
-        out.insert(
-            "opponent".into(),
-            json!(match self.opponent {
-                Opponent::Human => "human",
-                Opponent::Random => "random",
-            }),
-        );
+        out.insert("opponent".into(), json!(self.opponent.name()));
+        if let Opponent::Engine(level) = self.opponent {
+            out.insert("level".into(), json!(level));
+        }
         out.insert("you".into(), json!(color_name(viewer)));
         out.insert("last".into(), Value::Array(self.last.clone()));
         out.insert("svg".into(), render::svg(&self.game, viewer));
@@ -243,23 +275,36 @@ impl Session {
         Ok(())
     }
 
-    /// The random mover's moves while it is its turn.
+    /// The random mover's (or the engine's) moves while it is its turn.
     fn random_replies(&mut self) -> Result<(), ApiError> {
-        if self.opponent != Opponent::Random {
+        if !self.opponent.is_computer() {
             return Ok(());
         }
         while self.ongoing() && self.side_to_move() != self.human && self.plies() < MAX_PLIES {
-            let reply = match &mut self.game {
-                VariantGame::Cantwell(g) => cantwell::random(g, &mut self.rng),
-                VariantGame::Niels(g) => niels::random(g, &mut self.rng),
-                VariantGame::Akl(g) => akl::random(g, &mut self.rng),
+            let reply = match (self.opponent, &mut self.game) {
+                (Opponent::Engine(level), game) => {
+                    // Seeded from the game's own stream: a game replays from its seed.
+                    let mut engine = qchess_engine::Engine::new(qchess_engine::EngineOptions {
+                        level,
+                        seed: self.rng.random::<u64>(),
+                        ..qchess_engine::EngineOptions::default()
+                    });
+                    match game {
+                        VariantGame::Cantwell(g) => cantwell::engine(g, &mut engine, &mut self.rng),
+                        VariantGame::Niels(g) => niels::engine(g, &mut engine, &mut self.rng),
+                        VariantGame::Akl(g) => akl::engine(g, &mut engine, &mut self.rng),
+                    }
+                }
+                (_, VariantGame::Cantwell(g)) => cantwell::random(g, &mut self.rng),
+                (_, VariantGame::Niels(g)) => niels::random(g, &mut self.rng),
+                (_, VariantGame::Akl(g)) => akl::random(g, &mut self.rng),
             };
             match reply {
                 Ok(Some(r)) => self.last.push(r),
                 Ok(None) => break,
                 Err(e) => {
-                    // The random mover's move was refused (a state over the memory cap): the
-                    // game stays as it is and the error is reported with the player's move.
+                    // The computer's move was refused (a state over the memory cap): the game
+                    // stays as it is and the error is reported with the player's move.
                     self.last.push(e.to_json());
                     break;
                 }
@@ -268,9 +313,9 @@ impl Session {
         Ok(())
     }
 
-    /// Takes back the last move (against the random mover, its reply too).
+    /// Takes back the last move (against the random mover or the engine, its reply too).
     pub fn undo(&mut self) -> Result<(), ApiError> {
-        let plies = if self.opponent == Opponent::Random && self.side_to_move() == self.human {
+        let plies = if self.opponent.is_computer() && self.side_to_move() == self.human {
             2
         } else {
             1

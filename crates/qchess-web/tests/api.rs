@@ -147,7 +147,14 @@ fn bad_new_games_are_refused_with_the_field() {
         (r#"{"variant": "chess960"}"#, "variant"),
         (r#"{"variant": "cantwell", "board": "5x6"}"#, "board"),
         (r#"{"variant": "niels", "rules": ["quantum"]}"#, "rules"),
-        (r#"{"variant": "niels", "opponent": "engine"}"#, "opponent"),
+        (
+            r#"{"variant": "niels", "opponent": "engine:level=9"}"#,
+            "opponent",
+        ),
+        (
+            r#"{"variant": "niels", "opponent": "stockfish"}"#,
+            "opponent",
+        ),
         (r#"{"variant": "akl", "rules": "secret"}"#, "rules"),
         (r#"{"variant": "cantwell", "record": "{}"}"#, "record"),
     ] {
@@ -273,5 +280,51 @@ fn niels_moves_dice_random_opponent_and_record() {
         0,
         "{}",
         a.text
+    );
+}
+
+#[test]
+fn the_engine_answers_in_every_variant() {
+    let addr = start(Limits::default());
+    for variant in ["cantwell", "niels"] {
+        let body = format!(r#"{{"variant": "{variant}", "opponent": "engine:level=1"}}"#);
+        let (id, w, _, created) = create(addr, &body);
+        assert_eq!(created.body["state"]["opponent"], "engine");
+        assert_eq!(created.body["state"]["level"], 1);
+        let a = mv(addr, &id, &w, "e2e4");
+        assert_eq!(a.status, 200, "{variant}: {}", a.text);
+        let state = &a.body["state"];
+        assert_eq!(
+            state["history"].as_array().unwrap().len(),
+            2,
+            "{variant}: {state}"
+        );
+        assert_eq!(state["last"][1]["applied"], true, "{variant}: {state}");
+        assert_eq!(state["side_to_move"], "w");
+        // Undo takes back the engine's reply too.
+        let a = post(addr, &format!("/api/games/{id}/undo?token={w}"), "{}");
+        assert_eq!(
+            a.body["state"]["history"].as_array().unwrap().len(),
+            0,
+            "{}",
+            a.text
+        );
+    }
+    // "engine" alone is level 3. In Akl the engine plays White here: it touches and moves at
+    // once, from its own view, and Black's state shows only what Black may know.
+    let (id, _, b, created) = create(
+        addr,
+        r#"{"variant": "akl", "opponent": "engine", "color": "black"}"#,
+    );
+    let state = &created.body["state"];
+    assert_eq!(state["level"], 3);
+    assert_eq!(state["you"], "black", "{state}");
+    assert_eq!(state["side_to_move"], "b", "{state}");
+    assert_eq!(state["history"].as_array().unwrap().len(), 1, "{state}");
+    let legal = get(addr, &format!("/api/games/{id}/legal?token={b}"));
+    assert!(
+        !legal.body["touchable"].as_array().unwrap().is_empty(),
+        "{}",
+        legal.text
     );
 }
