@@ -2,9 +2,9 @@
 //! not seen drawn at random from the distribution their view implies.
 
 use crate::game::Visibility;
-use crate::piece::TypePair;
+use crate::piece::{PieceState, TypePair};
 use crate::position::{AklPosition, standard_types};
-use qchess_board::{Color, PieceKind};
+use qchess_board::{Color, Fraction, PieceKind, Square};
 
 impl AklPosition {
     /// Whether `viewer` knows both types of the piece on `sq` (a king, a pair whose two types
@@ -137,6 +137,111 @@ impl AklPosition {
                     primary: piece.pair.primary,
                     secondary,
                 };
+            }
+        }
+        out
+    }
+
+    /// The chances of each secondary type of the piece on `sq` as `viewer` may know them: the
+    /// true type (chance 1) when `viewer` knows the pair, else the distribution
+    /// [`AklPosition::sample_hidden`] draws from, so the answer depends only on the view. The
+    /// unseen pieces of a side share the pool of its set-up types less the known secondaries,
+    /// and a shuffled pool gives each of them a uniform element of it; an unseen piece past
+    /// the end of a pool that ran short (promotions, captures) gets the set-up multiset's
+    /// frequencies. Empty when `sq` holds no piece; a king's is its own type.
+    ///
+    /// ```
+    /// use qchess_akl::{AklPosition, Visibility};
+    /// use qchess_board::{Color, Fraction, PieceKind, Square};
+    /// // White's queen pair is public as (QR); every other White secondary is one of the
+    /// // remaining 14 set-up types: a rook with chance 1/14, a pawn 8/14.
+    /// let pos: AklPosition = "4k3/8/8/8/8/8/(PN?)7/3[Q*R]K3 b - 0 1".parse().unwrap();
+    /// let chances = pos.secondary_chances(Square::A2, Color::Black, Visibility::Revealed);
+    /// assert!(chances.contains(&(PieceKind::Rook, Fraction::new(1, 14))));
+    /// assert!(chances.contains(&(PieceKind::Pawn, Fraction::new(8, 14))));
+    /// ```
+    pub fn secondary_chances(
+        &self,
+        sq: Square,
+        viewer: Color,
+        visibility: Visibility,
+    ) -> Vec<(PieceKind, Fraction)> {
+        let Some(piece) = self.piece(sq) else {
+            return Vec::new();
+        };
+        if piece.is_king() || self.pair_known_to(sq, viewer, visibility) {
+            return vec![(piece.pair.secondary, Fraction::ONE)];
+        }
+        let mut pool: Vec<PieceKind> = standard_types().to_vec();
+        let mut rank = 0;
+        let mut seen_target = false;
+        for (s, p) in self.pieces() {
+            if p.color != piece.color || p.is_king() {
+                continue;
+            }
+            if self.pair_known_to(s, viewer, visibility) {
+                if let Some(i) = pool.iter().position(|k| *k == p.pair.secondary) {
+                    pool.remove(i);
+                }
+            } else if s == sq {
+                seen_target = true;
+            } else if !seen_target {
+                rank += 1;
+            }
+        }
+        let source: Vec<PieceKind> = if rank < pool.len() {
+            pool
+        } else {
+            standard_types().to_vec()
+        };
+        let mut out: Vec<(PieceKind, Fraction)> = Vec::new();
+        for kind in &source {
+            if out.iter().any(|(k, _)| k == kind) {
+                continue;
+            }
+            let count = source.iter().filter(|k| *k == kind).count() as u64;
+            out.push((*kind, Fraction::new(count, source.len() as u64)));
+        }
+        out
+    }
+
+    /// The chances of each type a touch or a capture reveals for the piece on `sq`, as
+    /// `viewer` may know them: a classical piece its type; a quantum one its primary with
+    /// chance 1/2 and its secondary, as [`AklPosition::secondary_chances`] gives it, with the
+    /// other 1/2. Types are listed once, primary first.
+    ///
+    /// ```
+    /// use qchess_akl::{AklPosition, Visibility};
+    /// use qchess_board::{Color, Fraction, PieceKind, Square};
+    /// let pos: AklPosition = "4k3/8/8/8/8/8/8/1(RN)2K3 w - 0 1".parse().unwrap();
+    /// let half = Fraction::new(1, 2);
+    /// assert_eq!(
+    ///     pos.collapse_chances_seen_by(Square::B1, Color::White, Visibility::OwnPairs),
+    ///     vec![(PieceKind::Rook, half), (PieceKind::Knight, half)]
+    /// );
+    /// ```
+    pub fn collapse_chances_seen_by(
+        &self,
+        sq: Square,
+        viewer: Color,
+        visibility: Visibility,
+    ) -> Vec<(PieceKind, Fraction)> {
+        let Some(piece) = self.piece(sq) else {
+            return Vec::new();
+        };
+        if self.pair_known_to(sq, viewer, visibility) {
+            return piece.collapse_chances();
+        }
+        if let PieceState::Classical(k) = piece.state {
+            return vec![(k, Fraction::ONE)];
+        }
+        let half = Fraction::new(1, 2);
+        let mut out = vec![(piece.pair.primary, half)];
+        for (kind, c) in self.secondary_chances(sq, viewer, visibility) {
+            let share = half * c;
+            match out.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, total)) => *total = *total + share,
+                None => out.push((kind, share)),
             }
         }
         out

@@ -12,14 +12,13 @@ mod match_cmd;
 mod perft;
 mod play;
 mod plot;
-mod protocol;
 mod render;
 mod serve;
 mod threads;
 
 use clap::{Parser, Subcommand};
 // The request evaluator lives in the library target (src/lib.rs) so it can be embedded and fuzzed.
-use qchess_cli::{error, eval};
+use qchess_cli::{error, eval, protocol};
 use std::process::ExitCode;
 
 /// Quantum chess: Cantwell, Niel's Chess and Akl-style rules.

@@ -57,11 +57,49 @@ struct Session {
     level: u8,
     seed: u64,
     position: Option<Position>,
-    search: Option<(JoinHandle<()>, Arc<AtomicBool>)>,
+    /// The running search, its stop flag, and whether it was `go infinite` (which only `stop`,
+    /// or any command that needs the search over, ends).
+    search: Option<(JoinHandle<()>, Arc<AtomicBool>, bool)>,
     out: Shared,
 }
 
 /// Serves the protocol over `input`, answering on `out`.
+/// Runs the protocol on any reader and writer (tests, fuzzing, embedding the engine in a
+/// program): the same loop as `qchess engine`, until `quit` or the end of input.
+///
+/// ```
+/// let mut out = Vec::new();
+/// let input = "uci\nposition startpos\ngo depth 1\nquit\n";
+/// qchess_cli::protocol::run_on(input.as_bytes(), &mut out).unwrap();
+/// let text = String::from_utf8(out).unwrap();
+/// assert!(text.contains("uciok") && text.contains("bestmove "), "{text}");
+/// ```
+pub fn run_on(input: impl BufRead, out: &mut (impl Write + Send)) -> Result<(), CliError> {
+    let buffer: Arc<Mutex<Vec<u8>>> = Arc::new(Mutex::new(Vec::new()));
+    let shared: Shared = Arc::new(Mutex::new(Box::new(SharedBuffer(buffer.clone()))));
+    let result = serve(input, shared);
+    let bytes = std::mem::take(&mut *buffer.lock().unwrap_or_else(|e| e.into_inner()));
+    out.write_all(&bytes)?;
+    result
+}
+
+/// A writer into a buffer the search thread and the caller share.
+struct SharedBuffer(Arc<Mutex<Vec<u8>>>);
+
+impl Write for SharedBuffer {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 fn serve(input: impl BufRead, out: Shared) -> Result<(), CliError> {
     let mut s = Session {
         variant: Variant::Cantwell,
@@ -179,16 +217,21 @@ impl Session {
         }
     }
 
-    /// Waits for a running search to end by its own limits.
+    /// Waits for a running search to end by its own limits; an infinite one has none, so it
+    /// is stopped (else a `position` after `go infinite`, or the end of input, would wait
+    /// forever).
     fn finish(&mut self) {
-        if let Some((handle, _)) = self.search.take() {
+        if let Some((handle, flag, infinite)) = self.search.take() {
+            if infinite {
+                flag.store(true, Ordering::Relaxed);
+            }
             let _ = handle.join();
         }
     }
 
     /// Ends a running search now (it still answers with its best move so far).
     fn stop(&mut self) {
-        if let Some((_, flag)) = &self.search {
+        if let Some((_, flag, _)) = &self.search {
             flag.store(true, Ordering::Relaxed);
         }
         self.finish();
@@ -395,7 +438,7 @@ impl Session {
         };
         let out = self.out.clone();
         let handle = std::thread::spawn(move || search(position, options, limits, out));
-        self.search = Some((handle, flag));
+        self.search = Some((handle, flag, infinite));
         Ok(())
     }
 }
@@ -457,5 +500,57 @@ fn search(position: Position, options: EngineOptions, limits: Limits, out: Share
             say(&out, &format!("info string error: {e}"));
             say(&out, "bestmove (none)");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run_on;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// Runs the protocol on `input` in a thread; `None` if it has not ended after 60 s.
+    fn run_bounded(input: &'static str) -> Option<String> {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut out = Vec::new();
+            run_on(input.as_bytes(), &mut out).expect("no I/O error on a buffer");
+            let _ = tx.send(String::from_utf8(out).expect("UTF-8"));
+        });
+        rx.recv_timeout(Duration::from_secs(60)).ok()
+    }
+
+    #[test]
+    fn an_infinite_search_ends_with_the_input_and_before_the_next_position() {
+        // Before the fix both waited for a depth-64 search, that is forever.
+        let out = run_bounded("position startpos\ngo infinite\n").expect("ends at end of input");
+        assert_eq!(out.matches("bestmove ").count(), 1, "{out}");
+        let out = run_bounded(
+            "position startpos\ngo infinite\nposition startpos moves e2e4\ngo depth 1\n",
+        )
+        .expect("a new position ends the infinite search");
+        assert_eq!(out.matches("bestmove ").count(), 2, "{out}");
+    }
+
+    #[test]
+    fn run_on_answers_the_handshake_and_refuses_bad_lines() {
+        let out = run_bounded("uci\nisready\nfrobnicate\ngo depth x\nquit\n").expect("quits");
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(
+            lines.contains(&"uciok") && lines.contains(&"readyok"),
+            "{out}"
+        );
+        assert!(
+            lines.contains(&"info string error: unknown command \"frobnicate\""),
+            "{out}"
+        );
+        assert_eq!(
+            lines
+                .iter()
+                .filter(|l| l.starts_with("info string error:"))
+                .count(),
+            2,
+            "{out}"
+        );
     }
 }

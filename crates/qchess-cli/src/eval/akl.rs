@@ -23,8 +23,8 @@
 use super::frame::{MoveReport, ReasonCode, Refusal};
 use super::{Answer, EvalError, Request};
 use qchess_akl::{
-    AklError, AklPiece, AklPosition, Game, PieceState, PlayerView, Rules, Style, TouchResult,
-    TurnEntry, TypeSet, Visibility, attacks_of, parse_destination,
+    AklError, AklPosition, Game, PieceState, PlayerView, Rules, Style, TouchResult, TurnEntry,
+    TypeSet, Visibility, attacks_of, parse_destination,
 };
 use qchess_board::{Bitboard, Color, Fraction, PieceKind, Square};
 use rand::SeedableRng;
@@ -34,32 +34,88 @@ use serde_json::{Map, Value, json};
 /// Evaluates one request object of this variant; the frame adds `"ok": true`.
 pub fn eval(request: Request) -> Result<Answer, EvalError> {
     let seed = request.seed()?;
-    let visibility = match request.choice("visibility", &["revealed", "own-pairs"])? {
+    // The position object (an earlier answer's `position_json`) may name the visibility;
+    // the request's own field wins.
+    let object = match request.get("position") {
+        Some(Value::Object(o)) => Some(o),
+        _ => None,
+    };
+    let object_visibility = object
+        .and_then(|o| o.get("visibility"))
+        .and_then(Value::as_str);
+    let visibility = match request.get("visibility").is_some() {
+        true => request.choice("visibility", &["revealed", "own-pairs"])?,
+        false => match object_visibility {
+            None => "revealed",
+            Some(v @ ("revealed" | "own-pairs")) => v,
+            Some(_) => {
+                return Err(EvalError::new(
+                    "position",
+                    "\"position\".\"visibility\" must be \"revealed\" or \"own-pairs\"",
+                )
+                .at("position.visibility"));
+            }
+        },
+    };
+    let visibility = match visibility {
         "revealed" => Visibility::Revealed,
         _ => Visibility::OwnPairs,
     };
     let moves = request.moves()?;
     let legal_moves = request.flag("legal_moves")?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let position = match request.get("position") {
-        None => AklPosition::startpos_random(&mut rng),
-        Some(Value::String(s)) if s == "startpos" => AklPosition::startpos_random(&mut rng),
-        // A true position, or a player's view with unseen types left out (drawn from the seed).
-        Some(Value::String(s)) => AklPosition::parse(s)
-            .or_else(|e| AklPosition::parse_view(s, visibility, &mut rng).map_err(|_| e))
-            .map_err(|e| EvalError::new("position", e.to_string()).at("position"))?,
-        Some(_) => {
-            return Err(EvalError::new(
-                "position",
-                "\"position\" must be \"startpos\" or an AKL-FEN string",
-            )
-            .at("position"));
+    let bad_position = || {
+        EvalError::new(
+            "position",
+            "\"position\" must be \"startpos\", an AKL-FEN string or an object \
+             {\"fen\", \"visibility\", \"pending\"} (an answer's \"position_json\")",
+        )
+        .at("position")
+    };
+    let (text, pending) = match request.get("position") {
+        None => (None, None),
+        Some(Value::String(s)) => (Some(s.as_str()), None),
+        Some(Value::Object(o)) => {
+            let fen = o
+                .get("fen")
+                .and_then(Value::as_str)
+                .ok_or_else(bad_position)?;
+            let pending = match o.get("pending") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(sq)) => Some(sq.parse::<Square>().map_err(|_| {
+                    EvalError::new("position", format!("\"pending\" is not a square: {sq:?}"))
+                        .at("position.pending")
+                })?),
+                Some(_) => return Err(bad_position().at("position.pending")),
+            };
+            (Some(fen), pending)
         }
+        Some(_) => return Err(bad_position()),
+    };
+    // A true position, or a player's view with unseen types left out (drawn from the seed):
+    // then the chances an answer gives are the ones that view implies (`viewer`).
+    let (position, viewer) = match text {
+        None | Some("startpos") => (AklPosition::startpos_random(&mut rng), None),
+        Some(s) => match AklPosition::parse(s) {
+            Ok(p) => (p, None),
+            Err(e) => {
+                let p = AklPosition::parse_view(s, visibility, &mut rng)
+                    .map_err(|_| EvalError::new("position", e.to_string()).at("position"))?;
+                let side = p.side_to_move;
+                (p, Some(side))
+            }
+        },
     };
     let mut game = Game::with_rules(position, Rules { visibility });
+    if let Some(sq) = pending {
+        // The piece was touched and is classical now: touching it again draws nothing.
+        game.touch_forced(sq, None).map_err(|e| {
+            EvalError::new("position", format!("\"pending\": {e}")).at("position.pending")
+        })?;
+    }
     let reports: Vec<Value> = moves
         .iter()
-        .map(|m| apply_one(&mut game, m, &mut rng))
+        .map(|m| apply_one(&mut game, m, &mut rng, viewer))
         .collect();
     let mut out = Answer::new();
     out.insert("moves", reports);
@@ -86,6 +142,17 @@ pub fn eval(request: Request) -> Result<Answer, EvalError> {
         out.insert("legal_moves", legal_entries(&game));
     }
     out.insert("position", game.position().to_string());
+    out.insert(
+        "position_json",
+        json!({
+            "fen": game.position().to_string(),
+            "visibility": match visibility {
+                Visibility::Revealed => "revealed",
+                Visibility::OwnPairs => "own-pairs",
+            },
+            "pending": game.pending_touch().map(|(sq, _, _)| sq.to_string()),
+        }),
+    );
     out.insert("record", game.record().to_text(Style::Ascii));
     out.insert("quiet_plies", game.position().quiet_plies);
     out.insert("side_to_move", game.side_to_move().fen_char().to_string());
@@ -116,9 +183,9 @@ fn legal_entries(game: &Game) -> Vec<String> {
 
 /// Applies one entry string and reports it. A refused entry changes nothing, the random
 /// stream included: an entry may draw a capture's collapse before it is found wrong.
-fn apply_one(game: &mut Game, text: &str, rng: &mut ChaCha8Rng) -> Value {
+fn apply_one(game: &mut Game, text: &str, rng: &mut ChaCha8Rng, viewer: Option<Color>) -> Value {
     let saved_rng = rng.clone();
-    let result = apply_entry_text(game, text, rng);
+    let result = apply_entry_text(game, text, rng, viewer);
     if result.is_err() {
         *rng = saved_rng;
     }
@@ -133,6 +200,7 @@ fn apply_entry_text(
     game: &mut Game,
     text: &str,
     rng: &mut ChaCha8Rng,
+    viewer: Option<Color>,
 ) -> Result<(Value, Value), AklError> {
     let trimmed = text.trim_start();
     // A destination alone finishes a pending touch: `-> f3`, or the rules text's `|psi> -> e5`
@@ -150,13 +218,28 @@ fn apply_entry_text(
     } else {
         text.parse::<TurnEntry>()?
     };
-    // The pieces as they stand before the entry: what a touch and a capture can reveal.
+    // The pieces as they stand before the entry: what a touch and a capture can reveal, with
+    // the chances the truth gives (or, for a request that sent a view, the view implies).
     let touched = game.position().piece(entry.from).copied();
-    let target = entry
-        .dest
-        .and_then(|d| game.position().piece(d.to).copied());
+    let chances_at = |sq: Square| -> Option<Vec<(PieceKind, Fraction)>> {
+        let piece = game.position().piece(sq)?;
+        Some(match viewer {
+            Some(v) => game
+                .position()
+                .collapse_chances_seen_by(sq, v, game.rules().visibility),
+            None => piece.collapse_chances(),
+        })
+    };
+    let touched_chances = chances_at(entry.from);
+    let target_chances = entry.dest.and_then(|d| chances_at(d.to));
     let chances = |outcome: Value, collapse: Option<PieceKind>, captured: Option<PieceKind>| {
-        with_probabilities(outcome, touched, collapse, target, captured)
+        with_probabilities(
+            outcome,
+            touched_chances.as_deref(),
+            collapse,
+            target_chances.as_deref(),
+            captured,
+        )
     };
     let pending_here = game
         .pending_touch()
@@ -207,32 +290,31 @@ fn apply_entry_text(
 /// product of the two), each with its exact twin (`_exact`, a fraction string).
 fn with_probabilities(
     mut outcome: Value,
-    touched: Option<AklPiece>,
+    touched: Option<&[(PieceKind, Fraction)]>,
     collapse: Option<PieceKind>,
-    target: Option<AklPiece>,
+    target: Option<&[(PieceKind, Fraction)]>,
     captured: Option<PieceKind>,
 ) -> Value {
-    let chance_of = |piece: Option<AklPiece>, kind: Option<PieceKind>| -> Fraction {
-        match (piece, kind) {
-            (Some(p), Some(k)) => p
-                .collapse_chances()
-                .into_iter()
-                .find(|(t, _)| *t == k)
-                .map_or(Fraction::ZERO, |(_, c)| c),
-            _ => Fraction::ONE,
-        }
+    let chance_of = |chances: Option<&[(PieceKind, Fraction)]>, kind: Option<PieceKind>| match (
+        chances, kind,
+    ) {
+        (Some(list), Some(k)) => list
+            .iter()
+            .find(|(t, _)| *t == k)
+            .map_or(Fraction::ZERO, |(_, c)| *c),
+        _ => Fraction::ONE,
     };
     let mut probability = chance_of(touched, collapse);
     let Value::Object(map) = &mut outcome else {
         return outcome;
     };
-    if let Some(p) = touched {
-        let (floats, exact) = chance_maps(&p);
+    if let Some(list) = touched {
+        let (floats, exact) = chance_maps(list);
         map.insert("collapse_probabilities".into(), floats);
         map.insert("collapse_probabilities_exact".into(), exact);
     }
-    if let (Some(p), Some(_)) = (target, captured) {
-        let (floats, exact) = chance_maps(&p);
+    if let (Some(list), Some(_)) = (target, captured) {
+        let (floats, exact) = chance_maps(list);
         map.insert("captured_probabilities".into(), floats);
         map.insert("captured_probabilities_exact".into(), exact);
         probability = probability * chance_of(target, captured);
@@ -242,12 +324,12 @@ fn with_probabilities(
     outcome
 }
 
-/// A piece's collapse chances as `{"N": 0.5, ...}` and `{"N": "1/2", ...}`.
-fn chance_maps(p: &AklPiece) -> (Value, Value) {
+/// Collapse chances as `{"N": 0.5, ...}` and `{"N": "1/2", ...}`.
+fn chance_maps(chances: &[(PieceKind, Fraction)]) -> (Value, Value) {
     let (mut floats, mut exact) = (Map::new(), Map::new());
-    for (kind, c) in p.collapse_chances() {
-        floats.insert(letter(kind), json!(c.to_f64()));
-        exact.insert(letter(kind), json!(c.to_string()));
+    for (kind, c) in chances {
+        floats.insert(letter(*kind), json!(c.to_f64()));
+        exact.insert(letter(*kind), json!(c.to_string()));
     }
     (Value::Object(floats), Value::Object(exact))
 }

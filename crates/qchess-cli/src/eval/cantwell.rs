@@ -285,6 +285,18 @@ fn eval_game(
     out.insert("status", game.status().name());
     out.insert("fen", game.fen());
     out.insert("history", json!(game.history_notation()));
+    // The position object a request's "position" takes back, bounded like the distribution.
+    let fits = match shown.limit {
+        Limit::At(n) => game.state_size() <= n,
+        Limit::All => true,
+    };
+    out.insert(
+        "position",
+        match fits {
+            true => serde_json::to_value(game.position()).unwrap_or(Value::Null),
+            false => Value::Null,
+        },
+    );
     if legal_moves {
         out.insert("legal_moves", json!(game.legal_moves()));
     }

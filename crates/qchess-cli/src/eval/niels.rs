@@ -38,7 +38,14 @@ use serde_json::{Map, Value, json};
 
 /// Evaluates one request object of this variant; the frame adds `"ok": true`.
 pub fn eval(request: Request) -> Result<Answer, EvalError> {
-    let rules = parse_rules(request.get("rules"))?;
+    // The position object (an earlier answer's `position_json`) carries its board and rules;
+    // the request's own fields win.
+    let object = match request.get("position") {
+        Some(Value::Object(o)) => Some(o),
+        _ => None,
+    };
+    let from_object = |key: &str| object.and_then(|o| o.get(key));
+    let rules = parse_rules(request.get("rules").or(from_object("rules")))?;
     let seed = request.seed()?;
     let moves = request.moves()?;
     let legal_moves = request.flag("legal_moves")?;
@@ -50,7 +57,13 @@ pub fn eval(request: Request) -> Result<Answer, EvalError> {
         None => parse_rolls(request.get("rolls"), moves.len())?,
     };
     let mut queue: std::collections::VecDeque<u8> = flat.unwrap_or_default().into();
-    let start = parse_position(request.get("position"), request.get("board"))?;
+    let start = match object {
+        Some(o) => parse_position(
+            Some(o.get("fen").unwrap_or(&Value::Null)),
+            request.get("board").or(from_object("board")),
+        )?,
+        None => parse_position(request.get("position"), request.get("board"))?,
+    };
     let mut game = Game::from_position(rules, start);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut reports = Vec::with_capacity(moves.len());
@@ -68,26 +81,25 @@ pub fn eval(request: Request) -> Result<Answer, EvalError> {
             _ => None,
         };
         // A move token may carry its rolls (`b1a3[3,4]`); they win over a "rolls" entry.
-        let result = qchess_niels::parse_token(text).and_then(|(mv, attached)| {
-            match attached.as_ref().or(rolls[i].as_ref()) {
-                Some(r) => game.play_with_rolls(&mv, r),
-                None if flat_mode => {
-                    let before = queue.clone();
-                    let r = game.play_with_dice(&mv, &mut |_| queue.pop_front());
-                    if r.is_err() {
-                        queue = before;
-                    }
-                    r
+        let mut dice = Dice {
+            forced: rolls[i].as_ref(),
+            flat_mode,
+            queue: &mut queue,
+            rng: &mut rng,
+        };
+        let report = match remote_collapse_turn(text) {
+            // A remote collapse and the move it makes: one entry, applied whole or not at all.
+            Some((collapse, then)) => match play_turn(&mut game, collapse, then, &mut dice) {
+                Ok((outcome, notation)) => MoveReport::applied(text, outcome, json!(notation)),
+                Err(e) => MoveReport::refused(text, &refusal(&e)),
+            },
+            None => match play_token(&mut game, text, &mut dice) {
+                Ok(outcome) => {
+                    let notation = game.history().last().map(|h| h.mv.to_string());
+                    MoveReport::applied(text, outcome_json(&outcome), json!(notation))
                 }
-                None => game.play(&mv, &mut rng),
-            }
-        });
-        let report = match result {
-            Ok(outcome) => {
-                let notation = game.history().last().map(|h| h.mv.to_string());
-                MoveReport::applied(text, outcome_json(&outcome), json!(notation))
-            }
-            Err(e) => MoveReport::refused(text, &refusal(&e)),
+                Err(e) => MoveReport::refused(text, &refusal(&e)),
+            },
         };
         let report = match (want_outcomes, outcomes) {
             (false, _) => report,
@@ -102,6 +114,106 @@ pub fn eval(request: Request) -> Result<Answer, EvalError> {
         out.insert("legal_moves", json!(list));
     }
     Ok(out)
+}
+
+/// Where a move's dice come from: the entry's forced rolls, the flat queue, or the seed.
+struct Dice<'a> {
+    forced: Option<&'a Vec<u8>>,
+    flat_mode: bool,
+    queue: &'a mut std::collections::VecDeque<u8>,
+    rng: &'a mut ChaCha8Rng,
+}
+
+/// Plays one move token; rolls attached to it (`b1a3[3,4]`) win over the entry's.
+fn play_token(game: &mut Game, text: &str, dice: &mut Dice) -> Result<MoveOutcome, NielsError> {
+    let (mv, attached) = qchess_niels::parse_token(text)?;
+    match attached.as_ref().or(dice.forced) {
+        Some(r) => game.play_with_rolls(&mv, r),
+        None if dice.flat_mode => {
+            let before = dice.queue.clone();
+            let r = game.play_with_dice(&mv, &mut |_| dice.queue.pop_front());
+            if r.is_err() {
+                *dice.queue = before;
+            }
+            r
+        }
+        None => game.play(&mv, dice.rng),
+    }
+}
+
+/// `"c:c3 a3b5"` (also with rolls, `"c:c3[4] a3b5"`): a remote collapse (competitive rule 3)
+/// and the move of the piece it left, as one entry. `None` for any other text.
+fn remote_collapse_turn(text: &str) -> Option<(&str, &str)> {
+    let mut parts = text.split_whitespace();
+    let (first, second) = (parts.next()?, parts.next()?);
+    if parts.next().is_some() {
+        return None;
+    }
+    match qchess_niels::parse_token(first) {
+        Ok((qchess_niels::Move::RemoteCollapse { .. }, _)) => Some((first, second)),
+        _ => None,
+    }
+}
+
+/// Plays a remote collapse and the move after it as one entry: when either is refused the game
+/// and the dice (the seeded stream and the flat queue) are left as they were. The outcome is
+/// the move's, with the collapse's rolls and collapses first and the collapse's own outcome
+/// under `"remote_collapse"`; the notation is both tokens.
+fn play_turn(
+    game: &mut Game,
+    collapse: &str,
+    then: &str,
+    dice: &mut Dice,
+) -> Result<(Value, String), NielsError> {
+    let (saved_game, saved_queue, saved_rng) = (game.clone(), dice.queue.clone(), dice.rng.clone());
+    // Forced rolls of the entry feed the collapse; the move after it rolls from its own token,
+    // the flat queue or the seed.
+    let result = play_token(game, collapse, dice).and_then(|first| {
+        let notation = game.history().last().map(|h| h.mv.to_string());
+        let mut rest = Dice {
+            forced: None,
+            flat_mode: dice.flat_mode,
+            queue: dice.queue,
+            rng: dice.rng,
+        };
+        let second = play_token(game, then, &mut rest)?;
+        Ok((first, notation, second))
+    });
+    let (first, first_notation, second) = match result {
+        Ok(done) => done,
+        Err(e) => {
+            *game = saved_game;
+            *dice.queue = saved_queue;
+            *dice.rng = saved_rng;
+            return Err(e);
+        }
+    };
+    let mut outcome = outcome_json(&second);
+    let head = outcome_json(&first);
+    if let (Value::Object(map), Value::Object(h)) = (&mut outcome, &head) {
+        for key in ["rolls", "collapses"] {
+            let mut joined = h
+                .get(key)
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            joined.extend(
+                map.get(key)
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default(),
+            );
+            map.insert(key.into(), Value::Array(joined));
+        }
+        map.insert("remote_collapse".into(), head.clone());
+    }
+    let second_notation = game.history().last().map(|h| h.mv.to_string());
+    let notation = [first_notation, second_notation]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" ");
+    Ok((outcome, notation))
 }
 
 fn parse_rules(v: Option<&Value>) -> Result<Rules, EvalError> {
@@ -219,7 +331,8 @@ fn parse_position(pos: Option<&Value>, board: Option<&Value>) -> Result<Position
         },
         Some(_) => Err(EvalError::new(
             "request",
-            "\"position\" must be \"startpos\" or a serialised position",
+            "\"position\" must be \"startpos\", a serialised position or an object \
+             {\"fen\", \"board\", \"rules\"} (an answer's \"position_json\")",
         )
         .at("position")),
     }
@@ -395,6 +508,11 @@ fn describe(game: &Game) -> Answer {
     out.insert("pairs", pairs);
     out.insert("groups", groups);
     out.insert("position", pos.to_string());
+    out.insert(
+        "position_json",
+        json!({"fen": pos.to_string(), "board": pos.geometry().to_string(),
+               "rules": rules.names()}),
+    );
     out.insert("board", pos.geometry().to_string());
     out.insert("rules", json!(rules.names()));
     out.insert("side_to_move", side(pos.side_to_move()));
