@@ -115,9 +115,16 @@ go [depth D] [nodes N] [movetime MS] [wtime MS btime MS winc MS binc MS] [infini
 quit. The protocol, a transcript and the evaluation: docs/engine.md.";
 
 const MATCH_HELP: &str = "\
-Players (--engine1, --engine2): builtin[:level=L] (L = 1..5) or random; cmd:<command line>
-is reserved for external programs and not yet supported (refused with an error).
---variant: cantwell, niels or akl. Details and measured results: docs/engine.md.";
+Players (--engine1, --engine2): builtin[:level=L] (L = 1..5), random, or cmd:<command line>,
+any program speaking the qchess engine protocol (the line is split into words like a shell
+does, quotes and backslashes, no expansion; use cmd:sh -c '...' for pipes or variables).
+A cmd: player runs as a new process per game, told the position (Akl: its view) and asked
+with go movetime MS or go wtime .. btime .. winc .. binc ..; an answer later than its time
+plus --timemargin, an illegal move, an unparsable line or an exit loses that game and is
+reported; its process group is killed at the end of every game.
+--variant: cantwell, niels or akl. Details and measured results: docs/engine.md.
+Example:
+  qchess match --variant akl --engine1 'cmd:qchess engine' --engine2 random --games 2 --json";
 
 const RENDER_HELP: &str = "\
 Input: a position (FEN, Niel's or Akl position text, or a serialised Cantwell position) or a

@@ -1,20 +1,40 @@
 //! `qchess match`: paired games between two players, in the manner of cutechess-cli /
 //! fastchess. The runner owns the true game and its randomness: it samples every outcome
 //! itself, enforces time and legality, and scores everything from engine1's side.
+//!
+//! A `cmd:<command line>` player is an external program speaking the `qchess engine`
+//! protocol (docs/engine.md, "Match runner"): one process per game, started in its own
+//! process group, told the game through `position` lines with every outcome attached (Akl:
+//! the side to move's view only) and asked with `go`. A late answer, an illegal or unparsable
+//! one, or an exit loses that game, is reported, and the match goes on; the process group is
+//! killed at the end of every game.
 
-use crate::error::CliError;
+use crate::error::{CliError, quote_prefix};
 use clap::Args;
 use qchess_engine::{AklChoice, Engine, EngineOptions, Limits};
 use rand::SeedableRng;
 use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::time::{Duration, Instant};
 
 /// Games longer than this many plies are adjudicated drawn.
 const MAX_PLIES: usize = 400;
+
+/// How long an external engine may take to answer `uci` with `uciok` and `isready` with
+/// `readyok` while a game is set up.
+const SETUP_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The longest line an external engine may write (a longer one is a protocol error).
+const MAX_LINE: usize = 64 * 1024;
+
+/// The ways a player loses a game by misbehaving; a game ending so is reported.
+const FORFEITS: [&str; 4] = ["illegal move", "time forfeit", "crash", "protocol error"];
 
 /// Arguments of `qchess match`.
 #[derive(Args, Debug, Clone)]
@@ -28,7 +48,8 @@ pub struct MatchArgs {
     /// Board size WxH (Niel's Chess only; default 8x8).
     #[arg(long, default_value = "8x8")]
     pub board: String,
-    /// The first player: builtin[:level=L] or random (cmd:<command line> is not supported yet).
+    /// The first player: builtin[:level=L], random, or cmd:<command line> (a program
+    /// speaking the `qchess engine` protocol).
     #[arg(long)]
     pub engine1: String,
     /// The second player.
@@ -43,6 +64,9 @@ pub struct MatchArgs {
     /// Clock per game: SECONDS+INCREMENT (e.g. 10+0.1).
     #[arg(long)]
     pub tc: Option<String>,
+    /// Milliseconds a cmd: player may answer after its time is up before it loses on time.
+    #[arg(long, default_value_t = 200)]
+    pub timemargin: u64,
     /// Seed of the runner's randomness; pair k plays with seed S+k.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -64,16 +88,23 @@ pub struct MatchArgs {
 enum Spec {
     Builtin(u8),
     Random,
+    /// An external program: its command line split into words.
+    Cmd(Vec<String>),
 }
 
 fn parse_spec(text: &str) -> Result<Spec, CliError> {
     if text == "random" {
         return Ok(Spec::Random);
     }
-    if text.starts_with("cmd:") {
-        return Err(CliError::usage(
-            "cmd:<command line> players are not supported yet (builtin[:level=L] and random are)",
-        ));
+    if let Some(line) = text.strip_prefix("cmd:") {
+        let words = split_command_line(line)
+            .map_err(|e| CliError::usage(format!("bad player {text:?}: {e}")))?;
+        if words.is_empty() {
+            return Err(CliError::usage(format!(
+                "bad player {text:?}: cmd: needs a command line, e.g. cmd:./mybot --uci"
+            )));
+        }
+        return Ok(Spec::Cmd(words));
     }
     let rest = text.strip_prefix("builtin").ok_or_else(|| {
         CliError::usage(format!(
@@ -88,6 +119,72 @@ fn parse_spec(text: &str) -> Result<Spec, CliError> {
         .filter(|l| (1..=5).contains(l))
         .map(Spec::Builtin)
         .ok_or_else(|| CliError::usage(format!("bad player {text:?}: the level is 1..5")))
+}
+
+/// Splits a command line into words as a POSIX shell splits them (blanks separate words;
+/// `'...'` is literal; `"..."` keeps blanks and takes `\"`, `\\`, `\$` and `` \` `` as
+/// escapes; a backslash outside quotes escapes the next character), without any expansion,
+/// redirection or pipe: for those, write `sh -c '...'`.
+fn split_command_line(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => word.push(c),
+                        None => return Err("unterminated ' quote in the command line".into()),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c @ ('"' | '\\' | '$' | '`')) => word.push(c),
+                            Some(c) => {
+                                word.push('\\');
+                                word.push(c);
+                            }
+                            None => {
+                                return Err("unterminated \" quote in the command line".into());
+                            }
+                        },
+                        Some(c) => word.push(c),
+                        None => return Err("unterminated \" quote in the command line".into()),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                match chars.next() {
+                    Some(c) => word.push(c),
+                    None => return Err("the command line ends in a lone backslash".into()),
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
 }
 
 /// Per-move time: a fixed movetime, or a clock with increment (milliseconds).
@@ -109,6 +206,495 @@ fn parse_tc(text: &str) -> Result<Clock, CliError> {
             "bad --tc {text:?}: expected SECONDS+INCREMENT"
         ))),
     }
+}
+
+/// The two sides' time in one game.
+struct Clocks {
+    clock: Clock,
+    /// Milliseconds left on each clock (White, Black); unused with a fixed movetime.
+    left: [u64; 2],
+    /// The grace of a `cmd:` player's answer (milliseconds).
+    margin: u64,
+}
+
+impl Clocks {
+    fn new(clock: Clock, margin: u64) -> Clocks {
+        let base = match clock {
+            Clock::Game { base, .. } => base,
+            Clock::Move(_) => u64::MAX,
+        };
+        Clocks {
+            clock,
+            left: [base, base],
+            margin,
+        }
+    }
+
+    /// A built-in player's time for this move.
+    fn budget(&self, idx: usize) -> Duration {
+        match self.clock {
+            Clock::Move(ms) => Duration::from_millis(ms),
+            Clock::Game { inc, .. } => {
+                let left = self.left[idx];
+                Duration::from_millis((left / 30 + inc * 3 / 4).min(left / 2).max(1))
+            }
+        }
+    }
+
+    /// The `go` line for side `idx` (a fixed movetime split into `share` answers) and how
+    /// long its answer may take: the time given plus the margin.
+    fn go(&self, idx: usize, share: u64) -> (String, Duration) {
+        match self.clock {
+            Clock::Move(ms) => {
+                let t = (ms / share).max(1);
+                (
+                    format!("go movetime {t}"),
+                    Duration::from_millis(t.saturating_add(self.margin)),
+                )
+            }
+            Clock::Game { inc, .. } => (
+                format!(
+                    "go wtime {} btime {} winc {inc} binc {inc}",
+                    self.left[0], self.left[1]
+                ),
+                Duration::from_millis(self.left[idx].saturating_add(self.margin)),
+            ),
+        }
+    }
+
+    /// Takes `used` off side `idx`'s clock; the forfeit when it overran its clock by more
+    /// than `margin` milliseconds.
+    fn charge(&mut self, idx: usize, used: Duration, margin: u64) -> Result<(), Forfeit> {
+        if let Clock::Game { .. } = self.clock {
+            let used = used.as_millis().min(u64::MAX as u128) as u64;
+            let left = self.left[idx];
+            if used > left.saturating_add(margin) {
+                return Err(Forfeit::new(
+                    "time forfeit",
+                    format!("used {used} ms with {left} ms on its clock"),
+                ));
+            }
+            self.left[idx] = left.saturating_sub(used);
+        }
+        Ok(())
+    }
+
+    /// Adds the increment after side `idx`'s turn.
+    fn end_turn(&mut self, idx: usize) {
+        if let Clock::Game { inc, .. } = self.clock {
+            self.left[idx] = self.left[idx].saturating_add(inc);
+        }
+    }
+}
+
+/// Why a player lost a game by misbehaving: one of [`FORFEITS`] and the details.
+#[derive(Debug)]
+struct Forfeit {
+    kind: &'static str,
+    detail: String,
+}
+
+impl Forfeit {
+    fn new(kind: &'static str, detail: impl Into<String>) -> Forfeit {
+        Forfeit {
+            kind,
+            detail: detail.into(),
+        }
+    }
+
+    fn illegal(detail: impl Into<String>) -> Forfeit {
+        Forfeit::new("illegal move", detail)
+    }
+
+    fn protocol(detail: impl Into<String>) -> Forfeit {
+        Forfeit::new("protocol error", detail)
+    }
+}
+
+/// What the game tells an external engine at the start (`setoption` lines).
+struct Setup<'a> {
+    variant: &'a str,
+    rules: &'a str,
+    board: &'a str,
+    seed: u64,
+}
+
+/// One line an external engine wrote, or the sign that it wrote one too long.
+enum Line {
+    Text(String),
+    TooLong,
+}
+
+/// A running external engine (`cmd:`): its process, a thread feeding its stdin (so a
+/// player that stops reading can never block the runner) and a thread reading its stdout.
+/// Dropping it sends `quit`, waits briefly and kills its whole process group.
+struct External {
+    child: Child,
+    to_engine: Option<Sender<String>>,
+    from_engine: Receiver<Line>,
+}
+
+impl External {
+    /// Starts `words[0]` with arguments `words[1..]`, stdin and stdout piped, stderr
+    /// discarded, in a process group of its own (Unix).
+    fn start(words: &[String]) -> std::io::Result<External> {
+        let mut command = Command::new(&words[0]);
+        command
+            .args(&words[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            command.process_group(0);
+        }
+        let mut child = command.spawn()?;
+        let mut stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let (to_engine, inbox) = mpsc::channel::<String>();
+        std::thread::spawn(move || {
+            for line in inbox {
+                if writeln!(stdin, "{line}")
+                    .and_then(|_| stdin.flush())
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        });
+        let (outbox, from_engine) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut buf = Vec::new();
+                match (&mut reader)
+                    .take(MAX_LINE as u64)
+                    .read_until(b'\n', &mut buf)
+                {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                let line = if buf.ends_with(b"\n") || buf.len() < MAX_LINE {
+                    Line::Text(String::from_utf8_lossy(&buf).trim_end().to_string())
+                } else {
+                    Line::TooLong
+                };
+                let stop = matches!(line, Line::TooLong);
+                if outbox.send(line).is_err() || stop {
+                    break;
+                }
+            }
+        });
+        Ok(External {
+            child,
+            to_engine: Some(to_engine),
+            from_engine,
+        })
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), Forfeit> {
+        let sent = self
+            .to_engine
+            .as_ref()
+            .is_some_and(|s| s.send(line.to_string()).is_ok());
+        if sent { Ok(()) } else { Err(self.crash()) }
+    }
+
+    /// The forfeit of an engine whose output closed: its exit status when it has one.
+    fn crash(&mut self) -> Forfeit {
+        let until = Instant::now() + Duration::from_millis(200);
+        while Instant::now() < until {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Forfeit::new("crash", format!("the engine exited ({status})"));
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        Forfeit::new("crash", "the engine closed its output")
+    }
+
+    /// Reads lines until one is `want`, within [`SETUP_TIMEOUT`]; other lines are skipped,
+    /// except that with `refuse_errors` an `info string error:` line fails the setup.
+    fn wait_for(&mut self, want: &str, refuse_errors: bool) -> Result<(), Forfeit> {
+        let deadline = Instant::now() + SETUP_TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.from_engine.recv_timeout(left) {
+                Ok(Line::Text(line)) => {
+                    let line = line.trim();
+                    if line == want {
+                        return Ok(());
+                    }
+                    if refuse_errors && line.starts_with("info string error:") {
+                        return Err(Forfeit::protocol(format!(
+                            "the engine refused the game's setup: {}",
+                            quote_prefix(line)
+                        )));
+                    }
+                }
+                Ok(Line::TooLong) => return Err(too_long()),
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(Forfeit::protocol(format!(
+                        "no {want} within {} s",
+                        SETUP_TIMEOUT.as_secs()
+                    )));
+                }
+                Err(RecvTimeoutError::Disconnected) => return Err(self.crash()),
+            }
+        }
+    }
+
+    /// The handshake of a new game: `uci` until `uciok`, the options, `isready` until
+    /// `readyok` (an `info string error:` before it refuses the setup), `ucinewgame`.
+    fn handshake(&mut self, setup: &Setup) -> Result<(), Forfeit> {
+        self.send("uci")?;
+        self.wait_for("uciok", false)?;
+        let rules = if setup.rules.is_empty() {
+            "<empty>"
+        } else {
+            setup.rules
+        };
+        for line in [
+            format!("setoption name UCI_Variant value {}", setup.variant),
+            format!("setoption name Rules value {rules}"),
+            format!("setoption name Board value {}", setup.board),
+            format!("setoption name Seed value {}", setup.seed & i64::MAX as u64),
+            "isready".into(),
+        ] {
+            self.send(&line)?;
+        }
+        self.wait_for("readyok", true)?;
+        self.send("ucinewgame")
+    }
+
+    /// Sends `position` and the `go` line of side `idx`, and reads the `bestmove` within
+    /// the time given plus the margin; `info` lines are skipped. Charges the clock.
+    fn ask(
+        &mut self,
+        position: &str,
+        clocks: &mut Clocks,
+        idx: usize,
+        share: u64,
+    ) -> Result<String, Forfeit> {
+        // Lines left over from an earlier answer are dropped; a closed output is a crash.
+        loop {
+            match self.from_engine.try_recv() {
+                Ok(_) => {}
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => return Err(self.crash()),
+            }
+        }
+        let (go, allowed) = clocks.go(idx, share);
+        self.send(position)?;
+        self.send(&go)?;
+        let start = Instant::now();
+        loop {
+            let Some(left) = allowed.checked_sub(start.elapsed()) else {
+                return Err(self.late(&go, allowed));
+            };
+            match self.from_engine.recv_timeout(left) {
+                Ok(Line::Text(line)) => {
+                    let words: Vec<&str> = line.split_whitespace().collect();
+                    match words.as_slice() {
+                        [] => {}
+                        ["bestmove", mv] | ["bestmove", mv, "ponder", _] => {
+                            let mv = mv.to_string();
+                            let margin = clocks.margin;
+                            clocks.charge(idx, start.elapsed(), margin)?;
+                            return Ok(mv);
+                        }
+                        ["info", "string", "error:", ..] => {
+                            return Err(Forfeit::protocol(format!(
+                                "the engine reported {:?}",
+                                quote_prefix(&line)
+                            )));
+                        }
+                        ["info", ..] => {}
+                        _ => {
+                            return Err(Forfeit::protocol(format!(
+                                "unparsable line {:?} (expected info ... or bestmove <move>)",
+                                quote_prefix(&line)
+                            )));
+                        }
+                    }
+                }
+                Ok(Line::TooLong) => return Err(too_long()),
+                Err(RecvTimeoutError::Timeout) => return Err(self.late(&go, allowed)),
+                Err(RecvTimeoutError::Disconnected) => return Err(self.crash()),
+            }
+        }
+    }
+
+    fn late(&mut self, go: &str, allowed: Duration) -> Forfeit {
+        // The game is lost: the engine is killed now, not when the game's players are dropped.
+        self.kill();
+        Forfeit::new(
+            "time forfeit",
+            format!(
+                "no bestmove within {} ms after \"{go}\" (its time plus the margin); the engine was killed",
+                allowed.as_millis()
+            ),
+        )
+    }
+
+    /// Kills the engine's process group (Unix: with `kill -KILL -- -PGID`, which also ends
+    /// what it started) and the engine itself, and reaps it.
+    fn kill(&mut self) {
+        #[cfg(unix)]
+        {
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", self.child.id())])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn too_long() -> Forfeit {
+    Forfeit::protocol(format!("a line longer than {MAX_LINE} bytes"))
+}
+
+impl Drop for External {
+    fn drop(&mut self) {
+        if let Some(to_engine) = self.to_engine.take() {
+            let _ = to_engine.send("quit".into());
+        }
+        // A moment to quit on its own (its output closes), then the whole group is killed.
+        let until = Instant::now() + Duration::from_millis(100);
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            match self.from_engine.recv_timeout(left) {
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        self.kill();
+    }
+}
+
+/// Checks before the match that a `cmd:` player starts and answers `uci` with `uciok`.
+fn probe(name: &str, text: &str, spec: &Spec) -> Result<(), CliError> {
+    let Spec::Cmd(words) = spec else {
+        return Ok(());
+    };
+    let mut engine = External::start(words).map_err(|e| {
+        CliError::usage(format!(
+            "--{name} {text:?}: cannot start {:?}: {e}",
+            words[0]
+        ))
+    })?;
+    engine
+        .send("uci")
+        .and_then(|_| engine.wait_for("uciok", false))
+        .map_err(|f| {
+            CliError::usage(format!(
+                "--{name} {text:?} does not speak the protocol: {}: {}",
+                f.kind, f.detail
+            ))
+        })
+}
+
+/// A player of one game.
+enum Player {
+    Random,
+    Builtin(u8),
+    Cmd(External),
+}
+
+/// Opens both players of a game; `Err((white, forfeit))` when one of the external ones
+/// cannot be started or set up (White's is tried first).
+fn open_players(white: &Spec, black: &Spec, setup: &Setup) -> Result<[Player; 2], (bool, Forfeit)> {
+    let open = |spec: &Spec| -> Result<Player, Forfeit> {
+        Ok(match spec {
+            Spec::Random => Player::Random,
+            Spec::Builtin(l) => Player::Builtin(*l),
+            Spec::Cmd(words) => {
+                let mut e = External::start(words)
+                    .map_err(|e| Forfeit::new("crash", format!("cannot start: {e}")))?;
+                e.handshake(setup)?;
+                Player::Cmd(e)
+            }
+        })
+    };
+    let w = open(white).map_err(|f| (true, f))?;
+    let b = open(black).map_err(|f| (false, f))?;
+    Ok([w, b])
+}
+
+/// Runs a built-in or random player's decision on the clock of side `idx`.
+fn timed<T>(clocks: &mut Clocks, idx: usize, f: impl FnOnce(Duration) -> T) -> Result<T, Forfeit> {
+    let start = Instant::now();
+    let r = f(clocks.budget(idx));
+    clocks.charge(idx, start.elapsed(), 0)?;
+    Ok(r)
+}
+
+/// The `position` line of a game replayed from the start with its outcome tokens.
+fn startpos_line(moves: &[String]) -> String {
+    if moves.is_empty() {
+        "position startpos".into()
+    } else {
+        format!("position startpos moves {}", moves.join(" "))
+    }
+}
+
+/// A Cantwell `bestmove`: QCAN without an outcome (the runner measures).
+fn cantwell_choice(token: String) -> Result<String, Forfeit> {
+    match token.parse::<qchess_cantwell::QcanMove>() {
+        Err(e) => Err(Forfeit::illegal(format!("{token}: {e}"))),
+        Ok(m) if m.outcome.is_some() => Err(Forfeit::illegal(format!(
+            "{token}: a bestmove carries no outcome (.m0/.m1): the runner measures"
+        ))),
+        Ok(_) => Ok(token),
+    }
+}
+
+/// A Niel's `bestmove`: a move without rolls (the runner rolls the dice).
+fn niels_choice(token: &str) -> Result<qchess_niels::Move, Forfeit> {
+    match qchess_niels::parse_token(token) {
+        Err(e) => Err(Forfeit::illegal(format!("{token}: {e}"))),
+        Ok((_, Some(_))) => Err(Forfeit::illegal(format!(
+            "{token}: a bestmove carries no rolls: the runner rolls the dice"
+        ))),
+        Ok((mv, None)) => Ok(mv),
+    }
+}
+
+/// The second answer of an Akl turn: `<from>-><to>[=P]` (or `-><to>[=P]`) for the touched
+/// piece on `from`, one of its legal moves.
+fn akl_move_choice(
+    token: &str,
+    from: qchess_board::Square,
+    legal: &[qchess_akl::AklMove],
+) -> Result<qchess_akl::AklMove, Forfeit> {
+    let bad = |why: &str| Forfeit::illegal(format!("{token}: {why}"));
+    let (head, dest) = token
+        .split_once("->")
+        .ok_or_else(|| bad("expected <from>-><to>[=Q] for the touched piece"))?;
+    if !head.is_empty() && head.parse::<qchess_board::Square>().ok() != Some(from) {
+        return Err(bad(&format!("the touched piece is on {from}")));
+    }
+    let (to, promotion) = match dest.split_once('=') {
+        None => (dest, None),
+        Some((to, p)) => {
+            let mut chars = p.chars();
+            let kind = match (chars.next(), chars.next()) {
+                (Some(c), None) => qchess_board::PieceKind::from_char(c.to_ascii_lowercase()),
+                _ => None,
+            };
+            (to, Some(kind.ok_or_else(|| bad("bad promotion piece"))?))
+        }
+    };
+    let to: qchess_board::Square = to.parse().map_err(|e| bad(&format!("{e}")))?;
+    legal
+        .iter()
+        .find(|m| m.to == to && m.promotion == promotion)
+        .copied()
+        .ok_or_else(|| bad(&format!("not a legal move of the piece touched on {from}")))
 }
 
 /// One finished game, from White's side.
@@ -150,8 +736,12 @@ pub fn run(args: &MatchArgs) -> Result<(), CliError> {
             }
         }
     };
-    // Validate the rules and board once, on a throwaway game.
+    // Validate the rules and board once, on a throwaway game, and that cmd: players start.
     play_game(args, &Spec::Random, &Spec::Random, clock, 0, true)?;
+    probe("engine1", &args.engine1, &e1)?;
+    if e2 != e1 {
+        probe("engine2", &args.engine2, &e2)?;
+    }
     let pairs = args.games.div_ceil(2).max(1);
     let total = pairs * 2;
     let next = AtomicUsize::new(0);
@@ -311,8 +901,15 @@ fn report(args: &MatchArgs, games: &[Played], sprt: Option<(f64, f64)>) -> Resul
         );
         println!("Elo difference: {elo:.1} +/- {elo_error:.1} (95 %)");
         for (i, g) in games.iter().enumerate() {
-            if g.reason.starts_with("illegal") || g.reason.starts_with("crash") {
-                println!("game {}: {}", i + 1, g.reason);
+            if FORFEITS.iter().any(|k| g.reason.starts_with(k)) {
+                // The loser of a forfeit is the side named in the reason.
+                let white_lost = g.white_won == Some(false);
+                let loser = if white_lost == g.white_is_engine1 {
+                    &args.engine1
+                } else {
+                    &args.engine2
+                };
+                println!("game {}: {} ({loser} lost)", i + 1, g.reason);
             }
         }
         if let Some((llr, lo, hi, verdict)) = sprt_text {
@@ -320,16 +917,6 @@ fn report(args: &MatchArgs, games: &[Played], sprt: Option<(f64, f64)>) -> Resul
         }
     }
     Ok(())
-}
-
-/// The per-move budget of the side to move and its clock.
-fn budget(clock: Clock, left: u64) -> Duration {
-    match clock {
-        Clock::Move(ms) => Duration::from_millis(ms),
-        Clock::Game { inc, .. } => {
-            Duration::from_millis((left / 30 + inc * 3 / 4).min(left / 2).max(1))
-        }
-    }
 }
 
 /// Plays one game (or, with `check_only`, builds its start and stops).
@@ -343,43 +930,32 @@ fn play_game(
 ) -> Result<Played, CliError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let bad = |e: String| CliError::usage(e);
-    let mut clocks = match clock {
-        Clock::Game { base, .. } => [base, base],
-        Clock::Move(_) => [u64::MAX, u64::MAX],
-    };
-    let inc = match clock {
-        Clock::Game { inc, .. } => inc,
-        Clock::Move(_) => 0,
-    };
-    let mut moves = Vec::new();
-    let spec_of = |white_to_move: bool| if white_to_move { white } else { black };
-    // Each turn: the side to move's choice (timed), applied by the runner with its randomness.
-    macro_rules! timed {
-        ($white:expr, $body:expr) => {{
-            let idx = if $white { 0 } else { 1 };
-            let t = Instant::now();
-            let r = $body(budget(clock, clocks[idx]));
-            let used = t.elapsed().as_millis() as u64;
-            if let Clock::Game { .. } = clock {
-                if used > clocks[idx] {
-                    return Ok(Played {
-                        white_is_engine1: true,
-                        white_won: Some(!$white),
-                        reason: "time forfeit".into(),
-                        moves,
-                        seed,
-                    });
-                }
-                clocks[idx] = clocks[idx] - used + inc;
-            }
-            r
-        }};
-    }
+    let mut clocks = Clocks::new(clock, args.timemargin);
+    let mut moves: Vec<String> = Vec::new();
     let options = |level: u8| EngineOptions {
         level,
         seed,
         ..EngineOptions::default()
     };
+    let setup = Setup {
+        variant: &args.variant,
+        rules: &args.rules,
+        board: if args.variant == "niels" {
+            &args.board
+        } else {
+            "8x8"
+        },
+        seed,
+    };
+    // The players of a real game; a cmd: player that cannot be set up loses at once.
+    macro_rules! players {
+        () => {
+            match open_players(white, black, &setup) {
+                Ok(p) => p,
+                Err((w, f)) => return Ok(lost(w, f, moves, seed)),
+            }
+        };
+    }
     match args.variant.as_str() {
         "cantwell" => {
             let mut opts = qchess_cantwell::RuleOptions::default();
@@ -394,20 +970,37 @@ fn play_game(
             if check_only {
                 return Ok(empty(seed));
             }
+            let mut players = players!();
             while game.status().is_ongoing() && moves.len() < MAX_PLIES {
                 let w = game.side_to_move() == qchess_board::Color::White;
-                let spec = spec_of(w);
-                let mv = timed!(w, |t: Duration| match spec {
-                    Spec::Random => game.random_legal_move(&mut rng),
-                    Spec::Builtin(l) => Engine::new(options(*l))
-                        .search(&game, &Limits::movetime(t))
-                        .ok()
-                        .map(|r| r.best),
-                });
-                let Some(mv) = mv else { break };
+                let idx = usize::from(!w);
+                let chosen = match &mut players[idx] {
+                    Player::Random => timed(&mut clocks, idx, |_| game.random_legal_move(&mut rng)),
+                    Player::Builtin(l) => {
+                        let o = options(*l);
+                        timed(&mut clocks, idx, |t| {
+                            Engine::new(o)
+                                .search(&game, &Limits::movetime(t))
+                                .ok()
+                                .map(|r| r.best)
+                        })
+                    }
+                    Player::Cmd(e) => e
+                        .ask(&startpos_line(&moves), &mut clocks, idx, 1)
+                        .and_then(cantwell_choice)
+                        .map(Some),
+                };
+                clocks.end_turn(idx);
+                let mv = match chosen {
+                    Ok(Some(mv)) => mv,
+                    Ok(None) => break,
+                    Err(f) => return Ok(lost(w, f, moves, seed)),
+                };
                 match game.apply(&mv, &mut rng) {
                     Ok(rec) => moves.push(rec.notation),
-                    Err(e) => return Ok(lost(w, format!("illegal move {mv}: {e}"), moves, seed)),
+                    Err(e) => {
+                        return Ok(lost(w, Forfeit::illegal(format!("{mv}: {e}")), moves, seed));
+                    }
                 }
             }
             let won = match game.status() {
@@ -428,23 +1021,42 @@ fn play_game(
             if check_only {
                 return Ok(empty(seed));
             }
+            let mut players = players!();
             while game.status() == qchess_niels::Status::Ongoing && moves.len() < MAX_PLIES {
                 let w = game.position().side_to_move() == qchess_board::Color::White;
-                let spec = spec_of(w);
-                let mv = timed!(w, |t: Duration| match spec {
-                    Spec::Random => game.legal_moves().choose(&mut rng).copied(),
-                    Spec::Builtin(l) => Engine::new(options(*l))
-                        .search(&game, &Limits::movetime(t))
-                        .ok()
-                        .map(|r| r.best),
-                });
-                let Some(mv) = mv else { break };
+                let idx = usize::from(!w);
+                let chosen = match &mut players[idx] {
+                    Player::Random => timed(&mut clocks, idx, |_| {
+                        game.legal_moves().choose(&mut rng).copied()
+                    }),
+                    Player::Builtin(l) => {
+                        let o = options(*l);
+                        timed(&mut clocks, idx, |t| {
+                            Engine::new(o)
+                                .search(&game, &Limits::movetime(t))
+                                .ok()
+                                .map(|r| r.best)
+                        })
+                    }
+                    Player::Cmd(e) => e
+                        .ask(&startpos_line(&moves), &mut clocks, idx, 1)
+                        .and_then(|token| niels_choice(&token))
+                        .map(Some),
+                };
+                clocks.end_turn(idx);
+                let mv = match chosen {
+                    Ok(Some(mv)) => mv,
+                    Ok(None) => break,
+                    Err(f) => return Ok(lost(w, f, moves, seed)),
+                };
                 match game.play(&mv, &mut rng) {
                     Ok(o) => moves.push(qchess_niels::format_token(
                         &mv,
                         &o.rolls.iter().map(|r| r.value).collect::<Vec<_>>(),
                     )),
-                    Err(e) => return Ok(lost(w, format!("illegal move {mv}: {e}"), moves, seed)),
+                    Err(e) => {
+                        return Ok(lost(w, Forfeit::illegal(format!("{mv}: {e}")), moves, seed));
+                    }
                 }
             }
             let won = match game.status() {
@@ -468,41 +1080,31 @@ fn play_game(
             if check_only {
                 return Ok(empty(seed));
             }
+            let mut players = players!();
             while game.status() == qchess_akl::GameStatus::Ongoing && moves.len() < MAX_PLIES {
                 let w = game.side_to_move() == qchess_board::Color::White;
-                let spec = spec_of(w);
+                let idx = usize::from(!w);
                 let before = game.history().len();
-                let done = timed!(w, |t: Duration| -> Result<(), String> {
-                    match spec {
-                        Spec::Random => qchess_akl::RandomMover
+                let done = match &mut players[idx] {
+                    Player::Random => timed(&mut clocks, idx, |_| {
+                        qchess_akl::RandomMover
                             .play_turn(&mut game, &mut rng)
-                            .map_err(|e| e.to_string()),
-                        Spec::Builtin(l) => {
-                            // Two decisions, half the time each: the touch, then the move.
-                            let half = t / 2;
-                            let mut engine = Engine::new(options(*l));
-                            let r = engine
-                                .search(&game, &Limits::movetime(half))
-                                .map_err(|e| e.to_string())?;
-                            let AklChoice::Touch(sq) = r.best else {
-                                return Err("the engine moved without a touch".into());
-                            };
-                            game.touch(sq, &mut rng).map_err(|e| e.to_string())?;
-                            if game.pending_touch().is_some() {
-                                let r = engine
-                                    .search(&game, &Limits::movetime(half))
-                                    .map_err(|e| e.to_string())?;
-                                let AklChoice::Move(m) = r.best else {
-                                    return Err("the engine touched twice".into());
-                                };
-                                game.play(m, &mut rng).map_err(|e| e.to_string())?;
-                            }
-                            Ok(())
-                        }
+                            .map(|_| ())
+                            .map_err(|e| Forfeit::illegal(e.to_string()))
+                    })
+                    .and_then(|r| r),
+                    Player::Builtin(l) => {
+                        let o = options(*l);
+                        timed(&mut clocks, idx, |t| {
+                            akl_builtin_turn(&mut game, o, t, &mut rng)
+                        })
+                        .and_then(|r| r)
                     }
-                });
-                if let Err(e) = done {
-                    return Ok(lost(w, format!("illegal move: {e}"), moves, seed));
+                    Player::Cmd(e) => akl_cmd_turn(&mut game, e, &mut clocks, idx, &mut rng),
+                };
+                clocks.end_turn(idx);
+                if let Err(f) = done {
+                    return Ok(lost(w, f, moves, seed));
                 }
                 for e in &game.history()[before..] {
                     moves.push(e.to_string().replace(' ', ""));
@@ -519,15 +1121,85 @@ fn play_game(
     }
 }
 
+/// A built-in player's Akl turn: two decisions, half the time each (the touch, then, when
+/// the piece must move, the move).
+fn akl_builtin_turn(
+    game: &mut qchess_akl::Game,
+    options: EngineOptions,
+    t: Duration,
+    rng: &mut ChaCha8Rng,
+) -> Result<(), Forfeit> {
+    let illegal = |e: String| Forfeit::illegal(e);
+    let half = t / 2;
+    let mut engine = Engine::new(options);
+    let r = engine
+        .search(game, &Limits::movetime(half))
+        .map_err(|e| illegal(e.to_string()))?;
+    let AklChoice::Touch(sq) = r.best else {
+        return Err(illegal("the engine moved without a touch".into()));
+    };
+    game.touch(sq, rng).map_err(|e| illegal(e.to_string()))?;
+    if game.pending_touch().is_some() {
+        let r = engine
+            .search(game, &Limits::movetime(half))
+            .map_err(|e| illegal(e.to_string()))?;
+        let AklChoice::Move(m) = r.best else {
+            return Err(illegal("the engine touched twice".into()));
+        };
+        game.play(m, rng).map_err(|e| illegal(e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// A `cmd:` player's Akl turn, as docs/engine.md describes it: `position fen <view>` (the
+/// side to move's view, no moves) answered by the square to touch; the runner touches; when
+/// the piece must move, `position fen <view> moves <square>` answered by the move. With a
+/// fixed movetime each answer gets half of it.
+fn akl_cmd_turn(
+    game: &mut qchess_akl::Game,
+    engine: &mut External,
+    clocks: &mut Clocks,
+    idx: usize,
+    rng: &mut ChaCha8Rng,
+) -> Result<(), Forfeit> {
+    let side = game.side_to_move();
+    let visibility = game.rules().visibility;
+    let view = game.position().view_fen(side, visibility);
+    let token = engine.ask(&format!("position fen {view}"), clocks, idx, 2)?;
+    let sq: qchess_board::Square = token.parse().map_err(|_| {
+        Forfeit::illegal(format!(
+            "{token}: the first answer of an Akl turn is the square of the piece to touch"
+        ))
+    })?;
+    game.touch(sq, rng)
+        .map_err(|e| Forfeit::illegal(format!("{token}: {e}")))?;
+    let Some((from, _, _)) = game.pending_touch() else {
+        return Ok(());
+    };
+    let view = game.position().view_fen(side, visibility);
+    let token = engine.ask(&format!("position fen {view} moves {from}"), clocks, idx, 2)?;
+    let legal = game
+        .pending_touch()
+        .map(|(_, _, m)| m.to_vec())
+        .unwrap_or_default();
+    let mv = akl_move_choice(&token, from, &legal)?;
+    game.play(mv, rng)
+        .map_err(|e| Forfeit::illegal(format!("{token}: {e}")))?;
+    Ok(())
+}
+
 fn empty(seed: u64) -> Played {
     finish(None, "", Vec::new(), seed)
 }
 
-fn lost(white: bool, reason: String, moves: Vec<String>, seed: u64) -> Played {
+/// The game lost by `white` (or Black) through `forfeit`, reported as
+/// `<kind> by <colour>: <details>`.
+fn lost(white: bool, forfeit: Forfeit, moves: Vec<String>, seed: u64) -> Played {
+    let color = if white { "white" } else { "black" };
     Played {
         white_is_engine1: true,
         white_won: Some(!white),
-        reason,
+        reason: format!("{} by {color}: {}", forfeit.kind, forfeit.detail),
         moves,
         seed,
     }
