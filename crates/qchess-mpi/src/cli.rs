@@ -64,6 +64,8 @@ enum Command {
 enum Op {
     /// iSwap of two qubits (a jump).
     Iswap,
+    /// iSwap controlled on an empty path qubit (a slide).
+    Slide,
     /// Split: sqrt-iSwap then iSwap.
     Split,
     /// Merge: the inverse of a split.
@@ -175,12 +177,14 @@ fn bench_cmd(
     }
     let bop = match op {
         Op::Iswap => BenchOp::Iswap,
+        Op::Slide => BenchOp::SlideIswap,
         Op::Split => BenchOp::Split,
         Op::Merge => BenchOp::Merge,
         Op::Measure => BenchOp::Measure,
     };
     let name = match op {
         Op::Iswap => "iswap",
+        Op::Slide => "slide",
         Op::Split => "split",
         Op::Merge => "merge",
         Op::Measure => "measure",
