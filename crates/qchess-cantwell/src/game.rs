@@ -586,8 +586,14 @@ impl<S: QuantumState> Game<S> {
         flags.castling.drop_involved(c.involved_mask());
         flags.en_passant_file = None;
         if proceeded && c.is_two_step() {
-            if let MoveShape::Standard { from, .. } = c.shape {
-                flags.en_passant_file = Some(from.file());
+            // Only when the pawn may stand on its landing square: a two-step that moved
+            // nothing in any branch (its path blocked wherever the pawn was on its source, or
+            // the pawn already on the target, where the iSWAP takes it back) leaves no pawn
+            // there, and a flag without that pawn is a FEN no loader accepts.
+            if let MoveShape::Standard { from, to } = c.shape {
+                if probs[to.index() as usize] > OCCUPIED_EPS {
+                    flags.en_passant_file = Some(from.file());
+                }
             }
         }
         if reset {
