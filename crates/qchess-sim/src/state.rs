@@ -4,7 +4,7 @@
 use crate::amplitude::Amplitude;
 use crate::error::SimError;
 use crate::kernels::pair::{self, PairGate, SliceSink, VecSink};
-use crate::kernels::permute;
+use crate::kernels::{expand, permute};
 use crate::key::{Cond, Key, Normalization};
 use crate::memory::{Buffer, Pool, default_cap};
 use crate::perm::BitPerm;
@@ -23,10 +23,10 @@ pub const MAX_ANCILLAS: u32 = 128;
 /// A single sector at least this large runs a pair gate as parallel key-range tasks.
 const PARALLEL_MIN: usize = 1 << 17;
 
-/// One sector's pair gate as independent tasks over key ranges cut at group boundaries: each
-/// task's exact output size (before cancellations) is counted first, so every task writes
-/// straight into its own slot of `out`; slots left short by cancellations are closed up
-/// afterwards. The result is the same entries in the same order as the sequential kernel.
+/// One sector's pair permutation (zero diagonal) as independent tasks over key ranges cut at
+/// group boundaries: a permutation keeps each range's size, so every task writes straight
+/// into its own slot of `out`. The result is the same entries in the same order as the
+/// sequential kernel. (Dense gates run in place: `State::apply_dense_in_place`.)
 #[allow(clippy::too_many_arguments)]
 fn apply_pair_parallel<T, Pre, Post>(
     s: &Sector<T>,
@@ -36,7 +36,6 @@ fn apply_pair_parallel<T, Pre, Post>(
     post: &Post,
     out: &mut Buffer<T>,
     parts: usize,
-    exact: bool,
 ) -> Result<(), SimError>
 where
     T: Amplitude,
@@ -44,20 +43,8 @@ where
     Post: Fn(u64, Complex<T>) -> Complex<T> + Sync,
 {
     let ranges = pair::group_ranges(&s.keys, gate.hi, parts);
-    // Room per task: the cheap branch-free bound (every pair entry may gain a partner), or
-    // the exact count when the bound was over the cap. The slack is closed up below.
-    let sizes: Vec<usize> = ranges
-        .par_iter()
-        .map(|&(a, b)| {
-            let keys = &s.keys[a..b];
-            let grow = match (gate.is_dense(), exact) {
-                (false, _) => 0,
-                (true, true) => pair::count_unpartnered(keys, gate.lo, gate.hi, gate.cond),
-                (true, false) => pair::count_pair_entries(keys, gate.lo, gate.hi, gate.cond),
-            };
-            b - a + grow
-        })
-        .collect();
+    // Room per task: a permutation keeps each range's size.
+    let sizes: Vec<usize> = ranges.iter().map(|&(a, b)| b - a).collect();
     let total: usize = sizes.iter().sum();
     out.ensure_initialized(total)?;
     let mut slots = Vec::with_capacity(ranges.len());
@@ -664,8 +651,9 @@ impl<T: Amplitude> State<T> {
     /// Frees the reusable pass buffers (the next gate allocates afresh).
     ///
     /// ```
+    /// // A controlled iSwap on a small state runs out of place and keeps its input buffer.
     /// let mut s = qchess_sim::State::<f64>::classical(1);
-    /// s.sqrt_iswap(0, 1, qchess_sim::Controls::NONE)?;
+    /// s.iswap(0, 1, qchess_sim::Controls::empty_path(1 << 2))?;
     /// let before = s.bytes();
     /// s.release_buffers();
     /// assert!(s.bytes() < before);
@@ -675,9 +663,10 @@ impl<T: Amplitude> State<T> {
         self.pool.clear();
     }
 
-    /// Runs a pair gate over every sector, checking the cap and reserving all output buffers
-    /// before anything changes. `plain` promises that `pre` and `post` are identities
-    /// (untouched entries are then copied in bulk).
+    /// Runs a pair gate over every sector. Dense gates (sqrt-iSwap and its inverse, with
+    /// fused phases) run in place; a permutation (zero diagonal) writes into a buffer from
+    /// the pool, reserved before anything changes. `plain` promises that `pre` and `post` are
+    /// identities (untouched entries are then copied in bulk).
     pub(crate) fn apply_pair<Pre, Post>(
         &mut self,
         gate: PairGate<T>,
@@ -689,37 +678,12 @@ impl<T: Amplitude> State<T> {
         Pre: Fn(u64, Complex<T>) -> Complex<T> + Sync,
         Post: Fn(u64, Complex<T>) -> Complex<T> + Sync,
     {
+        if gate.is_dense() {
+            return self.apply_dense_in_place(gate, pre, post);
+        }
         let n = self.len();
-        let mut exact = false;
-        let needs: Vec<usize> = if gate.is_dense() {
-            // Cheap bound first (every pair entry may gain a partner); the exact count of
-            // unpartnered entries only when the bound is over the cap.
-            let bound = |count: fn(&[u64], u32, u32, Cond) -> usize| -> Vec<usize> {
-                self.sectors
-                    .par_iter()
-                    .map(|s| count(&s.keys, gate.lo, gate.hi, gate.cond))
-                    .collect()
-            };
-            let mut extra = bound(pair::count_pair_entries);
-            if n + extra.iter().sum::<usize>() > self.cap {
-                exact = true;
-                extra = bound(pair::count_unpartnered);
-                let needed = n + extra.iter().sum::<usize>();
-                if needed > self.cap {
-                    return Err(SimError::CapExceeded {
-                        needed,
-                        cap: self.cap,
-                    });
-                }
-            }
-            self.sectors
-                .iter()
-                .zip(extra)
-                .map(|(s, e)| s.keys.len() + e)
-                .collect()
-        } else {
-            self.sectors.iter().map(|s| s.keys.len()).collect()
-        };
+        // A permutation (zero diagonal) keeps every sector's size.
+        let needs: Vec<usize> = self.sectors.iter().map(|s| s.keys.len()).collect();
         // Output buffers beyond the free ones already held are new memory.
         let asked = (needs.iter().sum::<usize>() * crate::memory::entry_bytes::<T>())
             .saturating_sub(self.pool.heap_bytes());
@@ -742,16 +706,7 @@ impl<T: Amplitude> State<T> {
         let threads = rayon::current_num_threads();
         if self.sectors.len() == 1 && threads > 1 && n >= PARALLEL_MIN {
             let s = &self.sectors[0];
-            apply_pair_parallel(
-                s,
-                &gate,
-                plain,
-                &pre,
-                &post,
-                &mut outs[0],
-                threads * 4,
-                exact,
-            )?;
+            apply_pair_parallel(s, &gate, plain, &pre, &post, &mut outs[0], threads * 4)?;
         } else if self.sectors.len() == 1 {
             let s = &self.sectors[0];
             let out = &mut outs[0];
@@ -783,6 +738,143 @@ impl<T: Amplitude> State<T> {
             };
             self.pool.give(old);
         }
+        self.finish_pass();
+        Ok(())
+    }
+
+    /// A dense pair gate in place (`kernels::expand`): pass 1 flags the unpartnered pair
+    /// entries (read-only, so the cap, the budget and the growth reservation are all settled
+    /// before anything changes), then each sector grows by exactly its new entries and pass 2
+    /// rewrites it backwards. Peak: the grown state plus one bit per entry.
+    fn apply_dense_in_place<Pre, Post>(
+        &mut self,
+        gate: PairGate<T>,
+        pre: Pre,
+        post: Post,
+    ) -> Result<(), SimError>
+    where
+        Pre: Fn(u64, Complex<T>) -> Complex<T> + Sync,
+        Post: Fn(u64, Complex<T>) -> Complex<T> + Sync,
+    {
+        let n = self.len();
+        let threads = rayon::current_num_threads();
+        // Pass 1: one bitmap per sector, sized for its output later (the growth is unknown
+        // yet, so for its input first).
+        let words = |len: usize| len.div_ceil(64) + 1;
+        let flag_bytes: usize = self.sectors.iter().map(|s| words(s.keys.len()) * 8).sum();
+        self.ask(flag_bytes)?;
+        let mut flags: Vec<Vec<u64>> = Vec::new();
+        let oom = |_| SimError::OutOfMemory { states: n };
+        flags.try_reserve_exact(self.sectors.len()).map_err(oom)?;
+        for s in &self.sectors {
+            let mut f = Vec::new();
+            f.try_reserve_exact(words(s.keys.len())).map_err(oom)?;
+            f.resize(words(s.keys.len()), 0u64);
+            flags.push(f);
+        }
+        let grow: Vec<usize> = if self.sectors.len() == 1 && threads > 1 && n >= PARALLEL_MIN {
+            let s = &self.sectors[0];
+            let ranges = pair::group_ranges(&s.keys, gate.hi, threads * 4);
+            let parts: Vec<(usize, Vec<u64>, usize)> = ranges
+                .par_iter()
+                .map(|&(a, b)| {
+                    let mut local = vec![0u64; words(b - a)];
+                    let c = expand::mark_unpartnered(
+                        &s.keys[a..b],
+                        gate.lo,
+                        gate.hi,
+                        gate.cond,
+                        &mut local,
+                    );
+                    (a, local, c)
+                })
+                .collect();
+            let global = &mut flags[0];
+            let mut total = 0;
+            for (a, local, c) in parts {
+                total += c;
+                let (base, sh) = (a >> 6, a & 63);
+                for (wi, &word) in local.iter().enumerate() {
+                    if word == 0 {
+                        continue;
+                    }
+                    global[base + wi] |= word << sh;
+                    if sh > 0 {
+                        global[base + wi + 1] |= word >> (64 - sh);
+                    }
+                }
+            }
+            vec![total]
+        } else {
+            self.sectors
+                .par_iter()
+                .zip(flags.par_iter_mut())
+                .map(|(s, f)| expand::mark_unpartnered(&s.keys, gate.lo, gate.hi, gate.cond, f))
+                .collect()
+        };
+        let g: usize = grow.iter().sum();
+        if n + g > self.cap {
+            return Err(SimError::CapExceeded {
+                needed: n + g,
+                cap: self.cap,
+            });
+        }
+        // The free pass buffers are not used: release them, so the peak is the grown state.
+        self.pool.clear();
+        let more_words: usize = self
+            .sectors
+            .iter()
+            .zip(&grow)
+            .map(|(s, &e)| (words(s.keys.len() + e) - words(s.keys.len())) * 8)
+            .sum();
+        let growth: usize = self
+            .sectors
+            .iter()
+            .zip(&grow)
+            .map(|(s, &e)| {
+                let room =
+                    (s.keys.len() + e).saturating_sub(s.keys.capacity().min(s.amps.capacity()));
+                room * crate::memory::entry_bytes::<T>()
+            })
+            .sum();
+        self.ask(growth + more_words)?;
+        for (s, &e) in self.sectors.iter_mut().zip(&grow) {
+            let states = s.keys.len() + e;
+            let oom = |_| SimError::OutOfMemory { states };
+            s.keys.try_reserve_exact(e).map_err(oom)?;
+            s.amps.try_reserve_exact(e).map_err(oom)?;
+        }
+        for ((s, f), &e) in self.sectors.iter().zip(flags.iter_mut()).zip(&grow) {
+            let need = words(s.keys.len() + e);
+            f.try_reserve_exact(need.saturating_sub(f.len()))
+                .map_err(oom)?;
+        }
+        // Nothing can fail from here on.
+        let held = self.bytes() + flags.iter().map(|f| f.capacity() * 8).sum::<usize>();
+        self.peak = self.peak.max(held);
+        let zero = Complex::new(T::zero(), T::zero());
+        self.sectors
+            .par_iter_mut()
+            .zip(flags.par_iter_mut())
+            .zip(grow.par_iter())
+            .for_each(|((s, f), &e)| {
+                let len = s.keys.len();
+                if e == 0 && len == 0 {
+                    return;
+                }
+                f.resize(words(len + e), 0);
+                s.keys.resize(len + e, 0);
+                s.amps.resize(len + e, zero);
+                let out = expand::expand(&mut s.keys, &mut s.amps, len, &gate, f, &pre, &post);
+                s.keys.truncate(out);
+                s.amps.truncate(out);
+                // Keep up to half the state as room to grow into; give back more.
+                let limit = out + out / 2 + 64;
+                if s.keys.capacity() > limit {
+                    s.keys.shrink_to(out);
+                    s.amps.shrink_to(out);
+                }
+            });
         self.finish_pass();
         Ok(())
     }
