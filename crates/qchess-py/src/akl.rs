@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 /// `play("g1f3")`; or a whole turn in the rules' notation, `play("<N|g1> -> f3")`.
 #[pyclass(module = "qchess")]
 pub struct AklGame {
-    game: Game,
+    pub(crate) game: Game,
     rng: ChaCha8Rng,
 }
 

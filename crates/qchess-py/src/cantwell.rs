@@ -19,7 +19,7 @@ pub(crate) const MAX_SHOTS: usize = 1_000_000;
 /// `CantwellGame()` starts from the standard position; `CantwellGame(fen)` from a FEN.
 #[pyclass(module = "qchess")]
 pub struct CantwellGame {
-    game: Game,
+    pub(crate) game: Game,
     rng: ChaCha8Rng,
 }
 

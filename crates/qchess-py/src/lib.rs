@@ -1,14 +1,16 @@
 //! The `qchess._qchess` extension module: the Rust side of the `qchess` Python package.
 //!
 //! Classes: [`cantwell::CantwellGame`], [`niels::NielsGame`], [`akl::AklGame`] (with
-//! [`akl::AklView`]) and [`sim::State`]; the exception `QchessError` whose `.kind` names the
+//! [`akl::AklView`]), [`sim::State`] and the engine, [`engine::Engine`] (answering
+//! [`engine::SearchResult`]s); the exception `QchessError` whose `.kind` names the
 //! error kind (`"illegal_move"`, `"notation"`, ...). Long operations (moves, sampling,
-//! gates on large states) release the GIL. The Python package (`python/qchess`) re-exports
+//! gates on large states, engine searches) release the GIL. The Python package (`python/qchess`) re-exports
 //! everything and adds `qchess.sim` and `qchess.env`.
 #![deny(unsafe_code)]
 
 mod akl;
 mod cantwell;
+mod engine;
 mod errors;
 mod niels;
 mod sim;
@@ -24,6 +26,8 @@ fn _qchess(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<akl::AklGame>()?;
     m.add_class::<akl::AklView>()?;
     m.add_class::<sim::State>()?;
+    m.add_class::<engine::Engine>()?;
+    m.add_class::<engine::SearchResult>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 /// serialised position instead of the start.
 #[pyclass(module = "qchess")]
 pub struct NielsGame {
-    game: Game,
+    pub(crate) game: Game,
     rng: ChaCha8Rng,
 }
 

@@ -1,6 +1,6 @@
 """Type stubs of the native module qchess._qchess."""
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 __version__: str
 
@@ -128,6 +128,71 @@ class AklGame:
     @property
     def history(self) -> List[str]: ...
     def _repr_svg_(self) -> str: ...
+
+class SearchResult:
+    """What one engine search found (frozen)."""
+
+    @property
+    def best(self) -> str:
+        """The move to play, in the notation the searched game's play() accepts."""
+    @property
+    def score(self) -> float:
+        """Expected value of `best` in centipawns from the side to move's view (+-100000: forced)."""
+    @property
+    def pv(self) -> List[str]:
+        """The expected line, `best` first (replies after the most likely outcomes)."""
+    @property
+    def depth(self) -> int:
+        """The deepest iteration completed (plies)."""
+    @property
+    def nodes(self) -> int:
+        """Nodes visited."""
+    @property
+    def variant(self) -> str:
+        """The variant searched: "cantwell", "niels" or "akl"."""
+    def to_dict(self) -> Dict[str, Any]:
+        """{"best", "score", "pv", "depth", "nodes"}."""
+
+class Engine:
+    """The qchess engine (expectimax on exact outcome probabilities); searches release the GIL.
+
+    In Akl it decides from the side to move's view only (unseen types drawn from `seed`).
+    Bad options raise QchessError with kind "option" or "variant".
+    """
+
+    def __init__(
+        self,
+        *,
+        variant: Optional[str] = None,
+        level: int = 3,
+        seed: int = 0,
+        depth: Optional[int] = None,
+        nodes: Optional[int] = None,
+        movetime_ms: Optional[int] = None,
+    ) -> None: ...
+    def search(
+        self,
+        game: Union[CantwellGame, NielsGame, AklGame],
+        depth: Optional[int] = None,
+        nodes: Optional[int] = None,
+        movetime_ms: Optional[int] = None,
+    ) -> SearchResult:
+        """Search `game` (unchanged); the limits given replace the engine's defaults.
+
+        Raises QchessError: "game_over", "option", "variant", "position".
+        """
+    @property
+    def variant(self) -> Optional[str]: ...
+    @property
+    def level(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def depth(self) -> Optional[int]: ...
+    @property
+    def nodes(self) -> Optional[int]: ...
+    @property
+    def movetime_ms(self) -> Optional[int]: ...
 
 class State:
     """Sparse state of 64 occupancy qubits (qchess.sim.State)."""
