@@ -403,7 +403,7 @@ impl External {
 
     /// The forfeit of an engine whose output closed: its exit status when it has one.
     fn crash(&mut self) -> Forfeit {
-        let until = Instant::now() + Duration::from_millis(200);
+        let until = Instant::now() + Duration::from_secs(1);
         while Instant::now() < until {
             if let Ok(Some(status)) = self.child.try_wait() {
                 return Forfeit::new("crash", format!("the engine exited ({status})"));
@@ -1217,5 +1217,72 @@ fn finish(won: Option<bool>, status: &str, moves: Vec<String>, seed: u64) -> Pla
         reason,
         moves,
         seed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Spec, akl_move_choice, parse_spec, split_command_line};
+    use qchess_akl::AklMove;
+    use qchess_board::{PieceKind, Square};
+
+    #[test]
+    fn command_lines_split_like_a_shell_without_expansion() {
+        let split = |s: &str| split_command_line(s).unwrap();
+        assert_eq!(split("  ./bot  --uci "), ["./bot", "--uci"]);
+        assert_eq!(
+            split(r#"sh -c 'echo "a b"; exit 3' x"#),
+            ["sh", "-c", r#"echo "a b"; exit 3"#, "x"]
+        );
+        assert_eq!(
+            split(r#"a"b c"d e\ f "\$HOME" '$HOME'"#),
+            ["ab cd", "e f", "$HOME", "$HOME"]
+        );
+        assert_eq!(split(r#""x\n""#), [r"x\n"]);
+        assert_eq!(split("''"), [""]);
+        assert!(split_command_line("bot 'open").is_err());
+        assert!(split_command_line("bot \"open").is_err());
+        assert!(split_command_line("bot \\").is_err());
+        assert_eq!(
+            parse_spec("cmd:qchess engine").unwrap(),
+            Spec::Cmd(vec!["qchess".into(), "engine".into()])
+        );
+        assert!(parse_spec("cmd: ").is_err());
+    }
+
+    #[test]
+    fn akl_second_answers_name_a_legal_move_of_the_touched_piece() {
+        let legal = [
+            AklMove {
+                from: Square::E7,
+                to: Square::E8,
+                promotion: Some(PieceKind::Queen),
+            },
+            AklMove {
+                from: Square::E7,
+                to: Square::E8,
+                promotion: Some(PieceKind::Knight),
+            },
+        ];
+        assert_eq!(
+            akl_move_choice("e7->e8=Q", Square::E7, &legal).unwrap(),
+            legal[0]
+        );
+        assert_eq!(
+            akl_move_choice("->e8=n", Square::E7, &legal).unwrap(),
+            legal[1]
+        );
+        for bad in [
+            "e7->e8",
+            "d7->e8=Q",
+            "e7e8q",
+            "e7->e9=Q",
+            "e7->e8=X",
+            "e7->e8=QQ",
+        ] {
+            let f = akl_move_choice(bad, Square::E7, &legal).unwrap_err();
+            assert_eq!(f.kind, "illegal move", "{bad}");
+            assert!(f.detail.starts_with(bad), "{bad}: {}", f.detail);
+        }
     }
 }
