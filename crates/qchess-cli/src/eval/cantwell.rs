@@ -11,11 +11,16 @@
 //!   (a refused move in the game leaves the same player to move, as the rules say).
 //! * `"seed"`: seed of the measurements (ChaCha8), default 0.
 //! * `"distribution_limit"`: at most this many boards in `"distribution"` (default: all).
+//! * `"arithmetic"`: `"f64"` (default), `"f32"` or `"exact"`: the amplitude type the game (or
+//!   the occupancy state) runs on. One generic path drives `Game<S>` / `S`; what differs per
+//!   arithmetic (the exact twins) is `cantwell/arith.rs`.
 //!
-//! Answer: `moves` (one `{"move", "applied", "outcome", "notation", "error"}` each),
+//! Answer: `moves` (one `{"move", "applied", "outcome", "notation", "error"}` each; an applied
+//! move adds `"probability"`, that of the outcome that happened, 1 when it measured nothing),
 //! `probabilities` (square -> probability, squares with positive probability), `pieces`
 //! (square -> letter), `distribution` ("a3 c3" -> probability), `state_size`,
-//! `side_to_move`, `status`.
+//! `side_to_move`, `status`. With `"arithmetic": "exact"` every probability field `K` also
+//! has its exact twin `K_exact` (docs/exact.md).
 
 use super::frame::{Limit, MoveReport, ReasonCode, Refusal, side_letter};
 use super::{Answer, EvalError, Request};
@@ -26,11 +31,14 @@ use qchess_cantwell::circuit::{self, OccupancyMove};
 use qchess_cantwell::game::OCCUPIED_EPS;
 use qchess_cantwell::position::board_squares;
 use qchess_cantwell::{Game, GameError, Position};
-use qchess_sim::{Key, State};
+use qchess_sim::{Exact, Key, QuantumState, State};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value, json};
 use std::rc::Rc;
+
+mod arith;
+use arith::{Arith, Twins};
 
 /// Evaluates one request object of this variant; the frame adds `"ok": true`.
 pub fn eval(request: Request) -> Result<Answer, EvalError> {
@@ -41,18 +49,51 @@ pub fn eval(request: Request) -> Result<Answer, EvalError> {
     let legal_moves = request.flag("legal_moves")?;
     let amplitudes = request.flag("amplitudes")?;
     let position = request.get("position").unwrap_or(&Value::Null);
+    let arithmetic = request.choice("arithmetic", &["f64", "f32", "exact"])?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let shown = Shown { limit, amplitudes };
-    if mode == "game" {
-        eval_game(position, &moves, &mut rng, shown, legal_moves)
-    } else if legal_moves {
-        Err(EvalError::new(
+    if mode != "game" && legal_moves {
+        return Err(EvalError::new(
             "request",
             "\"legal_moves\" needs game mode: occupancy mode knows no piece types",
         )
-        .at("legal_moves"))
+        .at("legal_moves"));
+    }
+    match arithmetic {
+        "f32" => eval_on::<State<f32>>(mode, position, &moves, &mut rng, shown, legal_moves),
+        "exact" => eval_on::<State<Exact>>(mode, position, &moves, &mut rng, shown, legal_moves),
+        _ => eval_on::<State<f64>>(mode, position, &moves, &mut rng, shown, legal_moves),
+    }
+}
+
+/// The request on the simulator backend `S`: the one path every arithmetic shares.
+fn eval_on<S: Arith>(
+    mode: &str,
+    position: &Value,
+    moves: &[String],
+    rng: &mut ChaCha8Rng,
+    shown: Shown,
+    legal_moves: bool,
+) -> Result<Answer, EvalError> {
+    if mode == "game" {
+        eval_game::<S>(position, moves, rng, shown, legal_moves)
     } else {
-        eval_occupancy(position, &moves, &mut rng, shown)
+        eval_occupancy::<S>(position, moves, rng, shown)
+    }
+}
+
+/// A move report with the probability of the outcome that happened (`probability`: the
+/// measurement's, `None` when the move measured nothing, then 1) and its exact twin when the
+/// arithmetic gives one.
+fn with_probability(
+    report: MoveReport,
+    probability: Option<f64>,
+    exact: Option<String>,
+) -> MoveReport {
+    let report = report.with("probability", json!(probability.unwrap_or(1.0)));
+    match exact {
+        Some(e) => report.with("probability_exact", e),
+        None => report,
     }
 }
 
@@ -87,7 +128,7 @@ fn refusal(e: &GameError) -> Refusal {
 /// [`refusal`], with a move that would change nothing (Definition 2) told apart by its cause
 /// where the position shows it: a target holding, for certain, a piece of the mover's side,
 /// or a square on the path occupied for certain.
-fn refusal_in(game: &Game, mv: &str, e: &GameError) -> Refusal {
+fn refusal_in<S: QuantumState>(game: &Game<S>, mv: &str, e: &GameError) -> Refusal {
     let r = refusal(e);
     if !matches!(e, GameError::NoEffect { .. }) {
         return r;
@@ -216,10 +257,10 @@ fn fen_of_pieces(obj: &Map<String, Value>, unknown: &mut u64) -> Result<String, 
     ))
 }
 
-fn load_game(position: &Value) -> Result<Game, EvalError> {
+fn load_game<S: QuantumState>(position: &Value) -> Result<Game<S>, EvalError> {
     match position {
-        Value::Null => Ok(Game::new()),
-        Value::String(fen) => Game::from_fen(fen).map_err(|e| {
+        Value::Null => Ok(Game::new_backend()),
+        Value::String(fen) => Game::from_fen_backend(fen).map_err(|e| {
             EvalError::new("fen", e.to_string())
                 .at(json!({"path": "position", "column": e.position()}))
         }),
@@ -227,7 +268,7 @@ fn load_game(position: &Value) -> Result<Game, EvalError> {
             let pos: Position = serde_json::from_value(position.clone()).map_err(|e| {
                 EvalError::new("position", format!("bad serialised position: {e}")).at("position")
             })?;
-            Game::from_position(&pos)
+            Game::from_position_backend(&pos)
                 .map_err(|e| EvalError::new("position", e.to_string()).at("position"))
         }
         Value::Object(obj) => {
@@ -243,7 +284,7 @@ fn load_game(position: &Value) -> Result<Game, EvalError> {
                 )
                 .at("position.pieces"));
             }
-            Game::from_fen(&fen)
+            Game::from_fen_backend(&fen)
                 .map_err(|e| EvalError::new("position", e.to_string()).at("position"))
         }
         _ => Err(EvalError::new(
@@ -254,19 +295,23 @@ fn load_game(position: &Value) -> Result<Game, EvalError> {
     }
 }
 
-fn eval_game(
+fn eval_game<S: Arith>(
     position: &Value,
     moves: &[String],
     rng: &mut ChaCha8Rng,
     shown: Shown,
     legal_moves: bool,
 ) -> Result<Answer, EvalError> {
-    let mut game = load_game(position)?;
+    let mut game = load_game::<S>(position)?;
     let mut reports = Vec::with_capacity(moves.len());
     for mv in moves {
+        let before = game.state().norm_before();
         let report = match game.apply(mv, rng) {
             Ok(rec) => {
-                MoveReport::applied(mv, json!(rec.measured.map(u8::from)), json!(rec.notation))
+                let exact = game.state().outcome_exact(before.as_ref(), rec.probability);
+                let report =
+                    MoveReport::applied(mv, json!(rec.measured.map(u8::from)), json!(rec.notation));
+                with_probability(report, rec.probability, exact)
             }
             Err(e) => MoveReport::refused(mv, &refusal_in(&game, mv, &e)),
         };
@@ -290,54 +335,83 @@ fn eval_game(
         Limit::At(n) => game.state_size() <= n,
         Limit::All => true,
     };
+    let scale = float_scale(game.state());
     out.insert(
         "position",
         match fits {
-            true => serde_json::to_value(game.position()).unwrap_or(Value::Null),
+            true => {
+                let mut pos = game.position();
+                // An exact state is kept unnormalised: its floats are scaled to norm 1.
+                if scale != 1.0 {
+                    for e in &mut pos.amplitudes {
+                        e.re *= scale;
+                        e.im *= scale;
+                    }
+                }
+                serde_json::to_value(pos).unwrap_or(Value::Null)
+            }
             false => Value::Null,
         },
     );
     if legal_moves {
         out.insert("legal_moves", json!(game.legal_moves()));
     }
-    readouts(&mut out, Rc::new(game), shown);
+    readouts(&mut out, Rc::new(Held::Game(Box::new(game))), shown)?;
     Ok(out)
 }
 
 /// What owns the state the read-outs show (a game, or a bare state in occupancy mode); the
 /// read-outs written incrementally keep it alive until the answer is written.
-trait HoldsState {
-    fn held(&self) -> &State;
+pub(super) enum Held<S: QuantumState> {
+    /// Game mode.
+    Game(Box<Game<S>>),
+    /// Occupancy mode.
+    State(S),
 }
 
-impl HoldsState for Game {
-    fn held(&self) -> &State {
-        self.state()
+impl<S: QuantumState> Held<S> {
+    /// The state the read-outs show.
+    pub(super) fn state(&self) -> &S {
+        match self {
+            Held::Game(g) => g.state(),
+            Held::State(s) => s,
+        }
     }
 }
 
-impl HoldsState for State {
-    fn held(&self) -> &State {
-        self
+/// The factor that brings the float amplitudes of `state` to norm 1: 1 for the floats (kept
+/// as the simulator gives them), `1/sqrt(N)` for an exact state (kept unnormalised).
+fn float_scale<S: QuantumState>(state: &S) -> f64 {
+    let n = state.norm_sqr();
+    if (n - 1.0).abs() <= 1e-12 || n.is_nan() || n <= 0.0 {
+        1.0
+    } else {
+        1.0 / n.sqrt()
     }
 }
 
 /// `probabilities`, `state_size`, `distribution` (bounded) and, when asked, `amplitudes`
-/// (bounded alike).
-fn readouts(out: &mut Answer, owner: Rc<dyn HoldsState>, shown: Shown) {
-    let state = owner.held();
+/// (bounded alike); then the arithmetic's exact twins of the same entries.
+fn readouts<S: Arith>(out: &mut Answer, owner: Rc<Held<S>>, shown: Shown) -> Result<(), EvalError> {
+    let state = owner.state();
     let probs = state.qubit_probabilities();
     let mut p = Map::new();
+    let mut squares = Vec::new();
     for sq in Square::ALL {
         let v = probs[sq.index() as usize];
         if v > OCCUPIED_EPS {
             p.insert(sq.to_string(), json!(v));
+            squares.push(sq);
         }
     }
     out.insert("probabilities", p);
     out.insert("state_size", state.len());
     let dist = state.board_distribution(None);
     let total = dist.len();
+    let boards: Vec<u64> = match shown.limit {
+        Limit::At(n) => dist.iter().take(n).map(|e| e.0).collect(),
+        Limit::All => dist.iter().map(|e| e.0).collect(),
+    };
     out.bounded(
         "distribution",
         shown.limit,
@@ -346,14 +420,23 @@ fn readouts(out: &mut Answer, owner: Rc<dyn HoldsState>, shown: Shown) {
             .map(|(board, prob)| (board_squares(board), json!(prob))),
     );
     if !shown.amplitudes {
-        return;
+        return S::twins(
+            &owner,
+            out,
+            Twins {
+                squares: &squares,
+                boards: &boards,
+                amplitudes: None,
+            },
+        );
     }
     let total = state.len();
+    let scale = float_scale(state);
     out.insert("amplitudes_total", total);
-    match shown.limit {
+    let keys = match shown.limit {
         Limit::At(n) => {
             // The most probable first, ties by basis state, like the distribution.
-            let mut all: Vec<(Key, Complex64)> = state.entries().collect();
+            let mut all: Vec<(Key, Complex64)> = state.entries_f64().collect();
             all.sort_by(|x, y| {
                 y.1.norm_sqr()
                     .total_cmp(&x.1.norm_sqr())
@@ -361,24 +444,38 @@ fn readouts(out: &mut Answer, owner: Rc<dyn HoldsState>, shown: Shown) {
             });
             all.truncate(n);
             out.insert("amplitudes_truncated", all.len() < total);
-            let list: Vec<Value> = all.iter().map(|(k, a)| amplitude_json(*k, *a)).collect();
+            let list: Vec<Value> = all
+                .iter()
+                .map(|(k, a)| amplitude_json(*k, *a * scale))
+                .collect();
             out.insert("amplitudes", list);
+            Some(all.into_iter().map(|e| e.0).collect::<Vec<Key>>())
         }
         Limit::All => {
             out.insert("amplitudes_truncated", false);
             let owner = Rc::clone(&owner);
             out.stream("amplitudes", move |w| {
                 w.write_all(b"[")?;
-                for (i, (k, a)) in owner.held().entries().enumerate() {
+                for (i, (k, a)) in owner.state().entries_f64().enumerate() {
                     if i > 0 {
                         w.write_all(b",")?;
                     }
-                    serde_json::to_writer(&mut *w, &amplitude_json(k, a))?;
+                    serde_json::to_writer(&mut *w, &amplitude_json(k, a * scale))?;
                 }
                 w.write_all(b"]")
             });
+            None
         }
-    }
+    };
+    S::twins(
+        &owner,
+        out,
+        Twins {
+            squares: &squares,
+            boards: &boards,
+            amplitudes: Some(keys.as_deref()),
+        },
+    )
 }
 
 /// One basis state with its amplitude, as a serialised position writes it:
@@ -388,15 +485,15 @@ fn amplitude_json(k: Key, a: Complex64) -> Value {
            "re": a.re, "im": a.im})
 }
 
-fn eval_occupancy(
+fn eval_occupancy<S: Arith>(
     position: &Value,
     moves: &[String],
     rng: &mut ChaCha8Rng,
     shown: Shown,
 ) -> Result<Answer, EvalError> {
-    let (mut state, mut side) = match position {
+    let (mut state, mut side): (S, _) = match position {
         Value::Object(obj) if obj.contains_key("amplitudes") => {
-            let game = load_game(position)?;
+            let game = load_game::<S>(position)?;
             (game.state().clone(), game.side_to_move())
         }
         Value::Object(obj) => {
@@ -405,12 +502,12 @@ fn eval_occupancy(
             let game = Game::from_fen(&fen)
                 .map_err(|e| EvalError::new("position", e.to_string()).at("position"))?;
             (
-                State::classical(game.pieces().occupied_mask()),
+                S::classical(game.pieces().occupied_mask()),
                 game.side_to_move(),
             )
         }
         _ => {
-            let game = load_game(position)?;
+            let game = load_game::<S>(position)?;
             (game.state().clone(), game.side_to_move())
         }
     };
@@ -425,12 +522,15 @@ fn eval_occupancy(
                 };
                 MoveReport::refused(mv, &r)
             }
-            Ok(om) => match circuit::apply(&mut state, &om, rng) {
-                Ok(a) => {
+            Ok(om) => match (state.norm_before(), circuit::apply_on(&mut state, &om, rng)) {
+                (before, Ok(a)) => {
                     side = side.opposite();
-                    MoveReport::applied(mv, json!(a.measured.map(u8::from)), Value::Null)
+                    let exact = state.outcome_exact(before.as_ref(), a.probability);
+                    let report =
+                        MoveReport::applied(mv, json!(a.measured.map(u8::from)), Value::Null);
+                    with_probability(report, a.probability, exact)
                 }
-                Err(e) => {
+                (_, Err(e)) => {
                     let (kind, code) = match e {
                         circuit::CircuitError::ImpossibleOutcome { .. }
                         | circuit::CircuitError::NoMeasurement => {
@@ -462,7 +562,7 @@ fn eval_occupancy(
     out.insert("pieces", pieces);
     out.insert("side_to_move", side_letter(side));
     out.insert("status", "unknown");
-    readouts(&mut out, Rc::new(state), shown);
+    readouts(&mut out, Rc::new(Held::State(state)), shown)?;
     Ok(out)
 }
 
