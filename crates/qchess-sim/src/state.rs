@@ -761,24 +761,24 @@ impl<T: Amplitude> State<T> {
         // Pass 1: one bitmap per sector, sized for its output later (the growth is unknown
         // yet, so for its input first).
         let words = |len: usize| len.div_ceil(64) + 1;
-        let flag_bytes: usize = self.sectors.iter().map(|s| words(s.keys.len()) * 8).sum();
+        let flag_bytes: usize = self.sectors.iter().map(|s| words(s.keys.len()) * 16).sum();
         self.ask(flag_bytes)?;
-        let mut flags: Vec<Vec<u64>> = Vec::new();
+        let mut flags: Vec<Vec<expand::Flags>> = Vec::new();
         let oom = |_| SimError::OutOfMemory { states: n };
         flags.try_reserve_exact(self.sectors.len()).map_err(oom)?;
         for s in &self.sectors {
             let mut f = Vec::new();
             f.try_reserve_exact(words(s.keys.len())).map_err(oom)?;
-            f.resize(words(s.keys.len()), 0u64);
+            f.resize(words(s.keys.len()), [0u64; 2]);
             flags.push(f);
         }
         let grow: Vec<usize> = if self.sectors.len() == 1 && threads > 1 && n >= PARALLEL_MIN {
             let s = &self.sectors[0];
             let ranges = pair::group_ranges(&s.keys, gate.hi, threads * 4);
-            let parts: Vec<(usize, Vec<u64>, usize)> = ranges
+            let parts: Vec<(usize, Vec<expand::Flags>, usize)> = ranges
                 .par_iter()
                 .map(|&(a, b)| {
-                    let mut local = vec![0u64; words(b - a)];
+                    let mut local = vec![[0u64; 2]; words(b - a)];
                     let c = expand::mark_unpartnered(
                         &s.keys[a..b],
                         gate.lo,
@@ -794,13 +794,15 @@ impl<T: Amplitude> State<T> {
             for (a, local, c) in parts {
                 total += c;
                 let (base, sh) = (a >> 6, a & 63);
-                for (wi, &word) in local.iter().enumerate() {
-                    if word == 0 {
-                        continue;
-                    }
-                    global[base + wi] |= word << sh;
-                    if sh > 0 {
-                        global[base + wi + 1] |= word >> (64 - sh);
+                for (wi, &pair) in local.iter().enumerate() {
+                    for (which, word) in pair.into_iter().enumerate() {
+                        if word == 0 {
+                            continue;
+                        }
+                        global[base + wi][which] |= word << sh;
+                        if sh > 0 {
+                            global[base + wi + 1][which] |= word >> (64 - sh);
+                        }
                     }
                 }
             }
@@ -825,7 +827,7 @@ impl<T: Amplitude> State<T> {
             .sectors
             .iter()
             .zip(&grow)
-            .map(|(s, &e)| (words(s.keys.len() + e) - words(s.keys.len())) * 8)
+            .map(|(s, &e)| (words(s.keys.len() + e) - words(s.keys.len())) * 16)
             .sum();
         let growth: usize = self
             .sectors
@@ -850,7 +852,7 @@ impl<T: Amplitude> State<T> {
                 .map_err(oom)?;
         }
         // Nothing can fail from here on.
-        let held = self.bytes() + flags.iter().map(|f| f.capacity() * 8).sum::<usize>();
+        let held = self.bytes() + flags.iter().map(|f| f.capacity() * 16).sum::<usize>();
         self.peak = self.peak.max(held);
         let zero = Complex::new(T::zero(), T::zero());
         self.sectors
@@ -862,7 +864,7 @@ impl<T: Amplitude> State<T> {
                 if e == 0 && len == 0 {
                     return;
                 }
-                f.resize(words(len + e), 0);
+                f.resize(words(len + e), [0; 2]);
                 s.keys.resize(len + e, 0);
                 s.amps.resize(len + e, zero);
                 let out = expand::expand(&mut s.keys, &mut s.amps, len, &gate, f, &pre, &post);

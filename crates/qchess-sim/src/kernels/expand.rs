@@ -29,27 +29,33 @@ use crate::kernels::pair::{PairGate, for_each_group};
 use crate::key::Cond;
 use num_complex::Complex;
 
+/// Two bitmaps interleaved word by word: `[UNPARTNERED]` marks pair entries without their
+/// partner, `[PARTNERED]` the lower-half (`lo`) entries of partnered pairs.
+pub(crate) type Flags = [u64; 2];
+const UNPARTNERED: usize = 0;
+const PARTNERED: usize = 1;
+
 #[inline(always)]
-fn get(flags: &[u64], i: usize) -> bool {
-    flags[i >> 6] >> (i & 63) & 1 == 1
+fn get(flags: &[Flags], i: usize) -> bool {
+    flags[i >> 6][UNPARTNERED] >> (i & 63) & 1 == 1
 }
 
 #[inline(always)]
-fn put_flag(flags: &mut [u64], i: usize, on: bool) {
-    let w = &mut flags[i >> 6];
+fn put_flag(flags: &mut [Flags], i: usize, on: bool) {
+    let w = &mut flags[i >> 6][UNPARTNERED];
     *w = (*w & !(1u64 << (i & 63))) | (u64::from(on) << (i & 63));
 }
 
-/// The largest flagged index in `[from, before)`, scanning whole bitmap words.
+/// The largest index in `[from, before)` set in bitmap `which`, scanning whole words.
 #[inline]
-fn prev_flag(flags: &[u64], from: usize, before: usize) -> Option<usize> {
+fn prev_flag(flags: &[Flags], which: usize, from: usize, before: usize) -> Option<usize> {
     if before <= from {
         return None;
     }
     let mut wi = (before - 1) >> 6;
     // Bits at or above `before` in the first word are masked off.
     let top = before - (wi << 6); // 1..=64
-    let mut word = flags[wi] & (u64::MAX >> (64 - top));
+    let mut word = flags[wi][which] & (u64::MAX >> (64 - top));
     loop {
         if word != 0 {
             let i = (wi << 6) + 63 - word.leading_zeros() as usize;
@@ -59,19 +65,20 @@ fn prev_flag(flags: &[u64], from: usize, before: usize) -> Option<usize> {
             return None;
         }
         wi -= 1;
-        word = flags[wi];
+        word = flags[wi][which];
     }
 }
 
-/// Sets, in `flags` (bit `i - base` for key index `i`), the pair entries of `keys` whose
-/// partner is absent, and returns how many there are: a dense gate adds exactly that many
-/// entries before cancellations. `flags` must be zero on entry.
+/// Sets, in `flags` (bit `i` for key index `i`), the pair entries of `keys` whose partner is
+/// absent and the `lo` entries of partnered pairs, and returns how many are unpartnered: a
+/// dense gate adds exactly that many entries before cancellations. `flags` must be zero on
+/// entry.
 pub(crate) fn mark_unpartnered(
     keys: &[u64],
     lo: u32,
     hi: u32,
     cond: Cond,
-    flags: &mut [u64],
+    flags: &mut [Flags],
 ) -> usize {
     let a = 1u64 << lo;
     let b = 1u64 << hi;
@@ -95,25 +102,26 @@ pub(crate) fn mark_unpartnered(
         while i < mid && j < end {
             let (l, h) = (keys[i] + delta, keys[j]);
             if l < h {
-                flags[i >> 6] |= 1 << (i & 63);
+                flags[i >> 6][UNPARTNERED] |= 1 << (i & 63);
                 singles += 1;
                 i = next_l(i + 1);
             } else if h < l {
-                flags[j >> 6] |= 1 << (j & 63);
+                flags[j >> 6][UNPARTNERED] |= 1 << (j & 63);
                 singles += 1;
                 j = next_h(j + 1);
             } else {
+                flags[i >> 6][PARTNERED] |= 1 << (i & 63);
                 i = next_l(i + 1);
                 j = next_h(j + 1);
             }
         }
         while i < mid {
-            flags[i >> 6] |= 1 << (i & 63);
+            flags[i >> 6][UNPARTNERED] |= 1 << (i & 63);
             singles += 1;
             i = next_l(i + 1);
         }
         while j < end {
-            flags[j >> 6] |= 1 << (j & 63);
+            flags[j >> 6][UNPARTNERED] |= 1 << (j & 63);
             singles += 1;
             j = next_h(j + 1);
         }
@@ -161,7 +169,7 @@ pub(crate) fn expand<T, Pre, Post>(
     amps: &mut [Complex<T>],
     n: usize,
     gate: &PairGate<T>,
-    flags: &mut [u64],
+    flags: &mut [Flags],
     pre: Pre,
     post: Post,
 ) -> usize
@@ -186,7 +194,7 @@ where
         let (start, mid) = group_before(&keys[..n], end, gate.hi);
         // Upper half: [mid, end) with the new hi entries of the flagged lo entries.
         let u_top = w;
-        let mut p = prev_flag(flags, start, mid);
+        let mut p = prev_flag(flags, UNPARTNERED, start, mid);
         let mut q = mid; // partnered lo cursor: the next one is below q
         let mut r = end;
         loop {
@@ -201,10 +209,8 @@ where
                         amps[w] = v;
                         put_flag(flags, w, true);
                     } else {
-                        q -= 1;
-                        while !is_l(keys[q]) || get(flags, q) {
-                            q -= 1;
-                        }
+                        // The partner: the partnered lo entries are in the same order.
+                        q = prev_flag(flags, PARTNERED, start, q).unwrap_or(start);
                         let kl = keys[q];
                         let (vl, vh) = (pre(kl, amps[q]), pre(k, v));
                         let nl = d * vl + o * vh;
@@ -233,7 +239,7 @@ where
                 keys[w] = k;
                 amps[w] = post(k, o * v);
                 put_flag(flags, w, false);
-                p = prev_flag(flags, start, pi);
+                p = prev_flag(flags, UNPARTNERED, start, pi);
             } else {
                 break;
             }
@@ -241,7 +247,7 @@ where
         // Lower half: [start, mid) with the new lo entries of the flagged hi entries now in
         // [w, u_top).
         let u_bottom = w;
-        let mut s = prev_flag(flags, u_bottom, u_top);
+        let mut s = prev_flag(flags, UNPARTNERED, u_bottom, u_top);
         let mut r = mid;
         loop {
             let down = s.map(|s| keys[s] - delta);
@@ -270,7 +276,7 @@ where
                 w -= 1;
                 keys[w] = k;
                 amps[w] = post(k, o * vh);
-                s = prev_flag(flags, u_bottom, si);
+                s = prev_flag(flags, UNPARTNERED, u_bottom, si);
             } else {
                 break;
             }
@@ -310,12 +316,12 @@ mod tests {
         post: impl Fn(u64, Complex<f64>) -> Complex<f64>,
     ) -> (Vec<u64>, Vec<Complex<f64>>) {
         let n = keys.len();
-        let mut flags = vec![0u64; n.div_ceil(64) + 1];
+        let mut flags = vec![[0u64; 2]; n.div_ceil(64) + 1];
         let g = mark_unpartnered(keys, gate.lo, gate.hi, gate.cond, &mut flags);
         let (mut k, mut a) = (keys.to_vec(), amps.to_vec());
         k.resize(n + g, 0);
         a.resize(n + g, Complex::new(0.0, 0.0));
-        flags.resize((n + g).div_ceil(64) + 1, 0);
+        flags.resize((n + g).div_ceil(64) + 1, [0; 2]);
         let len = expand(&mut k, &mut a, n, gate, &mut flags, pre, post);
         k.truncate(len);
         a.truncate(len);
