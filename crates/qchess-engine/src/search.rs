@@ -378,6 +378,9 @@ fn order<N: SearchNode>(node: &mut N, moves: &mut Vec<N::Move>, first: Option<&N
 }
 
 impl<N: SearchNode> Searcher<N> {
+    /// Counts a node and tells whether the search must stop: the node limit (deterministic),
+    /// then the clock and the stop flag, read at every node (an `Instant::now` is nothing next
+    /// to a node, which can cost milliseconds on a large Cantwell state).
     fn tick(&mut self) -> bool {
         self.nodes += 1;
         if self.aborted {
@@ -385,17 +388,26 @@ impl<N: SearchNode> Searcher<N> {
         }
         if self.node_limit.is_some_and(|n| self.nodes > n) {
             self.aborted = true;
-        } else if self.nodes % 16 == 0 {
-            if self.deadline.is_some_and(|d| Instant::now() >= d) {
-                self.aborted = true;
-            }
-            if self
+            return true;
+        }
+        self.out_of_time()
+    }
+
+    /// Whether the deadline has passed or `stop` was set (then the search is aborted). Read
+    /// before every piece of expensive work (move generation, outcome enumeration, applying an
+    /// outcome, evaluation), so none starts after the deadline. Without a time limit or stop
+    /// flag this reads nothing, so a node-limited search stays deterministic.
+    fn out_of_time(&mut self) -> bool {
+        if self.aborted {
+            return true;
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self
                 .stop
                 .as_ref()
                 .is_some_and(|s| s.load(Ordering::Relaxed))
-            {
-                self.aborted = true;
-            }
+        {
+            self.aborted = true;
         }
         self.aborted
     }
@@ -490,6 +502,9 @@ impl<N: SearchNode> Searcher<N> {
                 }
             }
         }
+        if self.out_of_time() {
+            return 0.0;
+        }
         let mut moves = self.node.moves();
         if moves.is_empty() {
             return self.static_eval();
@@ -532,6 +547,9 @@ impl<N: SearchNode> Searcher<N> {
 
     /// Quiescence: stand pat, or a capture (with its chance outcomes) that does better.
     fn quiesce(&mut self, mut alpha: f64, beta: f64, ply: u32, qdepth: u32) -> f64 {
+        if self.out_of_time() {
+            return 0.0;
+        }
         let stand = self.static_eval();
         if qdepth == 0 || stand >= beta {
             return stand;
@@ -540,6 +558,9 @@ impl<N: SearchNode> Searcher<N> {
             alpha = stand;
         }
         let mut best = stand;
+        if self.out_of_time() {
+            return 0.0;
+        }
         let moves = self.node.moves();
         for mv in moves {
             if !self.node.is_tactical(&mv) {
@@ -577,6 +598,9 @@ impl<N: SearchNode> Searcher<N> {
         q: bool,
     ) -> Option<f64> {
         let side = self.node.side_to_move();
+        if self.out_of_time() {
+            return Some(0.0);
+        }
         let mut outs = self.node.outcomes(mv);
         if outs.is_empty() {
             return None;
@@ -599,6 +623,9 @@ impl<N: SearchNode> Searcher<N> {
             }
             if b_i <= lo {
                 return Some(sum + rest * lo);
+            }
+            if self.out_of_time() {
+                return Some(0.0);
             }
             if !self.node.apply(mv, &o) {
                 rest -= p;
