@@ -462,6 +462,10 @@ impl<T: Amplitude> State<T> {
             let kept = scan::project(&mut s.keys, &mut s.amps, bit, 0, true, T::one());
             s.keys.truncate(kept);
             s.amps.truncate(kept);
+            // The moved entries now live in their own arrays: give their old room back
+            // (a shrinking realloc, in place), so the state stays at 24 B/state (f64).
+            s.keys.shrink_to_fit();
+            s.amps.shrink_to_fit();
             moved.push(Sector {
                 ancillas: s.ancillas | fresh,
                 keys,

@@ -169,7 +169,8 @@ impl<T: Amplitude> State<T> {
         Ok(())
     }
 
-    /// Keeps the entries where `(key & mask == value) == keep`, scaled to norm 1.
+    /// Keeps the entries where `(key & mask == value) == keep`, scaled to norm 1, then gives
+    /// back the memory the dropped entries held (see [`State::shrink_to_survivors`]).
     fn project(&mut self, mask: u64, value: u64, keep: bool, mass: f64) {
         let scale = T::of_f64(1.0 / mass.sqrt());
         for s in &mut self.sectors {
@@ -178,5 +179,110 @@ impl<T: Amplitude> State<T> {
             s.amps.truncate(n);
         }
         self.finish_pass();
+        self.shrink_to_survivors();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Complex, Controls, Key, Normalization, Predicate, State};
+    use rand::{Rng, SeedableRng};
+
+    /// `n` distinct random keys (sorted) with random amplitudes, renormalised.
+    fn random_state(n: usize, seed: u64) -> State<f64> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut keys: Vec<u64> = (0..n + n / 8).map(|_| rng.random::<u64>() >> 20).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        keys.truncate(n);
+        assert_eq!(keys.len(), n);
+        let amps = (0..n)
+            .map(|_| Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5))
+            .collect();
+        State::from_board_arrays(keys, amps, Normalization::Renormalize).unwrap()
+    }
+
+    /// The entries of `s` where qubit `q` is 1, divided by the square root of their mass.
+    fn reference_projection(s: &State<f64>, q: u8) -> Vec<(Key, Complex<f64>)> {
+        let kept: Vec<(Key, Complex<f64>)> =
+            s.entries().filter(|(k, _)| k.board >> q & 1 == 1).collect();
+        let mass: f64 = kept.iter().map(|(_, a)| a.norm_sqr()).sum();
+        kept.into_iter()
+            .map(|(k, a)| (k, a / mass.sqrt()))
+            .collect()
+    }
+
+    #[test]
+    fn a_projection_onto_half_the_entries_gives_the_rest_back() {
+        let n = 100_000;
+        let q = 30; // a middle bit of keys in [0, 2^44): set in about half of them
+        let mut s = random_state(n, 11);
+        // Buffers from earlier passes, as in a game: the projection must drop them too.
+        s.iswap(0, 1, Controls::NONE).unwrap();
+        s.iswap(0, 1, Controls::NONE).unwrap();
+        s.reserve_buffers(n).unwrap();
+        let expected = reference_projection(&s, q);
+        assert!(
+            (45_000..55_000).contains(&expected.len()),
+            "{}",
+            expected.len()
+        );
+        let before = s.bytes();
+        assert!(before >= 2 * n * 24, "buffers held before: {before}");
+        s.reset_peak_bytes();
+        let p = s.force(Predicate::One(q), true).unwrap();
+        assert!(p > 0.4 && p < 0.6, "{p}");
+        // Results: the same entries, amplitudes within rounding of the reference.
+        let got: Vec<(Key, Complex<f64>)> = s.entries().collect();
+        assert_eq!(got.len(), expected.len());
+        for ((gk, ga), (ek, ea)) in got.iter().zip(&expected) {
+            assert_eq!(gk, ek);
+            assert!((ga - ea).norm() < 1e-15, "{gk:?}: {ga} vs {ea}");
+        }
+        // Memory: exactly the survivors (24 B/state), no buffers left, budget credited.
+        let len = s.len();
+        assert_eq!(s.state_bytes(), len * 24);
+        assert!(s.state_bytes() as f64 / len as f64 <= 24.0);
+        let sector_overhead = s.bytes() - s.state_bytes();
+        assert!(sector_overhead < 256, "{sector_overhead}");
+        // The budget counts what is held: a budget just above the survivors still allows
+        // a copy of them.
+        s.set_memory_budget(2 * len * 24 + 1024);
+        assert_eq!(s.try_clone(0).unwrap().len(), len);
+        // The projection allocated nothing: its peak is the state before it.
+        assert_eq!(s.peak_bytes(), before);
+    }
+
+    #[test]
+    fn measure_and_capture_keep_24_bytes_per_state() {
+        let n = 20_000;
+        let mut s = random_state(n, 5);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let outcome = s.measure(Predicate::One(25), &mut rng).unwrap();
+        let kept = s.len();
+        assert!(kept < n && kept > n / 3, "{kept}");
+        assert!(
+            s.entries()
+                .all(|(k, _)| (k.board >> 25 & 1 == 1) == outcome)
+        );
+        assert_eq!(s.state_bytes(), kept * 24);
+        // A capture moves the entries with the target occupied into a new sector: the old
+        // sector gives their room back, the total stays 24 B/state.
+        let moved = s.entries().filter(|(k, _)| k.board >> 40 & 1 == 1).count();
+        assert!(moved > kept / 4 && moved < kept * 3 / 4, "{moved}");
+        s.capture(40).unwrap();
+        assert_eq!(s.len(), kept);
+        assert_eq!(s.state_bytes(), kept * 24);
+        assert!((s.norm_sqr() - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn an_f32_projection_keeps_16_bytes_per_state() {
+        let n = 50_000;
+        let mut s = crate::bench::random_state::<f32>(n).unwrap();
+        let (_, mid, _) = crate::bench::qubits(n);
+        s.force(Predicate::One(mid), true).unwrap();
+        assert!(s.len() > n / 3 && s.len() < 2 * n / 3, "{}", s.len());
+        assert_eq!(s.state_bytes(), s.len() * 16);
     }
 }

@@ -961,6 +961,27 @@ impl<T: Amplitude> State<T> {
         Ok(())
     }
 
+    /// After a projection (measurement, forced outcome, the kept part of a capture): every
+    /// sector's arrays shrink to exactly its survivors and the free pass buffers (sized for
+    /// the larger state before) are dropped, so [`State::bytes`] and [`State::state_bytes`]
+    /// fall to what is stored (24 B/state f64, 16 f32) and the memory budget, which counts
+    /// [`State::bytes`], is credited at once. Shrinking reallocates in place (or remaps), so
+    /// nothing is held beyond the state before the projection.
+    pub(crate) fn shrink_to_survivors(&mut self) {
+        self.pool.clear();
+        for s in &mut self.sectors {
+            if s.keys.capacity() > s.keys.len() {
+                s.keys.shrink_to_fit();
+            }
+            if s.amps.capacity() > s.amps.len() {
+                s.amps.shrink_to_fit();
+            }
+        }
+        if self.sectors.capacity() > self.sectors.len() {
+            self.sectors.shrink_to_fit();
+        }
+    }
+
     /// Drops emptied sectors and bounds the free buffers to about the state's size.
     pub(crate) fn finish_pass(&mut self) {
         self.sectors.retain(|s| !s.keys.is_empty());

@@ -221,6 +221,7 @@ impl State<Exact> {
             s.amps.truncate(n);
         }
         self.finish_pass();
+        self.shrink_to_survivors();
         self.rescale_exact();
     }
 
