@@ -447,6 +447,14 @@ impl<T: Amplitude> State<T> {
             amps.try_reserve_exact(n).map_err(oom)?;
             bufs.push((keys, amps));
         }
+        // Held at once: the state and the moved entries' new arrays (before the old
+        // sectors shrink).
+        let held = self.bytes()
+            + bufs
+                .iter()
+                .map(|(k, a)| k.capacity() * 8 + a.capacity() * std::mem::size_of::<Complex<T>>())
+                .sum::<usize>();
+        self.peak = self.peak.max(held);
         let mut moved: Vec<Sector<T>> = Vec::with_capacity(counts.len());
         for ((s, &n_moved), (mut keys, mut amps)) in self.sectors.iter_mut().zip(&counts).zip(bufs)
         {
