@@ -7,11 +7,11 @@
 //! ([`qchess_akl::AklPosition::sample_hidden`]), so two games differing only in hidden types
 //! give the same search.
 
-use crate::eval::{piece_value, sign, square_bonus};
+use crate::eval::{ClassicalBoard, KING_DANGER_CP, MOBILITY_CP, piece_value, sign, square_bonus};
 use crate::node::{SearchNode, Searchable, Terminal};
 use crate::search::EngineError;
 use qchess_akl::{AklMove, AklPosition, Game, GameStatus, PieceState};
-use qchess_board::{Color, PieceKind, Square};
+use qchess_board::{Color, Geometry, Piece, PieceKind, Square};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::fmt;
@@ -156,19 +156,45 @@ impl SearchNode for AklNode {
 
     /// Expected material: a quantum piece is worth the mean of its two types (a touch
     /// collapses it to either with probability 1/2), a classical one its type; kings are not
-    /// material (their capture ends the game). Plus a small square bonus.
+    /// material (their capture ends the game). Plus a small square bonus, mobility and king
+    /// danger, both on two classical boards that differ only in the types of the quantum
+    /// pieces (all primary, all secondary; the occupancy is the same): mobility is the mean
+    /// of the two boards' pseudo-legal move counts (exact in expectation: a piece's moves
+    /// depend only on its own type and the occupancy), king danger the probability that at
+    /// least one enemy piece attacks the king, each quantum attacker attacking with
+    /// probability 1/2 per type that reaches the king, collapses independent.
     fn evaluate(&mut self) -> f64 {
+        let pos = self.top().position();
+        let mut boards = [
+            ClassicalBoard::new(Geometry::STANDARD),
+            ClassicalBoard::new(Geometry::STANDARD),
+        ];
+        let mut kings = Vec::new();
         let mut v = 0.0;
-        for (sq, p) in self.top().position().pieces() {
+        for (sq, p) in pos.pieces() {
+            let types = match p.state {
+                PieceState::Quantum => [p.pair.primary, p.pair.secondary],
+                PieceState::Classical(k) => [k, k],
+            };
+            for (board, kind) in boards.iter_mut().zip(types) {
+                board.put(sq, Piece::new(p.color, kind), 1.0);
+            }
             if p.is_king() {
+                kings.push((sq, p.color));
                 continue;
             }
             let worth = |k: PieceKind| piece_value(k) + square_bonus(k, p.color, sq);
-            let w = match p.state {
-                PieceState::Quantum => 0.5 * (worth(p.pair.primary) + worth(p.pair.secondary)),
-                PieceState::Classical(k) => worth(k),
-            };
-            v += sign(p.color) * w;
+            v += sign(p.color) * 0.5 * (worth(types[0]) + worth(types[1]));
+        }
+        v += MOBILITY_CP * 0.5 * (boards[0].mobility() + boards[1].mobility());
+        for (k, color) in kings {
+            let [a0, a1] = [0, 1].map(|i| boards[i].attackers(k, color.opposite()));
+            let none = (a0 | a1).iter().fold(1.0, |q, a| {
+                let p = 0.5
+                    * (f64::from(u8::from(a0.contains(a))) + f64::from(u8::from(a1.contains(a))));
+                q * (1.0 - p)
+            });
+            v -= sign(color) * KING_DANGER_CP * (1.0 - none);
         }
         v
     }

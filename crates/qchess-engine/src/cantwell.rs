@@ -2,10 +2,10 @@
 //! outcomes are the move's measurement results (`.m1` the move proceeded, `.m0` it did not)
 //! with the probabilities the game's own circuit reports.
 
-use crate::eval::{piece_value, sign, square_bonus};
+use crate::eval::{ClassicalBoard, KING_DANGER_CP, MOBILITY_CP, piece_value, sign, square_bonus};
 use crate::node::{SearchNode, Searchable, Terminal};
 use crate::search::EngineError;
-use qchess_board::{Color, Square};
+use qchess_board::{Color, Geometry, PieceKind, Square};
 use qchess_cantwell::circuit::Variant;
 use qchess_cantwell::{Game, GameStatus};
 use rand::SeedableRng;
@@ -107,10 +107,14 @@ impl SearchNode for CantwellNode {
 
     /// Expected material: each square's probability times the value of the letter on it (a
     /// king's presence is worth 2000, so the probability that it is captured counts), and a
-    /// small square bonus weighted the same way.
+    /// small square bonus weighted the same way. Plus mobility (pseudo-legal moves on the
+    /// board of all letters, each piece's moves weighted by its presence probability) and king
+    /// danger (the probability that a king's square is occupied and attacked by at least one
+    /// present enemy letter, the letters taken as independent).
     fn evaluate(&mut self) -> f64 {
         let probs = self.game.probabilities();
         let pieces = self.game.pieces();
+        let mut board = ClassicalBoard::new(Geometry::STANDARD);
         let mut v = 0.0;
         for sq in Square::ALL {
             if let Some(pc) = pieces.get(sq) {
@@ -118,7 +122,22 @@ impl SearchNode for CantwellNode {
                 v += sign(pc.color)
                     * p
                     * (piece_value(pc.kind) + square_bonus(pc.kind, pc.color, sq));
+                if p > 0.0 {
+                    board.put(sq, pc, p);
+                }
             }
+        }
+        v += MOBILITY_CP * board.mobility();
+        for sq in Square::ALL {
+            let Some(pc) = pieces.get(sq) else { continue };
+            if pc.kind != PieceKind::King || board.weight(sq) == 0.0 {
+                continue;
+            }
+            let none = board
+                .attackers(sq, pc.color.opposite())
+                .iter()
+                .fold(1.0, |q, a| q * (1.0 - board.weight(a)));
+            v -= sign(pc.color) * KING_DANGER_CP * board.weight(sq) * (1.0 - none);
         }
         v
     }

@@ -1,11 +1,11 @@
 //! Niel's Chess in the search: moves are the game's [`Move`]s, a chance node's outcomes are
 //! the game's own [`Game::outcomes`] (every dice roll and collapse with its probability).
 
-use crate::eval::{piece_value, sign, square_bonus};
+use crate::eval::{ClassicalBoard, KING_DANGER_CP, MOBILITY_CP, piece_value, sign, square_bonus};
 use crate::node::{SearchNode, Searchable, Terminal};
 use crate::search::EngineError;
 use qchess_board::{Color, PieceKind, Square};
-use qchess_niels::{Game, Move, Occupant, PairId, Position, group_outcomes};
+use qchess_niels::{Game, Move, Occupant, PairId, Position, capture_chance, group_outcomes};
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
@@ -126,7 +126,10 @@ impl SearchNode for NielsNode {
 
     /// Expected material: a conventional piece counts fully, each half of an indefinite pair
     /// by the exact probability that the pair collapses to it (its entangled group's
-    /// outcomes, from the rule crate); a small square bonus weighted the same way.
+    /// outcomes, from the rule crate); a small square bonus weighted the same way. Plus
+    /// mobility (pseudo-legal moves on the board of every piece and half, a half's moves
+    /// weighted by its probability) and king danger (the rule crate's check chance, 8.7: the
+    /// highest chance that one attacker's hypothetical capture of the king would succeed).
     fn evaluate(&mut self) -> f64 {
         let game = self.top();
         let pos = game.position();
@@ -145,6 +148,7 @@ impl SearchNode for NielsNode {
             }
             done.extend(group);
         }
+        let mut board = ClassicalBoard::new(pos.geometry());
         let mut v = 0.0;
         for sq in Square::ALL {
             let Some(occ) = pos.occupant(sq) else {
@@ -160,12 +164,23 @@ impl SearchNode for NielsNode {
                     )
                 }
             };
+            board.put(sq, piece, p);
             if piece.kind == PieceKind::King {
                 continue; // mate ends the game; a king's value is not material here
             }
             v += sign(piece.color)
                 * p
                 * (piece_value(piece.kind) + square_bonus(piece.kind, piece.color, sq));
+        }
+        v += MOBILITY_CP * board.mobility();
+        for color in [Color::White, Color::Black] {
+            let mut chance: f64 = 0.0;
+            for k in pos.king_squares(color) {
+                for a in board.attackers(k, color.opposite()).iter() {
+                    chance = chance.max(capture_chance(pos, a, k, rules));
+                }
+            }
+            v -= sign(color) * KING_DANGER_CP * chance;
         }
         v
     }

@@ -472,3 +472,43 @@ fn a_time_limit_holds_in_a_cantwell_middlegame() {
     }
     assert!(worst < limit + Duration::from_millis(250), "{worst:?}");
 }
+
+/// Mobility, by hand: after 1. e4 White has 30 pseudo-legal moves, Black 20 (3 cp each: +30),
+/// and the e-pawn's square bonus rose from 5 to 15 (+10).
+#[test]
+fn cantwell_evaluation_counts_mobility() {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    let mut game = qchess_cantwell::Game::new();
+    let mut start = game.search_root(0).unwrap();
+    assert_eq!(start.evaluate(), 0.0);
+    game.apply("e2e4", &mut rng).unwrap();
+    let mut node = game.search_root(0).unwrap();
+    assert!((node.evaluate() - 40.0).abs() < 1e-9, "{}", node.evaluate());
+}
+
+/// King danger and mobility, by hand, for White Ke1 against Black Ke8 and Re5 (the king in
+/// check, certainly): rook -500 and its square bonus -6; mobility 5 king moves against 5 + 13
+/// (-13 x 3 = -39); king danger -50 x 1. Kings cancel (Cantwell) or are not counted (Niel's).
+#[test]
+fn king_danger_and_mobility_by_hand_in_cantwell_and_niels() {
+    let fen = "4k3/8/8/4r3/8/8/8/4K3 w - - 0 1";
+    let expected = -500.0 - 6.0 - 39.0 - 50.0;
+    let c = qchess_cantwell::Game::from_fen(fen).unwrap();
+    let v = c.search_root(0).unwrap().evaluate();
+    assert!((v - expected).abs() < 1e-9, "cantwell {v}");
+    let pos = qchess_niels::Position::from_fen(fen, qchess_board::Geometry::STANDARD).unwrap();
+    let n = qchess_niels::Game::from_position(Default::default(), pos);
+    let v = n.search_root(0).unwrap().evaluate();
+    assert!((v - expected).abs() < 1e-9, "niels {v}");
+}
+
+/// Akl, by hand: a black quantum rook/bishop on e5 against White's king on e1. Material
+/// -(506 + 354)/2 = -430; mobility 5 against 5 + 13 on both boards (the rook's 13 moves and
+/// the bishop's 13): -39; the king is attacked if the piece is a rook, probability 1/2: -25.
+#[test]
+fn akl_evaluation_averages_the_two_types() {
+    let pos = AklPosition::parse("4k3/8/8/4(rb)3/8/8/8/4K3 w - 0 1").unwrap();
+    let mut node = qchess_engine::AklNode::new(qchess_akl::Game::from_position(pos));
+    let v = node.evaluate();
+    assert!((v - (-430.0 - 39.0 - 25.0)).abs() < 1e-9, "{v}");
+}
