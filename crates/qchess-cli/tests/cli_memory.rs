@@ -91,3 +91,77 @@ fn bench_sim_slide_runs() {
     assert_eq!(v["op"], "slide");
     assert_eq!(v["states"], 1000);
 }
+
+/// Issue 10's address-space case: under `prlimit --as` (as `ulimit -v 2000000`), an occupancy
+/// line of 16 pieces each split twice (3^16 = 43 046 721 basis states, about 1 GB) is answered
+/// correctly with the default distribution limit (the top 1000 boards, computed in memory
+/// proportional to the answer) or refused with `state_too_large`, never an abort, and the next
+/// line is answered. Before the fix the read-out built the whole distribution and aborted
+/// (exit 134).
+#[test]
+fn a_large_occupancy_state_under_an_address_space_limit_is_answered() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let files = ["a", "b", "c", "d", "e", "f", "g", "h"];
+    let (mut pieces, mut moves) = (Vec::new(), Vec::new());
+    // Each 2x2 block holds one piece: x -> (y, z), then y -> (x, v).
+    for f in (0..8).step_by(2) {
+        for r in (1..=8).step_by(2) {
+            let (x, y) = (format!("{}{r}", files[f]), format!("{}{}", files[f], r + 1));
+            let (z, v) = (
+                format!("{}{r}", files[f + 1]),
+                format!("{}{}", files[f + 1], r + 1),
+            );
+            pieces.push(format!("\"{x}\":\"?\""));
+            moves.push(format!("\"{x}^{y}{z}:SPLIT_JUMP:BASIC\""));
+            moves.push(format!("\"{y}^{x}{v}:SPLIT_JUMP:BASIC\""));
+        }
+    }
+    let line = format!(
+        "{{\"mode\":\"occupancy\",\"position\":{{\"pieces\":{{{}}}}},\"moves\":[{}]}}\n{}\n",
+        pieces.join(","),
+        moves.join(","),
+        r#"{"mode":"occupancy","position":{"pieces":{"a1":"?"}},"moves":["a1^a2b1:SPLIT_JUMP:BASIC"]}"#
+    );
+    let mut child = Command::new("prlimit")
+        .args(["--as=2048000000", "--"])
+        .arg(env!("CARGO_BIN_EXE_qchess"))
+        .arg("eval")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("prlimit (util-linux) starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(line.as_bytes())
+        .expect("the request is written");
+    let out = child.wait_with_output().expect("qchess ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
+    let answers: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(answers.len(), 2, "{stderr}");
+    let big = &answers[0];
+    let refused = big["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .any(|m| m["error"]["kind"] == "state_too_large");
+    if !refused {
+        assert_eq!(big["ok"], true);
+        assert_eq!(big["state_size"], 43_046_721);
+        assert_eq!(big["distribution_total"], 43_046_721);
+        assert_eq!(big["distribution_truncated"], true);
+        let dist = big["distribution"].as_object().expect("distribution");
+        assert_eq!(dist.len(), 1000);
+        let top = dist.values().filter_map(Value::as_f64).fold(0.0, f64::max);
+        assert!((top - 2f64.powi(-16)).abs() < 1e-15, "top board {top}");
+    }
+    assert_eq!(answers[1]["ok"], true);
+    assert_eq!(answers[1]["state_size"], 2);
+}

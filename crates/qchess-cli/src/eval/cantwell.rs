@@ -406,12 +406,16 @@ fn readouts<S: Arith>(out: &mut Answer, owner: Rc<Held<S>>, shown: Shown) -> Res
     }
     out.insert("probabilities", p);
     out.insert("state_size", state.len());
-    let dist = state.board_distribution(None);
-    let total = dist.len();
-    let boards: Vec<u64> = match shown.limit {
-        Limit::At(n) => dist.iter().take(n).map(|e| e.0).collect(),
-        Limit::All => dist.iter().map(|e| e.0).collect(),
+    // A bounded answer is computed in memory proportional to it (issue 10, Deliver 6).
+    let (dist, total) = match shown.limit {
+        Limit::At(n) => state.board_distribution_top(n),
+        Limit::All => {
+            let all = state.board_distribution(None);
+            let total = all.len();
+            (all, total)
+        }
     };
+    let boards: Vec<u64> = dist.iter().map(|e| e.0).collect();
     out.bounded(
         "distribution",
         shown.limit,
