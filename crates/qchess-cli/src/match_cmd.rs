@@ -633,6 +633,22 @@ fn timed<T>(clocks: &mut Clocks, idx: usize, f: impl FnOnce(Duration) -> T) -> R
     Ok(r)
 }
 
+/// A built-in player's move on the clock of side `idx`: the engine's best within the time
+/// that side has; `None` when it has no move.
+fn builtin_move<G: qchess_engine::Searchable>(
+    game: &G,
+    options: EngineOptions,
+    clocks: &mut Clocks,
+    idx: usize,
+) -> Result<Option<<G::Node as qchess_engine::SearchNode>::Move>, Forfeit> {
+    timed(clocks, idx, |t| {
+        Engine::new(options)
+            .search(game, &Limits::movetime(t))
+            .ok()
+            .map(|r| r.best)
+    })
+}
+
 /// The `position` line of a game replayed from the start with its outcome tokens.
 fn startpos_line(moves: &[String]) -> String {
     if moves.is_empty() {
@@ -976,15 +992,7 @@ fn play_game(
                 let idx = usize::from(!w);
                 let chosen = match &mut players[idx] {
                     Player::Random => timed(&mut clocks, idx, |_| game.random_legal_move(&mut rng)),
-                    Player::Builtin(l) => {
-                        let o = options(*l);
-                        timed(&mut clocks, idx, |t| {
-                            Engine::new(o)
-                                .search(&game, &Limits::movetime(t))
-                                .ok()
-                                .map(|r| r.best)
-                        })
-                    }
+                    Player::Builtin(l) => builtin_move(&game, options(*l), &mut clocks, idx),
                     Player::Cmd(e) => e
                         .ask(&startpos_line(&moves), &mut clocks, idx, 1)
                         .and_then(cantwell_choice)
@@ -1029,15 +1037,7 @@ fn play_game(
                     Player::Random => timed(&mut clocks, idx, |_| {
                         game.legal_moves().choose(&mut rng).copied()
                     }),
-                    Player::Builtin(l) => {
-                        let o = options(*l);
-                        timed(&mut clocks, idx, |t| {
-                            Engine::new(o)
-                                .search(&game, &Limits::movetime(t))
-                                .ok()
-                                .map(|r| r.best)
-                        })
-                    }
+                    Player::Builtin(l) => builtin_move(&game, options(*l), &mut clocks, idx),
                     Player::Cmd(e) => e
                         .ask(&startpos_line(&moves), &mut clocks, idx, 1)
                         .and_then(|token| niels_choice(&token))
