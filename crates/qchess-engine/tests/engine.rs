@@ -455,8 +455,11 @@ fn cantwell_middlegame() -> qchess_cantwell::Game {
 /// A 100 ms search in that middlegame answers well within 100 ms + 250 ms. The claim of
 /// +50 ms is a measurement in docs/benchmarks.md; this bound is loose enough for a loaded
 /// 2-core machine and still fails the old clock read every 16 nodes (~100 ms apart there,
-/// 110-300 ms late).
+/// 110-300 ms late). Wall-clock bound, so not run by default (timing is a benchmark's job; the
+/// deterministic `the_stop_flag_is_read_at_every_node` guards the mechanism):
+/// `cargo test --release -p qchess-engine -- --ignored`.
 #[test]
+#[ignore = "wall-clock bound; run on a quiet machine"]
 fn a_time_limit_holds_in_a_cantwell_middlegame() {
     let game = cantwell_middlegame();
     assert!(game.state_size() >= 8, "{}", game.state_size());
