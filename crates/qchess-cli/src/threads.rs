@@ -36,3 +36,26 @@ where
         }
     }
 }
+
+/// Runs `f` in a pool of exactly `threads` workers when a count was asked for (`--threads T`
+/// of the bench subcommands; an error "cannot start T threads" when they cannot all be
+/// started), else in the pool it is called from. Returns `f`'s result and the number of
+/// threads it ran with.
+pub fn with_threads<R, F>(threads: Option<usize>, f: F) -> Result<(R, usize), CliError>
+where
+    R: Send,
+    F: FnOnce() -> R + Send,
+{
+    match threads {
+        None => Ok((f(), rayon::current_num_threads())),
+        Some(0) => Err(CliError::usage("--threads must be at least 1")),
+        Some(t) => {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .stack_size(WORKER_STACK)
+                .build()
+                .map_err(|e| CliError::failure(format!("cannot start {t} threads: {e}")))?;
+            Ok((pool.install(f), t))
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! `qchess bench`: benchmarks that print JSON for scripts.
 
 mod game;
+mod moves;
 mod sim;
 
 use crate::error::CliError;
@@ -15,6 +16,12 @@ pub enum BenchCommand {
     /// Random legal Cantwell games with a fixed seed: moves/s and the largest state reached.
     #[command(after_help = "The JSON fields and the measured tables: docs/benchmarks.md.")]
     Game(game::GameArgs),
+    /// One real Cantwell move (or the legal-move list) on a state of at least N basis states,
+    /// beside the bare simulator operation on a copy of the same state.
+    #[command(
+        after_help = "The JSON fields, the positions and the measured tables: docs/benchmarks.md."
+    )]
+    Move(moves::MoveArgs),
 }
 
 /// Runs `qchess bench ...`.
@@ -22,5 +29,6 @@ pub fn run(cmd: &BenchCommand) -> Result<(), CliError> {
     match cmd {
         BenchCommand::Sim(args) => sim::run(args),
         BenchCommand::Game(args) => game::run(args),
+        BenchCommand::Move(args) => moves::run(args),
     }
 }

@@ -55,18 +55,6 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
         return Err(CliError::usage("--states must be at least 1"));
     }
     let n = usize::try_from(args.states).map_err(|_| CliError::usage("--states is too large"))?;
-    let threads = args.threads.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|t| t.get())
-            .unwrap_or(1)
-    });
-    if threads == 0 {
-        return Err(CliError::usage("--threads must be at least 1"));
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| CliError::failure(format!("cannot start {threads} threads: {e}")))?;
     let bop = match args.op {
         SimOp::Iswap => BenchOp::Iswap,
         SimOp::Slide => BenchOp::SlideIswap,
@@ -74,17 +62,16 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
         SimOp::Merge => BenchOp::Merge,
         SimOp::Measure => BenchOp::Measure,
     };
-    let result = pool
-        .install(|| {
-            if args.f32 {
-                run_op::<f32>(bop, n)
-            } else if args.exact {
-                run_op::<qchess_sim::Exact>(bop, n)
-            } else {
-                run_op::<f64>(bop, n)
-            }
-        })
-        .map_err(|e| CliError::failure(format!("bench sim: {e}")))?;
+    let (result, threads) = crate::threads::with_threads(args.threads, || {
+        if args.f32 {
+            run_op::<f32>(bop, n)
+        } else if args.exact {
+            run_op::<qchess_sim::Exact>(bop, n)
+        } else {
+            run_op::<f64>(bop, n)
+        }
+    })?;
+    let result = result.map_err(|e| CliError::failure(format!("bench sim: {e}")))?;
     let op = match args.op {
         SimOp::Iswap => "iswap",
         SimOp::Slide => "slide",

@@ -1,0 +1,492 @@
+//! `qchess bench move`: one real Cantwell game move (or the legal-move list) on a position
+//! whose state holds at least N basis states, reached by real moves, timed beside the bare
+//! simulator operation the move stands for, run on an identical copy of the same state.
+//!
+//! The position ([`START_FEN`]): white Ke1 Ra1 Nb1 Ng1, black ke8 and pe4, and eight growth
+//! knights a side. The set-up plays `b1^a3d2` (a knight in superposition, half on the rook's
+//! a-file path and half beside the king), then, side by side, splits a growth knight on its
+//! most likely square into two empty squares (each split multiplies the state by `(k+1)/k`
+//! for a knight spread over `k` squares) until the state holds at least N basis states, then,
+//! if Black is to move, `e8d8`. With undo snapshots switched off during the set-up, it then
+//! restores the game's default snapshot budget (or `--snapshot-budget`) and times White's
+//! move with [`Game::apply`]:
+//!
+//! | kind | move | what it is | bare operation (`qchess_sim::State`) |
+//! |---|---|---|---|
+//! | jump | `g1h3` | JUMP:BASIC of a classical knight | `iswap(g1, h3)` |
+//! | slide | `a1a5` | SLIDE:BASIC, path a2-a4 with a3 occupied with probability 1/2 | `iswap(a1, a5, empty_path(a2 a3 a4))` |
+//! | split | `g1^f3h3` | SPLIT_JUMP of a classical knight | `split(g1, f3, h3)` |
+//! | merge | `a3d2^b1` | MERGE_JUMP of the two halves of the b1 knight | `merge(a3, d2, b1)` |
+//! | capture | `d2xe4.m1` | JUMP:CAPTURE by the half knight on d2 (measures d2, p = 1/2) | `probability(d2)`, `force(d2)`, `capture(e4)`, `iswap(d2, e4)` |
+//! | measure | `e1d2.m1` | JUMP:EXCLUDED of the king into d2 (measures "d2 empty", p = 1/2) | `probability(d2 empty)`, `force(d2 empty)`, `iswap(e1, d2)` |
+//! | legal | [`Game::legal_moves`] | the full legal-move list of White | one `probability` scan |
+//!
+//! The bare operation runs first, on a copy made with `State::try_clone` whose pass buffers
+//! were warmed by the operation and its inverse (as `qchess bench sim` does; the game's state
+//! has working-size buffers from the set-up moves); the copy is checked to be the same state
+//! as the game's, then timed, then dropped before the game move.
+//!
+//! `peak_bytes` is the process's resident memory: `state().bytes()` before the move plus the
+//! growth of the resident set during the move (`VmHWM` after the move less `VmRSS` before,
+//! with `VmHWM` reset through `/proc/self/clear_refs` just before). Where that file cannot be
+//! written (not Linux), it is the larger of the state's bytes before and after, and
+//! `peak_source` says `"state"` instead of `"vmhwm"`. `gate_peak_bytes` is the simulator's
+//! own accounting (`State::peak_bytes`) of the bare operation.
+
+use crate::error::CliError;
+use clap::{Args, ValueEnum};
+use qchess_board::{Color, Piece, PieceKind, Square};
+use qchess_cantwell::{Game, GameError};
+use qchess_sim::{Amplitude, Controls, Predicate, QuantumState, SimError, State};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::time::Instant;
+
+/// The position every run starts from.
+pub const START_FEN: &str = "1n2k1n1/n6n/2n1Nn2/2N3NN/1n2p2n/8/1N5N/RNN1KNN1 w - - 0 1";
+
+/// The first set-up move: the b1 knight half on a3 (the rook's path), half on d2.
+const FIRST_SPLIT: &str = "b1^a3d2";
+
+/// Black's waiting move when the set-up ends with Black to move.
+const BLACK_TEMPO: &str = "e8d8";
+
+/// Squares the growth knights never use: the timed moves' sources, targets and paths.
+const RESERVED: [&str; 15] = [
+    "a1", "a2", "a3", "a4", "a5", "b1", "d2", "e1", "g1", "f3", "h3", "e4", "e8", "d8", "c3",
+];
+
+/// The move to time.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoveKind {
+    /// A basic jump of a classical knight (`g1h3`).
+    Jump,
+    /// A basic slide through a superposed path (`a1a5`).
+    Slide,
+    /// A split jump of a classical knight (`g1^f3h3`).
+    Split,
+    /// A merge of the two halves of a split knight (`a3d2^b1`).
+    Merge,
+    /// A capture jump by a knight in superposition, which measures (`d2xe4.m1`).
+    Capture,
+    /// An excluded jump into a square occupied with probability 1/2 (`e1d2.m1`).
+    Measure,
+    /// The full legal-move list (`Game::legal_moves`).
+    Legal,
+}
+
+impl MoveKind {
+    /// The name on the command line and in the JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            MoveKind::Jump => "jump",
+            MoveKind::Slide => "slide",
+            MoveKind::Split => "split",
+            MoveKind::Merge => "merge",
+            MoveKind::Capture => "capture",
+            MoveKind::Measure => "measure",
+            MoveKind::Legal => "legal",
+        }
+    }
+
+    /// The QCAN move timed (none for the legal list).
+    pub fn notation(self) -> Option<&'static str> {
+        match self {
+            MoveKind::Jump => Some("g1h3"),
+            MoveKind::Slide => Some("a1a5"),
+            MoveKind::Split => Some("g1^f3h3"),
+            MoveKind::Merge => Some("a3d2^b1"),
+            MoveKind::Capture => Some("d2xe4.m1"),
+            MoveKind::Measure => Some("e1d2.m1"),
+            MoveKind::Legal => None,
+        }
+    }
+}
+
+/// Arguments of `qchess bench move`.
+#[derive(Args, Debug)]
+pub struct MoveArgs {
+    /// The move to time.
+    #[arg(long, value_enum)]
+    pub kind: MoveKind,
+    /// Least number of basis states the state holds before the move.
+    #[arg(long)]
+    pub states: u64,
+    /// Rayon threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Use f32 amplitudes instead of f64.
+    #[arg(long)]
+    pub f32: bool,
+    /// Memory budget in bytes (default: measured from the limits).
+    #[arg(long, value_name = "BYTES")]
+    pub memory: Option<usize>,
+    /// Undo snapshot budget of the timed move in bytes (default: the game's default).
+    #[arg(long, value_name = "BYTES")]
+    pub snapshot_budget: Option<usize>,
+    /// Seed of the random numbers the game draws (the timed moves force their outcomes).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// What one run measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MoveBench {
+    /// Basis states before the move.
+    pub states: usize,
+    /// Wall seconds of the game move (or of `Game::legal_moves`) alone.
+    pub seconds: f64,
+    /// Wall seconds of the bare simulator operation on a copy of the same state.
+    pub gate_seconds: f64,
+    /// Peak bytes of the move (see the module documentation).
+    pub peak_bytes: usize,
+    /// How `peak_bytes` was measured: `"vmhwm"` or `"state"`.
+    pub peak_source: &'static str,
+    /// `State::bytes` before the move (arrays and reusable pass buffers).
+    pub state_bytes: usize,
+    /// `State::state_bytes` before the move (the key and amplitude arrays alone).
+    pub array_bytes: usize,
+    /// The simulator's peak accounting of the bare operation.
+    pub gate_peak_bytes: usize,
+    /// The move as the game recorded it (the legal list: its length).
+    pub played: String,
+    /// `MOVE_TYPE:VARIANT` of the move, as the game recorded it.
+    pub move_type: Option<String>,
+    /// The probability of the measured outcome, for moves that measure.
+    pub probability: Option<f64>,
+    /// Legal moves listed (kind `legal`).
+    pub legal_moves: Option<usize>,
+    /// The classical layer (FEN) before the move.
+    pub fen: String,
+    /// The set-up moves played from [`START_FEN`].
+    pub setup: Vec<String>,
+    /// Wall seconds of the set-up.
+    pub setup_seconds: f64,
+}
+
+fn sq(name: &str) -> Square {
+    name.parse().expect("a square name of this module")
+}
+
+fn reserved(s: Square) -> bool {
+    RESERVED.iter().any(|r| sq(r) == s)
+}
+
+const KNIGHT_STEPS: [(i8, i8); 8] = [
+    (1, 2),
+    (2, 1),
+    (2, -1),
+    (1, -2),
+    (-1, -2),
+    (-2, -1),
+    (-2, 1),
+    (-1, 2),
+];
+
+/// The next growth split of the side to move: its growth knight's most likely square (ties:
+/// the lowest square) with two empty, unreserved knight targets. `None` when there is none.
+pub fn next_split<S: QuantumState>(game: &Game<S>) -> Option<String> {
+    let knight = Piece::new(game.side_to_move(), PieceKind::Knight);
+    let pieces = game.pieces();
+    let mut sources: Vec<(i64, Square)> = Square::ALL
+        .iter()
+        .copied()
+        .filter(|&s| pieces.get(s) == Some(knight) && !reserved(s))
+        // Rounded, so that sums in another order (other thread counts) pick the same square.
+        .map(|s| (-(game.probability(s) * 1e6).round() as i64, s))
+        .collect();
+    sources.sort_by_key(|&(p, s)| (p, s.index()));
+    sources.into_iter().find_map(|(_, s)| {
+        let targets: Vec<Square> = KNIGHT_STEPS
+            .iter()
+            .filter_map(|&(df, dr)| s.offset(df, dr))
+            .filter(|&t| pieces.get(t).is_none() && !reserved(t))
+            .collect();
+        (targets.len() >= 2).then(|| format!("{s}^{}{}", targets[0], targets[1]))
+    })
+}
+
+fn game_error(context: &str, e: GameError) -> CliError {
+    CliError::failure(format!("bench move: {context}: {} ({e})", e.kind()))
+}
+
+fn sim_error(context: &str, e: SimError) -> CliError {
+    CliError::failure(format!("bench move: {context}: {e}"))
+}
+
+/// Plays the set-up: a position with at least `n` basis states and White to move.
+pub fn setup<S: QuantumState>(n: usize) -> Result<(Game<S>, Vec<String>), CliError> {
+    let mut game =
+        Game::<S>::from_fen_backend(START_FEN).map_err(|e| game_error("the start position", e))?;
+    game.set_snapshot_budget(0);
+    let mut rng = ChaCha8Rng::seed_from_u64(0);
+    let mut played = Vec::new();
+    let mut play = |game: &mut Game<S>, mv: String| -> Result<(), CliError> {
+        game.apply(&mv, &mut rng)
+            .map_err(|e| game_error(&format!("set-up move {mv}"), e))?;
+        played.push(mv);
+        Ok(())
+    };
+    play(&mut game, FIRST_SPLIT.to_string())?;
+    while game.state_size() < n {
+        let Some(mv) = next_split(&game) else {
+            return Err(CliError::failure(format!(
+                "bench move: the set-up position reaches at most {} basis states; ask for fewer",
+                game.state_size()
+            )));
+        };
+        play(&mut game, mv)?;
+    }
+    if game.side_to_move() == Color::Black {
+        play(&mut game, BLACK_TEMPO.to_string())?;
+    }
+    Ok((game, played))
+}
+
+/// Reads a `kB` field of `/proc/self/status`, in bytes.
+fn status_bytes(field: &str) -> Option<usize> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with(field))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Resets the process's peak resident size (`VmHWM`) to its current one; false where that
+/// cannot be done.
+fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok() && status_bytes("VmHWM:").is_some()
+}
+
+/// The bare operation of `kind` on `s` (the qubit of a square is its index).
+fn bare_op<T: Amplitude>(kind: MoveKind, s: &mut State<T>) -> Result<(), SimError> {
+    let q = |name: &str| sq(name).index();
+    let path = (1u64 << q("a2")) | (1u64 << q("a3")) | (1u64 << q("a4"));
+    match kind {
+        MoveKind::Jump => s.iswap(q("g1"), q("h3"), Controls::NONE),
+        MoveKind::Slide => s.iswap(q("a1"), q("a5"), Controls::empty_path(path)),
+        MoveKind::Split => s.split(q("g1"), q("f3"), q("h3"), Controls::NONE),
+        MoveKind::Merge => s.merge(q("a3"), q("d2"), q("b1"), Controls::NONE),
+        MoveKind::Capture => {
+            let p = Predicate::One(q("d2"));
+            std::hint::black_box(s.probability(p));
+            s.force(p, true)?;
+            s.capture(q("e4"))?;
+            s.iswap(q("d2"), q("e4"), Controls::NONE)
+        }
+        MoveKind::Measure => {
+            let p = Predicate::AllZero(1u64 << q("d2"));
+            std::hint::black_box(s.probability(p));
+            s.force(p, true)?;
+            s.iswap(q("e1"), q("d2"), Controls::NONE)
+        }
+        MoveKind::Legal => {
+            std::hint::black_box(s.probability(Predicate::One(q("a3"))));
+            Ok(())
+        }
+    }
+}
+
+/// Runs the bare operation's inverse after it, so the copy's pass buffers exist at working
+/// size; for the measuring kinds (no inverse), an iSwap and its inverse controlled on a3.
+fn warm_up<T: Amplitude>(kind: MoveKind, s: &mut State<T>) -> Result<(), SimError> {
+    let q = |name: &str| sq(name).index();
+    let path = (1u64 << q("a2")) | (1u64 << q("a3")) | (1u64 << q("a4"));
+    match kind {
+        MoveKind::Jump => s
+            .iswap(q("g1"), q("h3"), Controls::NONE)
+            .and_then(|_| s.iswap_inv(q("g1"), q("h3"), Controls::NONE)),
+        MoveKind::Slide => {
+            let c = Controls::empty_path(path);
+            s.iswap(q("a1"), q("a5"), c)
+                .and_then(|_| s.iswap_inv(q("a1"), q("a5"), c))
+        }
+        MoveKind::Split => s
+            .split(q("g1"), q("f3"), q("h3"), Controls::NONE)
+            .and_then(|_| s.merge(q("h3"), q("f3"), q("g1"), Controls::NONE)),
+        MoveKind::Merge => s
+            .merge(q("a3"), q("d2"), q("b1"), Controls::NONE)
+            .and_then(|_| s.split(q("b1"), q("d2"), q("a3"), Controls::NONE)),
+        MoveKind::Capture | MoveKind::Measure => {
+            let c = Controls::empty_path(1u64 << q("a3"));
+            s.iswap(q("e1"), q("d2"), c)
+                .and_then(|_| s.iswap_inv(q("e1"), q("d2"), c))
+        }
+        MoveKind::Legal => Ok(()),
+    }
+}
+
+/// Sets up the position and times the move and its bare operation.
+pub fn bench<T: Amplitude>(args: &MoveArgs) -> Result<MoveBench, CliError>
+where
+    State<T>: QuantumState,
+{
+    if args.states == 0 {
+        return Err(CliError::usage("--states must be at least 1"));
+    }
+    let n = usize::try_from(args.states).map_err(|_| CliError::usage("--states is too large"))?;
+    let t0 = Instant::now();
+    let (mut game, setup) = setup::<State<T>>(n)?;
+    let setup_seconds = t0.elapsed().as_secs_f64();
+    game.set_snapshot_budget(
+        args.snapshot_budget
+            .unwrap_or(qchess_cantwell::game::DEFAULT_SNAPSHOT_BUDGET_BYTES),
+    );
+    let kind = args.kind;
+    let states = game.state_size();
+    let state_bytes = game.state().bytes();
+    let array_bytes = game.state().state_bytes();
+    let fen = game.fen();
+
+    // The bare operation, on a warmed copy of the same state.
+    let (gate_seconds, gate_peak_bytes) = if kind == MoveKind::Legal {
+        let t = Instant::now();
+        std::hint::black_box(game.state().probability(Predicate::One(sq("a3").index())));
+        (t.elapsed().as_secs_f64(), game.state().bytes())
+    } else {
+        let mut copy = game
+            .state()
+            .try_clone(0)
+            .map_err(|e| sim_error("the copy for the bare operation", e))?;
+        warm_up(kind, &mut copy).map_err(|e| sim_error("warming the copy", e))?;
+        if !qchess_cantwell::game::same_state(&copy, game.state()) {
+            return Err(CliError::failure(
+                "bench move: the warmed copy differs from the game's state",
+            ));
+        }
+        copy.reset_peak_bytes();
+        let t = Instant::now();
+        bare_op(kind, &mut copy).map_err(|e| sim_error("the bare operation", e))?;
+        let seconds = t.elapsed().as_secs_f64();
+        (seconds, copy.peak_bytes())
+    };
+
+    // The game move.
+    let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
+    let hwm = reset_peak_rss();
+    let rss_before = status_bytes("VmRSS:").unwrap_or(0);
+    let t = Instant::now();
+    let (played, move_type, probability, legal_moves) = match kind.notation() {
+        Some(mv) => {
+            let record = game
+                .apply(mv, &mut rng)
+                .map_err(|e| game_error(&format!("the timed move {mv}"), e))?;
+            let move_type = match (record.move_type, record.variant) {
+                (Some(m), Some(v)) => Some(format!("{}:{}", m.name(), v.name())),
+                _ => None,
+            };
+            (record.notation, move_type, record.probability, None)
+        }
+        None => {
+            let list = game.legal_moves();
+            (
+                format!("{} moves", list.len()),
+                None,
+                None,
+                Some(list.len()),
+            )
+        }
+    };
+    let seconds = t.elapsed().as_secs_f64();
+    let (peak_bytes, peak_source) = match (hwm, status_bytes("VmHWM:")) {
+        (true, Some(high)) => (state_bytes + high.saturating_sub(rss_before), "vmhwm"),
+        _ => (state_bytes.max(game.state().bytes()), "state"),
+    };
+    Ok(MoveBench {
+        states,
+        seconds,
+        gate_seconds,
+        peak_bytes,
+        peak_source,
+        state_bytes,
+        array_bytes,
+        gate_peak_bytes,
+        played,
+        move_type,
+        probability,
+        legal_moves,
+        fen,
+        setup,
+        setup_seconds,
+    })
+}
+
+/// Runs `qchess bench move`.
+pub fn run(args: &MoveArgs) -> Result<(), CliError> {
+    qchess_sim::set_default_memory_budget(args.memory);
+    let (result, threads) = crate::threads::with_threads(args.threads, || {
+        if args.f32 {
+            bench::<f32>(args)
+        } else {
+            bench::<f64>(args)
+        }
+    })?;
+    let r = result?;
+    let kind = args.kind.name();
+    if args.json {
+        let obj = serde_json::json!({
+            "kind": kind,
+            "states": r.states,
+            "seconds": r.seconds,
+            "gate_seconds": r.gate_seconds,
+            "peak_bytes": r.peak_bytes,
+            "state_bytes": r.state_bytes,
+            "array_bytes": r.array_bytes,
+            "gate_peak_bytes": r.gate_peak_bytes,
+            "peak_source": r.peak_source,
+            "threads": threads,
+            "amplitude": if args.f32 { "f32" } else { "f64" },
+            "move": r.played,
+            "move_type": r.move_type,
+            "probability": r.probability,
+            "legal_moves": r.legal_moves,
+            "fen": r.fen,
+            "start_fen": START_FEN,
+            "setup": r.setup,
+            "setup_seconds": r.setup_seconds,
+        });
+        println!("{obj}");
+    } else {
+        println!(
+            "{kind} ({}) on {} states ({threads} threads): move {:.6} s, bare operation {:.6} s ({:.2}x); peak {:.1} MiB, state {:.1} MiB (arrays {:.1} MiB); set-up {} moves in {:.2} s",
+            r.played,
+            r.states,
+            r.seconds,
+            r.gate_seconds,
+            r.seconds / r.gate_seconds.max(1e-12),
+            r.peak_bytes as f64 / (1 << 20) as f64,
+            r.state_bytes as f64 / (1 << 20) as f64,
+            r.array_bytes as f64 / (1 << 20) as f64,
+            r.setup.len(),
+            r.setup_seconds,
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_timed_move_classifies_in_the_start_layer_after_the_first_split() {
+        let (game, setup) = setup::<State<f64>>(1).expect("a tiny set-up");
+        assert_eq!(
+            setup,
+            vec![FIRST_SPLIT.to_string(), BLACK_TEMPO.to_string()]
+        );
+        for kind in [
+            MoveKind::Jump,
+            MoveKind::Slide,
+            MoveKind::Split,
+            MoveKind::Merge,
+            MoveKind::Capture,
+            MoveKind::Measure,
+        ] {
+            let mv = kind.notation().unwrap();
+            assert!(game.classify(mv).is_ok(), "{mv}");
+        }
+    }
+}
