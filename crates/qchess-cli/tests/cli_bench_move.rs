@@ -1,0 +1,223 @@
+//! `qchess bench move`: for every kind, the binary prints one JSON line with the contract's
+//! fields and sane values, and the move it timed really is of that kind. The test checks that
+//! with the library, independently of the binary: it replays the set-up moves the JSON lists
+//! from its start FEN with `Game::apply`, compares the state size, and classifies the timed
+//! move in the replayed game (`Game::classify`), with the superposition each kind needs read
+//! from the replayed game's square probabilities. No timing is asserted.
+
+mod common;
+
+use qchess_board::Square;
+use qchess_cantwell::Game;
+use qchess_cantwell::circuit::{MoveType, Variant};
+use rand::SeedableRng;
+use serde_json::Value;
+
+const N: u64 = 1000;
+
+fn run(kind: &str, extra: &[&str]) -> Value {
+    let states = N.to_string();
+    let mut args = vec![
+        "bench", "move", "--kind", kind, "--states", &states, "--json",
+    ];
+    args.extend_from_slice(extra);
+    let out = common::qchess_bytes(&args, b"");
+    assert_eq!(out.code, Some(0), "{kind}: {}", out.stderr);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "{kind}: one JSON line: {}", out.stdout);
+    serde_json::from_str(lines[0]).expect("a JSON line")
+}
+
+fn sq(name: &str) -> Square {
+    name.parse().unwrap()
+}
+
+/// The game the JSON's set-up moves lead to, replayed with the library.
+fn replay(v: &Value) -> Game {
+    let mut game = Game::from_fen(v["start_fen"].as_str().unwrap()).unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+    for mv in v["setup"].as_array().unwrap() {
+        game.apply(mv.as_str().unwrap(), &mut rng).unwrap();
+    }
+    game
+}
+
+fn strictly_between(p: f64) -> bool {
+    p > 1e-9 && p < 1.0 - 1e-9
+}
+
+/// The fields of the contract, in order, with sane values; returns the replayed game.
+fn check_fields(kind: &str, v: &Value) -> Game {
+    let obj = v.as_object().expect("an object");
+    let keys: Vec<&str> = obj.keys().map(String::as_str).collect();
+    for field in [
+        "kind",
+        "states",
+        "seconds",
+        "gate_seconds",
+        "peak_bytes",
+        "state_bytes",
+    ] {
+        assert!(keys.contains(&field), "{kind}: no {field} in {v}");
+    }
+    assert_eq!(v["kind"], kind);
+    let states = v["states"].as_u64().unwrap();
+    assert!(states >= N, "{kind}: {states} states");
+    assert!(v["seconds"].as_f64().unwrap() > 0.0, "{kind}: {v}");
+    assert!(v["gate_seconds"].as_f64().unwrap() > 0.0, "{kind}: {v}");
+    let state_bytes = v["state_bytes"].as_u64().unwrap();
+    // Every basis state takes at least a key (8 bytes) and an f64 complex amplitude (16).
+    assert!(state_bytes >= 24 * states, "{kind}: {v}");
+    assert!(
+        v["peak_bytes"].as_u64().unwrap() >= state_bytes,
+        "{kind}: {v}"
+    );
+    let game = replay(v);
+    assert_eq!(game.state_size() as u64, states, "{kind}: replayed size");
+    assert_eq!(
+        game.fen(),
+        v["fen"].as_str().unwrap(),
+        "{kind}: replayed layer"
+    );
+    assert_eq!(game.side_to_move(), qchess_board::Color::White);
+    game
+}
+
+/// The timed move's type and variant, from the library on the replayed game.
+fn classified(game: &Game, mv: &str) -> (MoveType, Variant) {
+    let c = game.classify(mv).unwrap();
+    (c.move_type, c.variant)
+}
+
+#[test]
+fn jump_is_a_basic_jump_of_a_classical_piece() {
+    let v = run("jump", &[]);
+    let game = check_fields("jump", &v);
+    assert_eq!(classified(&game, "g1h3"), (MoveType::Jump, Variant::Basic));
+    assert!((game.probability(sq("g1")) - 1.0).abs() < 1e-12);
+    assert_eq!(v["move_type"], "JUMP:BASIC");
+}
+
+#[test]
+fn slide_goes_through_a_superposed_path() {
+    let v = run("slide", &[]);
+    let game = check_fields("slide", &v);
+    assert_eq!(classified(&game, "a1a5"), (MoveType::Slide, Variant::Basic));
+    assert!(strictly_between(game.probability(sq("a3"))));
+    assert_eq!(v["move_type"], "SLIDE:BASIC");
+}
+
+#[test]
+fn split_is_a_split_jump() {
+    let v = run("split", &[]);
+    let game = check_fields("split", &v);
+    assert_eq!(
+        classified(&game, "g1^f3h3"),
+        (MoveType::SplitJump, Variant::Basic)
+    );
+    assert_eq!(v["move_type"], "SPLIT_JUMP:BASIC");
+}
+
+#[test]
+fn merge_joins_the_two_halves_of_a_split_piece() {
+    let v = run("merge", &[]);
+    let game = check_fields("merge", &v);
+    assert_eq!(
+        classified(&game, "a3d2^b1"),
+        (MoveType::MergeJump, Variant::Basic)
+    );
+    // The two halves of the knight split by the set-up's first move, b1^a3d2.
+    assert_eq!(v["setup"][0], "b1^a3d2");
+    assert!((game.probability(sq("a3")) - 0.5).abs() < 1e-12);
+    assert!((game.probability(sq("d2")) - 0.5).abs() < 1e-12);
+    assert_eq!(v["move_type"], "MERGE_JUMP:BASIC");
+}
+
+#[test]
+fn capture_is_a_measured_capture_by_a_piece_in_superposition() {
+    let v = run("capture", &[]);
+    let game = check_fields("capture", &v);
+    assert_eq!(
+        classified(&game, "d2xe4.m1"),
+        (MoveType::Jump, Variant::Capture)
+    );
+    assert!(strictly_between(game.probability(sq("d2"))));
+    assert!((v["probability"].as_f64().unwrap() - 0.5).abs() < 1e-12);
+    assert_eq!(v["move_type"], "JUMP:CAPTURE");
+}
+
+#[test]
+fn measure_is_an_excluded_jump_into_a_half_occupied_square() {
+    let v = run("measure", &[]);
+    let game = check_fields("measure", &v);
+    assert_eq!(
+        classified(&game, "e1d2.m1"),
+        (MoveType::Jump, Variant::Excluded)
+    );
+    assert!((game.probability(sq("d2")) - 0.5).abs() < 1e-12);
+    assert!((v["probability"].as_f64().unwrap() - 0.5).abs() < 1e-12);
+    assert_eq!(v["move_type"], "JUMP:EXCLUDED");
+}
+
+#[test]
+fn legal_lists_the_same_moves_as_the_library() {
+    let v = run("legal", &["--threads", "1"]);
+    let game = check_fields("legal", &v);
+    assert_eq!(
+        v["legal_moves"].as_u64().unwrap(),
+        game.legal_moves().len() as u64
+    );
+    assert_eq!(v["threads"], 1);
+}
+
+#[test]
+fn f32_and_readable_output() {
+    let v = run("split", &["--f32"]);
+    assert_eq!(v["amplitude"], "f32");
+    assert!(v["state_bytes"].as_u64().unwrap() >= 16 * v["states"].as_u64().unwrap());
+    let out = common::qchess_bytes(&["bench", "move", "--kind", "jump", "--states", "100"], b"");
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.starts_with("jump (g1h3) on "), "{}", out.stdout);
+}
+
+#[test]
+fn errors_are_clean() {
+    // A budget far below the set-up's state: state_too_large, exit 1, no panic.
+    let out = common::qchess_bytes(
+        &[
+            "bench", "move", "--kind", "split", "--states", "100000", "--memory", "100000",
+            "--json",
+        ],
+        b"",
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains("state_too_large"), "{}", out.stderr);
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    assert!(out.stdout.is_empty());
+    // More states than the set-up position can reach.
+    let out = common::qchess_bytes(
+        &[
+            "bench",
+            "move",
+            "--kind",
+            "jump",
+            "--states",
+            "1000000000000",
+            "--memory",
+            "100000",
+        ],
+        b"",
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    // An unknown kind and zero states are refused by the argument parser (exit 2).
+    for args in [
+        ["bench", "move", "--kind", "castle", "--states", "10"],
+        ["bench", "move", "--kind", "jump", "--states", "0"],
+    ] {
+        let out = common::qchess_bytes(&args, b"");
+        assert_eq!(out.code, Some(2), "{args:?}: {}", out.stderr);
+        assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+        assert!(!out.stderr.trim().is_empty());
+    }
+}
