@@ -49,6 +49,7 @@ mod measure;
 mod memory;
 mod perm;
 mod state;
+mod visit;
 
 pub use amplitude::Amplitude;
 pub use backend::QuantumState;

@@ -10,7 +10,11 @@
 //!   `"applied": false` and its error, changes nothing, and the next move is still tried
 //!   (a refused move in the game leaves the same player to move, as the rules say).
 //! * `"seed"`: seed of the measurements (ChaCha8), default 0.
-//! * `"distribution_limit"`: at most this many boards in `"distribution"` (default: all).
+//! * `"distribution_limit"`: at most this many boards in `"distribution"` and basis states in
+//!   `"amplitudes"`, the most probable first (default 1000), computed in memory proportional
+//!   to the answer and asked of the memory budget first (`state_too_large` when it does not
+//!   fit); `"all"`: every entry, written to the output as the state is visited (in the state's
+//!   order, not by probability), never built in memory.
 //! * `"arithmetic"`: `"f64"` (default), `"f32"` or `"exact"`: the amplitude type the game (or
 //!   the occupancy state) runs on. One generic path drives `Game<S>` / `S`; what differs per
 //!   arithmetic (the exact twins) is `cantwell/arith.rs`.
@@ -22,19 +26,22 @@
 //! `side_to_move`, `status`. With `"arithmetic": "exact"` every probability field `K` also
 //! has its exact twin `K_exact` (docs/exact.md).
 
-use super::frame::{Limit, MoveReport, ReasonCode, Refusal, side_letter};
+use super::frame::{Limit, MoveReport, ReasonCode, Refusal, Shape, side_letter};
+use super::limits::AnswerBudget;
 use super::{Answer, EvalError, Request};
 use num_complex::Complex64;
 use qchess_board::Square;
 use qchess_board::attacks::between;
 use qchess_cantwell::circuit::{self, OccupancyMove};
 use qchess_cantwell::game::OCCUPIED_EPS;
-use qchess_cantwell::position::board_squares;
+use qchess_cantwell::position::{AmplitudeEntry, board_squares};
 use qchess_cantwell::{Game, GameError, Position};
 use qchess_sim::{Exact, Key, QuantumState, State};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value, json};
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 use std::rc::Rc;
 
 mod arith;
@@ -330,33 +337,44 @@ fn eval_game<S: Arith>(
     out.insert("status", game.status().name());
     out.insert("fen", game.fen());
     out.insert("history", json!(game.history_notation()));
+    // What the read-outs may hold until the answer is written (issue 10, Deliver 5).
+    let mut budget = AnswerBudget::new(game.state().memory_budget(), game.state().bytes());
     // The position object a request's "position" takes back, bounded like the distribution.
+    let size = game.state_size();
     let fits = match shown.limit {
-        Limit::At(n) => game.state_size() <= n,
+        Limit::At(n) => size <= n,
         Limit::All => true,
     };
-    let scale = float_scale(game.state());
-    out.insert(
-        "position",
-        match fits {
-            true => {
-                let mut pos = game.position();
-                // An exact state is kept unnormalised: its floats are scaled to norm 1.
-                if scale != 1.0 {
-                    for e in &mut pos.amplitudes {
-                        e.re *= scale;
-                        e.im *= scale;
-                    }
-                }
-                serde_json::to_value(pos).unwrap_or(Value::Null)
+    if fits {
+        // Each entry: the struct, its two strings (every board lies within the lettered
+        // squares, 3 bytes a square at most) and the allocator's rounding of each.
+        let lettered = game.pieces().occupied_mask().count_ones() as usize;
+        let entry = std::mem::size_of::<AmplitudeEntry>() + 3 * lettered + 2 * 32;
+        budget.ask(size.saturating_mul(entry), "position")?;
+        let mut pos = game.position();
+        // An exact state is kept unnormalised: its floats are scaled to norm 1.
+        let scale = float_scale(game.state());
+        if scale != 1.0 {
+            for e in &mut pos.amplitudes {
+                e.re *= scale;
+                e.im *= scale;
             }
-            false => Value::Null,
-        },
-    );
+        }
+        out.stream("position", move |w| {
+            serde_json::to_writer(w, &pos).map_err(std::io::Error::from)
+        });
+    } else {
+        out.insert("position", Value::Null);
+    }
     if legal_moves {
         out.insert("legal_moves", json!(game.legal_moves()));
     }
-    readouts(&mut out, Rc::new(Held::Game(Box::new(game))), shown)?;
+    readouts(
+        &mut out,
+        Rc::new(Held::Game(Box::new(game))),
+        shown,
+        &mut budget,
+    )?;
     Ok(out)
 }
 
@@ -390,9 +408,93 @@ fn float_scale<S: QuantumState>(state: &S) -> f64 {
     }
 }
 
+/// One entry of a running top-k: probability, key (ties: the smaller key first), payload.
+/// Ordered so that "less" is "shown first": a max-heap's top is the worst entry kept.
+struct Ranked<K, V>(f64, K, V);
+
+impl<K: Ord, V> Ord for Ranked<K, V> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .0
+            .total_cmp(&self.0)
+            .then_with(|| self.1.cmp(&other.1))
+    }
+}
+impl<K: Ord, V> PartialOrd for Ranked<K, V> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<K: Ord, V> PartialEq for Ranked<K, V> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl<K: Ord, V> Eq for Ranked<K, V> {}
+
+/// The `k` most probable of the entries `visit` gives (most probable first, ties by the
+/// smaller key) and how many it gave. Memory: at most `min(k, bound)` entries (`bound`: how
+/// many entries there can be), asked of `budget` for the field `at` and reserved fallibly
+/// before the visit; nothing else grows with the state.
+fn top_k<K: Ord, V>(
+    k: usize,
+    bound: usize,
+    budget: &mut AnswerBudget,
+    at: &str,
+    visit: impl FnOnce(&mut dyn FnMut(f64, K, V)),
+) -> Result<(Vec<Ranked<K, V>>, usize), EvalError> {
+    let k = k.min(bound);
+    let mut buf = Vec::new();
+    budget.reserve(&mut buf, k, at)?;
+    let mut heap = BinaryHeap::from(buf);
+    let mut total = 0usize;
+    visit(&mut |p, key, v| {
+        total += 1;
+        let e = Ranked(p, key, v);
+        if heap.len() < k {
+            heap.push(e);
+        } else if let Some(mut worst) = heap.peek_mut() {
+            if e < *worst {
+                *worst = e;
+            }
+        }
+    });
+    Ok((heap.into_sorted_vec(), total))
+}
+
+/// The number of distinct boards of `state` (ancillas summed over): its size when it has no
+/// capture ancilla (one sector, every key a board), else one visit that keeps nothing.
+fn board_count<S: QuantumState>(state: &S) -> usize {
+    if state.ancilla_count() == 0 {
+        return state.len();
+    }
+    let mut n = 0usize;
+    state.for_each_board(&mut |_, _| n += 1);
+    n
+}
+
+/// One basis state with its amplitude, as a serialised position writes it:
+/// `{"board": "a3 e1", "ancillas": "0", "re": .., "im": ..}`.
+fn amplitude_entry(k: Key, a: Complex64) -> AmplitudeEntry {
+    AmplitudeEntry {
+        board: board_squares(k.board),
+        ancillas: format!("{:x}", k.ancillas),
+        re: a.re,
+        im: a.im,
+    }
+}
+
 /// `probabilities`, `state_size`, `distribution` (bounded) and, when asked, `amplitudes`
-/// (bounded alike); then the arithmetic's exact twins of the same entries.
-fn readouts<S: Arith>(out: &mut Answer, owner: Rc<Held<S>>, shown: Shown) -> Result<(), EvalError> {
+/// (bounded alike); then the arithmetic's exact twins of the same entries. A bounded
+/// listing keeps its top entries (asked of `budget`, reserved fallibly) and is written as
+/// JSON entry by entry when the answer is written; `"all"` keeps nothing and writes each
+/// entry as the state is visited.
+fn readouts<S: Arith>(
+    out: &mut Answer,
+    owner: Rc<Held<S>>,
+    shown: Shown,
+    budget: &mut AnswerBudget,
+) -> Result<(), EvalError> {
     let state = owner.state();
     let probs = state.qubit_probabilities();
     let mut p = Map::new();
@@ -406,67 +508,68 @@ fn readouts<S: Arith>(out: &mut Answer, owner: Rc<Held<S>>, shown: Shown) -> Res
     }
     out.insert("probabilities", p);
     out.insert("state_size", state.len());
-    // A bounded answer is computed in memory proportional to it (issue 10, Deliver 6).
-    let (dist, total) = match shown.limit {
-        Limit::At(n) => state.board_distribution_top(n),
+    // The distribution in memory proportional to its answer (issue 10, Deliver 6).
+    let boards: Option<Vec<u64>> = match shown.limit {
+        Limit::At(n) => {
+            let (top, total) = top_k(n, state.len(), budget, "distribution_limit", |f| {
+                state.for_each_board(&mut |b, p| f(p, b, ()))
+            })?;
+            let mut boards = Vec::new();
+            budget.reserve(&mut boards, top.len(), "distribution_limit")?;
+            boards.extend(top.iter().map(|e| e.1));
+            out.listing("distribution", total, top.len(), Shape::Object, move |e| {
+                for Ranked(p, b, ()) in &top {
+                    e.entry(&board_squares(*b), p);
+                }
+            });
+            Some(boards)
+        }
         Limit::All => {
-            let all = state.board_distribution(None);
-            let total = all.len();
-            (all, total)
+            let total = board_count(state);
+            let owner = Rc::clone(&owner);
+            out.listing("distribution", total, total, Shape::Object, move |e| {
+                owner
+                    .state()
+                    .for_each_board(&mut |b, p| e.entry(&board_squares(b), &p));
+            });
+            None
         }
     };
-    let boards: Vec<u64> = dist.iter().map(|e| e.0).collect();
-    out.bounded(
-        "distribution",
-        shown.limit,
-        total,
-        dist.into_iter()
-            .map(|(board, prob)| (board_squares(board), json!(prob))),
-    );
     if !shown.amplitudes {
         return S::twins(
             &owner,
             out,
             Twins {
                 squares: &squares,
-                boards: &boards,
+                boards: boards.as_deref(),
                 amplitudes: None,
             },
+            budget,
         );
     }
     let total = state.len();
     let scale = float_scale(state);
-    out.insert("amplitudes_total", total);
     let keys = match shown.limit {
         Limit::At(n) => {
-            // The most probable first, ties by basis state, like the distribution.
-            let mut all: Vec<(Key, Complex64)> = state.entries_f64().collect();
-            all.sort_by(|x, y| {
-                y.1.norm_sqr()
-                    .total_cmp(&x.1.norm_sqr())
-                    .then(x.0.cmp(&y.0))
+            let (top, _) = top_k(n, total, budget, "amplitudes", |f| {
+                state.for_each_entry_f64(&mut |k, a| f(a.norm_sqr(), k, a))
+            })?;
+            let mut keys = Vec::new();
+            budget.reserve(&mut keys, top.len(), "amplitudes")?;
+            keys.extend(top.iter().map(|e| e.1));
+            out.listing("amplitudes", total, top.len(), Shape::Array, move |e| {
+                for Ranked(_, k, a) in &top {
+                    e.item(&amplitude_entry(*k, *a * scale));
+                }
             });
-            all.truncate(n);
-            out.insert("amplitudes_truncated", all.len() < total);
-            let list: Vec<Value> = all
-                .iter()
-                .map(|(k, a)| amplitude_json(*k, *a * scale))
-                .collect();
-            out.insert("amplitudes", list);
-            Some(all.into_iter().map(|e| e.0).collect::<Vec<Key>>())
+            Some(keys)
         }
         Limit::All => {
-            out.insert("amplitudes_truncated", false);
             let owner = Rc::clone(&owner);
-            out.stream("amplitudes", move |w| {
-                w.write_all(b"[")?;
-                for (i, (k, a)) in owner.state().entries_f64().enumerate() {
-                    if i > 0 {
-                        w.write_all(b",")?;
-                    }
-                    serde_json::to_writer(&mut *w, &amplitude_json(k, a * scale))?;
-                }
-                w.write_all(b"]")
+            out.listing("amplitudes", total, total, Shape::Array, move |e| {
+                owner
+                    .state()
+                    .for_each_entry_f64(&mut |k, a| e.item(&amplitude_entry(k, a * scale)));
             });
             None
         }
@@ -476,17 +579,11 @@ fn readouts<S: Arith>(out: &mut Answer, owner: Rc<Held<S>>, shown: Shown) -> Res
         out,
         Twins {
             squares: &squares,
-            boards: &boards,
+            boards: boards.as_deref(),
             amplitudes: Some(keys.as_deref()),
         },
+        budget,
     )
-}
-
-/// One basis state with its amplitude, as a serialised position writes it:
-/// `{"board": "a3 e1", "ancillas": "0", "re": .., "im": ..}`.
-fn amplitude_json(k: Key, a: Complex64) -> Value {
-    json!({"board": board_squares(k.board), "ancillas": format!("{:x}", k.ancillas),
-           "re": a.re, "im": a.im})
 }
 
 fn eval_occupancy<S: Arith>(
@@ -566,7 +663,8 @@ fn eval_occupancy<S: Arith>(
     out.insert("pieces", pieces);
     out.insert("side_to_move", side_letter(side));
     out.insert("status", "unknown");
-    readouts(&mut out, Rc::new(Held::State(state)), shown)?;
+    let mut budget = AnswerBudget::new(state.memory_budget(), state.bytes());
+    readouts(&mut out, Rc::new(Held::State(state)), shown, &mut budget)?;
     Ok(out)
 }
 

@@ -206,39 +206,44 @@ impl Answer {
         self.streams.push((key.to_string(), Box::new(write)));
     }
 
-    /// A listing of `total` entries bounded by `limit`: `key` (an object, entries in the
-    /// given order, which is most probable first), `key_total` and `key_truncated`. With
-    /// [`Limit::All`] the entries are written one by one as the answer is written.
-    pub fn bounded<I>(&mut self, key: &str, limit: Limit, total: usize, entries: I)
-    where
-        I: IntoIterator<Item = (String, Value)>,
-        I::IntoIter: 'static,
-    {
-        let mut entries = entries.into_iter();
-        let shown = match limit {
-            Limit::At(n) => n.min(total),
-            Limit::All => total,
-        };
+    /// A listing of `total` entries of which `shown` are written: `key_total`,
+    /// `key_truncated` (`shown < total`) and `key`, a JSON object or array (`shape`) whose
+    /// entries `write` writes one by one, straight to the output, when the answer is written.
+    /// The listing is never held as JSON in memory: what `write` reads from (a bounded top
+    /// list, or the state itself) is all it holds.
+    pub fn listing(
+        &mut self,
+        key: &str,
+        total: usize,
+        shown: usize,
+        shape: Shape,
+        write: impl FnOnce(&mut Entries) + 'static,
+    ) {
         self.insert(&format!("{key}_total"), total);
         self.insert(&format!("{key}_truncated"), shown < total);
-        match limit {
-            Limit::At(n) => {
-                let map: Map<String, Value> = entries.by_ref().take(n).collect();
-                self.insert(key, map);
+        self.entries(key, shape, write);
+    }
+
+    /// The field `key`, a JSON object or array (`shape`) whose entries `write` writes one by
+    /// one, straight to the output, when the answer is written.
+    pub fn entries(&mut self, key: &str, shape: Shape, write: impl FnOnce(&mut Entries) + 'static) {
+        self.stream(key, move |w| {
+            let (open, close) = match shape {
+                Shape::Object => (b"{", b"}"),
+                Shape::Array => (b"[", b"]"),
+            };
+            w.write_all(open)?;
+            let mut entries = Entries {
+                out: &mut *w,
+                count: 0,
+                error: None,
+            };
+            write(&mut entries);
+            if let Some(e) = entries.error {
+                return Err(e);
             }
-            Limit::All => self.stream(key, move |w| {
-                w.write_all(b"{")?;
-                for (i, (k, v)) in entries.enumerate() {
-                    if i > 0 {
-                        w.write_all(b",")?;
-                    }
-                    serde_json::to_writer(&mut *w, &k)?;
-                    w.write_all(b":")?;
-                    serde_json::to_writer(&mut *w, &v)?;
-                }
-                w.write_all(b"}")
-            }),
-        }
+            w.write_all(close)
+        });
     }
 
     /// Writes the answer as one JSON object (no newline), `"ok": true` included.
@@ -247,10 +252,23 @@ impl Answer {
         if self.streams.is_empty() {
             return serde_json::to_writer(&mut *out, &self.fields).map_err(io::Error::from);
         }
-        let head = serde_json::to_vec(&self.fields)?;
-        out.write_all(&head[..head.len() - 1])?;
+        // Field by field: the answer is never held as one JSON text in memory.
+        out.write_all(b"{")?;
+        let mut first = true;
+        for (key, value) in &self.fields {
+            if !first {
+                out.write_all(b",")?;
+            }
+            first = false;
+            serde_json::to_writer(&mut *out, key)?;
+            out.write_all(b":")?;
+            serde_json::to_writer(&mut *out, value)?;
+        }
         for (key, write) in self.streams {
-            out.write_all(b",")?;
+            if !first {
+                out.write_all(b",")?;
+            }
+            first = false;
             serde_json::to_writer(&mut *out, &key)?;
             out.write_all(b":")?;
             write(out)?;
@@ -264,6 +282,61 @@ impl Answer {
         let mut bytes = Vec::new();
         self.write(&mut bytes).expect("writing to memory");
         serde_json::from_slice(&bytes).expect("the frame writes JSON")
+    }
+}
+
+/// Whether a [`Answer::listing`] is a JSON object (`"key": value` entries) or an array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// `{"k": v, ...}`: entries written with [`Entries::entry`].
+    Object,
+    /// `[v, ...]`: entries written with [`Entries::item`].
+    Array,
+}
+
+/// The entries of one listing, written straight to the output as they come. The first write
+/// error is kept (and later entries skipped), so entries can be written from a callback that
+/// returns nothing, such as a state's visit of its boards.
+pub struct Entries<'a> {
+    out: &'a mut dyn Write,
+    count: usize,
+    error: Option<io::Error>,
+}
+
+impl Entries<'_> {
+    /// Writes one `"key": value` entry of an object listing.
+    pub fn entry<V: serde::Serialize + ?Sized>(&mut self, key: &str, value: &V) {
+        self.write_with(|out| {
+            serde_json::to_writer(&mut *out, key)?;
+            out.write_all(b":")?;
+            serde_json::to_writer(&mut *out, value).map_err(io::Error::from)
+        });
+    }
+
+    /// Writes one value of an array listing.
+    pub fn item<V: serde::Serialize + ?Sized>(&mut self, value: &V) {
+        self.write_with(|out| serde_json::to_writer(&mut *out, value).map_err(io::Error::from));
+    }
+
+    /// Entries written so far.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    fn write_with(&mut self, f: impl FnOnce(&mut dyn Write) -> io::Result<()>) {
+        if self.error.is_some() {
+            return;
+        }
+        let r = if self.count > 0 {
+            self.out.write_all(b",")
+        } else {
+            Ok(())
+        }
+        .and_then(|()| f(&mut *self.out));
+        match r {
+            Ok(()) => self.count += 1,
+            Err(e) => self.error = Some(e),
+        }
     }
 }
 
@@ -452,31 +525,62 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bounded_listing_truncates_and_streams() {
-        let entries = || (0..5).map(|i| (format!("k{i}"), json!(i)));
+    fn listings_are_written_entry_by_entry() {
         let mut a = Answer::new();
-        a.bounded("d", Limit::At(2), 5, entries());
-        let v = a.into_value();
-        assert_eq!(v["d"], json!({"k0": 0, "k1": 1}));
-        assert_eq!(v["d_total"], 5);
-        assert_eq!(v["d_truncated"], true);
-        assert_eq!(v["ok"], true);
-        let mut a = Answer::new();
-        a.bounded("d", Limit::All, 5, entries());
+        a.listing("d", 5, 2, Shape::Object, |e| {
+            for i in 0..2 {
+                e.entry(&format!("k{i}"), &i);
+            }
+        });
         a.insert("x", 1);
+        a.listing("l", 3, 3, Shape::Array, |e| {
+            for i in 0..3 {
+                e.item(&json!({"i": i}));
+            }
+            assert_eq!(e.count(), 3);
+        });
         let mut bytes = Vec::new();
         a.write(&mut bytes).unwrap();
         let text = String::from_utf8(bytes).unwrap();
         assert!(
-            text.ends_with(r#""d":{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4}}"#),
+            text.ends_with(r#""d":{"k0":0,"k1":1},"l":[{"i":0},{"i":1},{"i":2}]}"#),
             "{text}"
         );
         let v: Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(v["d_truncated"], false);
+        assert_eq!(v["d_total"], 5);
+        assert_eq!(v["d_truncated"], true);
+        assert_eq!(v["l_truncated"], false);
         assert_eq!(v["x"], 1);
+        assert_eq!(v["ok"], true);
+        // No field at all, and only streamed fields: still one object.
+        assert_eq!(Answer::new().into_value(), json!({"ok": true}));
         let mut a = Answer::new();
-        a.bounded("d", Limit::At(9), 5, entries());
-        assert_eq!(a.into_value()["d_truncated"], false);
+        a.listing("e", 0, 0, Shape::Array, |_| {});
+        assert_eq!(a.into_value()["e"], json!([]));
+    }
+
+    #[test]
+    fn a_write_error_inside_a_listing_is_the_answers_error() {
+        struct Full(usize);
+        impl Write for Full {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                if self.0 < buf.len() {
+                    return Err(io::Error::other("full"));
+                }
+                self.0 -= buf.len();
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut a = Answer::new();
+        a.listing("d", 1000, 1000, Shape::Array, |e| {
+            for i in 0..1000 {
+                e.item(&i);
+            }
+        });
+        assert!(a.write(&mut Full(100)).is_err());
     }
 
     #[test]

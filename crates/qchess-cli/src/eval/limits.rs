@@ -116,3 +116,74 @@ pub(super) fn clip_at(at: &Value) -> Value {
         other => other.clone(),
     }
 }
+
+/// Read-outs smaller than this many bytes in all are made without asking the budget: they are
+/// not state-sized, and the measured default budget keeps a fixed margin (64 MiB) for
+/// everything that is not ([`qchess_sim::default_memory_budget`]). It keeps a tiny `--memory`
+/// (set to refuse a move) from refusing the few entries such a small state shows.
+pub const SMALL_READOUT_BYTES: usize = 64 << 10;
+
+/// What the read-outs of one answer may hold in memory until the answer is written: the
+/// state's memory budget less what the state holds (issue 10, Deliver 5). Each bounded
+/// read-out asks for its bytes before it is made ([`AnswerBudget::ask`]) and reserves them
+/// fallibly ([`AnswerBudget::reserve`]); running out is the line's error of kind
+/// `"state_too_large"` (bytes asked and available), never an abort, and the next line is read.
+/// Listings written incrementally (`"distribution_limit": "all"`) ask nothing.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct AnswerBudget {
+    /// Bytes the budget had left when the read-outs began.
+    available: usize,
+    /// Bytes asked so far.
+    used: usize,
+}
+
+impl AnswerBudget {
+    /// A budget of `budget` bytes of which `held` are taken (by the state).
+    pub(super) fn new(budget: usize, held: usize) -> Self {
+        Self {
+            available: budget.saturating_sub(held),
+            used: 0,
+        }
+    }
+
+    /// Bytes still free (the small-read-out allowance not included).
+    pub(super) fn left(&self) -> usize {
+        self.available.saturating_sub(self.used)
+    }
+
+    /// Asks for `bytes` more for the read-out requested at the field `at`: `state_too_large`
+    /// when they are over what is left and the read-outs would then hold more than
+    /// [`SMALL_READOUT_BYTES`].
+    pub(super) fn ask(&mut self, bytes: usize, at: &str) -> Result<(), EvalError> {
+        let used = self.used.saturating_add(bytes);
+        if used > self.available && used > SMALL_READOUT_BYTES {
+            return Err(too_large(bytes, self.left(), at));
+        }
+        self.used = used;
+        Ok(())
+    }
+
+    /// [`AnswerBudget::ask`] for `n` more entries of `vec`, then reserves them fallibly.
+    pub(super) fn reserve<T>(
+        &mut self,
+        vec: &mut Vec<T>,
+        n: usize,
+        at: &str,
+    ) -> Result<(), EvalError> {
+        let bytes = n.saturating_mul(std::mem::size_of::<T>());
+        self.ask(bytes, at)?;
+        vec.try_reserve_exact(n)
+            .map_err(|_| too_large(bytes, self.left(), at))
+    }
+}
+
+/// The error of a read-out that does not fit: `bytes` asked, `available` left.
+pub(super) fn too_large(bytes: usize, available: usize, at: &str) -> EvalError {
+    EvalError::new(
+        "state_too_large",
+        format!(
+            "state too large: the answer's read-out needs {bytes} bytes, the memory budget has {available} left (a smaller \"distribution_limit\", \"all\" to stream it, or a larger --memory)"
+        ),
+    )
+    .at(at)
+}

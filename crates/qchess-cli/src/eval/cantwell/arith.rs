@@ -8,11 +8,14 @@
 //! the form `x`, `y*sqrt2`, `x+y*sqrt2`, `x-y*sqrt2` (`QSqrt2`'s `Display`).
 
 use super::super::EvalError;
-use super::super::frame::Answer;
+use super::super::frame::{Answer, Shape};
+use super::super::limits::AnswerBudget;
 use super::Held;
 use qchess_board::Square;
 use qchess_cantwell::position::board_squares;
-use qchess_sim::{Complex, Exact, Key, Predicate, QSqrt2, QuantumState, SimError, State};
+use qchess_sim::{
+    Amplitude, Complex, Exact, Key, Predicate, Probability, QSqrt2, QuantumState, SimError, State,
+};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -21,10 +24,13 @@ use std::rc::Rc;
 pub(super) struct Twins<'a> {
     /// The squares of `probabilities`.
     pub squares: &'a [Square],
-    /// The boards of `distribution`, as shown.
-    pub boards: &'a [u64],
+    /// The boards of `distribution`: `Some(boards)` for a bounded listing (in its order),
+    /// `None` for `"distribution_limit": "all"` (every board, in the order of
+    /// [`QuantumState::for_each_board`]).
+    pub boards: Option<&'a [u64]>,
     /// The basis states of `amplitudes` when asked: `Some(keys)` for a bounded listing,
-    /// `None` for `"distribution_limit": "all"` (every entry, in the state's order).
+    /// `None` for `"distribution_limit": "all"` (every entry, in the order of
+    /// [`Arith::for_each_entry_f64`]).
     pub amplitudes: Option<Option<&'a [Key]>>,
 }
 
@@ -45,15 +51,42 @@ pub(super) trait Arith: QuantumState {
         None
     }
 
-    /// Adds the exact twins of the read-outs to `out`.
-    fn twins(held: &Rc<Held<Self>>, out: &mut Answer, twins: Twins) -> Result<(), EvalError> {
-        let _ = (held, out, twins);
+    /// Calls `f` with every stored basis state and its amplitude (in `f64`) in the state's
+    /// storage order, copying nothing ([`State::for_each_entry`]).
+    fn for_each_entry_f64(&self, f: &mut dyn FnMut(Key, Complex<f64>));
+
+    /// Adds the exact twins of the read-outs to `out`; what they hold in memory is asked of
+    /// `budget` first.
+    fn twins(
+        held: &Rc<Held<Self>>,
+        out: &mut Answer,
+        twins: Twins,
+        budget: &mut AnswerBudget,
+    ) -> Result<(), EvalError> {
+        let _ = (held, out, twins, budget);
         Ok(())
     }
 }
 
-impl Arith for State<f64> {}
-impl Arith for State<f32> {}
+/// [`Arith::for_each_entry_f64`] of a local state.
+fn visit_f64<T: Amplitude>(state: &State<T>, f: &mut dyn FnMut(Key, Complex<f64>)) {
+    state.for_each_entry(&mut |k, a| f(k, Complex::new(a.re.as_f64(), a.im.as_f64())));
+}
+
+impl Arith for State<f64> {
+    fn for_each_entry_f64(&self, f: &mut dyn FnMut(Key, Complex<f64>)) {
+        visit_f64(self, f);
+    }
+}
+impl Arith for State<f32> {
+    fn for_each_entry_f64(&self, f: &mut dyn FnMut(Key, Complex<f64>)) {
+        visit_f64(self, f);
+    }
+}
+
+/// Bytes an exact amplitude entry held as JSON (`{"board", "ancillas", "re", "im"}` with
+/// string values) takes in memory, about: the object's map node, its keys and its strings.
+const EXACT_AMPLITUDE_BYTES: usize = 1024;
 
 /// An exact read-out that failed (an amplitude poisoned by an overflow, a zero norm): the
 /// line's error, never a panic.
@@ -97,7 +130,18 @@ impl Arith for State<Exact> {
         ((f - p).abs() <= 1e-9 * p.max(f)).then(|| exact.to_string())
     }
 
-    fn twins(held: &Rc<Held<Self>>, out: &mut Answer, twins: Twins) -> Result<(), EvalError> {
+    fn for_each_entry_f64(&self, f: &mut dyn FnMut(Key, Complex<f64>)) {
+        visit_f64(self, f);
+    }
+
+    /// The exact twins are held in memory (exact states are small: their coefficients
+    /// outgrow `i128` long before the floats' sizes), each asked of `budget` first.
+    fn twins(
+        held: &Rc<Held<Self>>,
+        out: &mut Answer,
+        twins: Twins,
+        budget: &mut AnswerBudget,
+    ) -> Result<(), EvalError> {
         let state = held.state();
         let mut probs = Map::new();
         for &sq in twins.squares {
@@ -108,19 +152,40 @@ impl Arith for State<Exact> {
         }
         out.insert("probabilities_exact", probs);
 
+        // The whole exact distribution (its sort buffer, the list, the map), then the shown
+        // boards' strings, in the order `distribution` shows them.
+        let len = state.len();
+        let whole = std::mem::size_of::<(u64, &Complex<Exact>)>()
+            + 3 * std::mem::size_of::<(u64, Probability)>();
+        budget.ask(len.saturating_mul(whole), "arithmetic")?;
         let exact: HashMap<u64, QSqrt2> = state
             .board_distribution_exact(None)
             .map_err(arithmetic_error)?
             .into_iter()
             .collect();
-        let mut dist = Map::new();
-        for board in twins.boards {
+        let order: Vec<u64> = match twins.boards {
+            Some(boards) => boards.to_vec(),
+            None => {
+                let mut all = Vec::new();
+                budget.reserve(&mut all, exact.len(), "arithmetic")?;
+                state.for_each_board(&mut |b, _| all.push(b));
+                all
+            }
+        };
+        let mut dist: Vec<(String, String)> = Vec::new();
+        budget.reserve(&mut dist, order.len(), "arithmetic")?;
+        for board in order {
             let p = exact
-                .get(board)
+                .get(&board)
                 .map_or_else(|| "0".into(), QSqrt2::to_string);
-            dist.insert(board_squares(*board), json!(p));
+            dist.push((board_squares(board), p));
         }
-        out.insert("distribution_exact", dist);
+        drop(exact);
+        out.entries("distribution_exact", Shape::Object, move |e| {
+            for (board, p) in &dist {
+                e.entry(board, p);
+            }
+        });
 
         let Some(keys) = twins.amplitudes else {
             return Ok(());
@@ -134,17 +199,37 @@ impl Arith for State<Exact> {
                 None => norm.to_string(),
             },
         );
-        let list: Result<Vec<Value>, EvalError> = match keys {
-            Some(keys) => keys
-                .iter()
-                .map(|k| amplitude_exact_json(*k, state.amplitude(*k), root.as_ref()))
-                .collect(),
-            None => state
-                .entries()
-                .map(|(k, a)| amplitude_exact_json(k, a, root.as_ref()))
-                .collect(),
-        };
-        out.insert("amplitudes_exact", list?);
+        let shown = keys.map_or(len, <[Key]>::len);
+        let mut list: Vec<Value> = Vec::new();
+        budget.ask(shown.saturating_mul(EXACT_AMPLITUDE_BYTES), "amplitudes")?;
+        budget.reserve(&mut list, shown, "amplitudes")?;
+        match keys {
+            Some(keys) => {
+                for k in keys {
+                    list.push(amplitude_exact_json(
+                        *k,
+                        state.amplitude(*k),
+                        root.as_ref(),
+                    )?);
+                }
+            }
+            None => {
+                // In the order the float listing streams them.
+                let mut failed = None;
+                state.for_each_entry(&mut |k, a| {
+                    if failed.is_none() {
+                        match amplitude_exact_json(k, a, root.as_ref()) {
+                            Ok(v) => list.push(v),
+                            Err(e) => failed = Some(e),
+                        }
+                    }
+                });
+                if let Some(e) = failed {
+                    return Err(e);
+                }
+            }
+        }
+        out.insert("amplitudes_exact", list);
         Ok(())
     }
 }
