@@ -1,10 +1,20 @@
 //! Legal move listing: every move of the side to move that passes its possibility equation
 //! (section 8) and changes the state for at least one outcome of positive probability
 //! (Definition 2), splits and merges included.
+//!
+//! Definition 2 is decided without simulating the candidates ([`fast`]: occupancy-pattern
+//! weights read in a few read-only passes over the boards, for all candidates at once); the
+//! simulating decision is kept as the slow reference ([`Game::legal_moves_reference`],
+//! [`Game::changes_state_reference`]) and as the fallback for the rare candidates the fast
+//! rules cannot decide with a safe margin.
 
-use crate::circuit;
+pub mod fast;
+mod reference;
+
+pub use fast::{CLEAR_MARGIN, LegalStats};
+
 use crate::circuit::MoveType;
-use crate::game::{Game, NoRandomness, marginals_differ, same_state, square_probabilities};
+use crate::game::Game;
 use crate::notation::{MoveShape, QcanMove};
 use crate::possibility::{Classified, classify, path_between, valid_pattern};
 use qchess_board::{Color, PieceKind, Square};
@@ -109,63 +119,61 @@ impl<S: QuantumState> Game<S> {
         out
     }
 
-    /// Whether `c` changes the state for some outcome of positive probability (Definition 2).
-    /// Simulates on a copy; the game is not changed.
+    /// Whether `c` changes the state for some outcome of positive probability (Definition 2),
+    /// decided from occupancy-pattern weights without simulating the move (see [`fast`]);
+    /// the game is not changed. Same answer as [`Game::changes_state_reference`].
     pub fn changes_state(&self, c: &Classified) -> bool {
-        self.changes_state_given(c, &self.probabilities())
-    }
-
-    /// [`Game::changes_state`] with the current square probabilities already computed.
-    fn changes_state_given(&self, c: &Classified, probs: &[f64; 64]) -> bool {
-        if self.classically_blocked(c, probs) {
-            return false;
-        }
-        let measures = c.move_type.measures(c.variant);
-        let outcomes: &[Option<bool>] = if measures {
-            &[Some(true), Some(false)]
-        } else {
-            &[None]
-        };
-        for &forced in outcomes {
-            let mut copy = self.state().clone();
-            let mut om = c.occupancy_move();
-            om.forced = forced;
-            let mut rng = NoRandomness;
-            if circuit::apply_on(&mut copy, &om, &mut rng).is_ok()
-                && (marginals_differ(probs, &square_probabilities(&copy))
-                    || !same_state(self.state(), &copy))
-            {
-                return true;
-            }
-        }
-        false
+        self.decide_all(std::slice::from_ref(c)).0[0]
     }
 
     /// Every legal move of the side to move as QCAN strings (no outcome marks); empty when
-    /// the game is over.
+    /// the game is over. Definition 2 is decided for all candidates at once from pattern
+    /// weights (a few read-only passes over the state), not by simulating each candidate;
+    /// the list is identical to [`Game::legal_moves_reference`].
     pub fn legal_moves(&self) -> Vec<String> {
-        if !self.status().is_ongoing() {
-            return Vec::new();
-        }
-        self.possible_moves()
-            .into_iter()
-            .filter(|c| self.changes_state(c))
-            .map(|c| notation_of(&c))
-            .collect()
+        self.legal_moves_with_stats().0
     }
 
-    /// A uniformly chosen legal move, found by testing possible moves in random order (much
-    /// cheaper than listing them all); `None` when there is none.
+    /// [`Game::legal_moves`] with how the decision went: how many candidates the fast rules
+    /// decided and how many fell back to simulation.
+    ///
+    /// ```
+    /// use qchess_cantwell::Game;
+    /// let game = Game::new();
+    /// let (moves, stats) = game.legal_moves_with_stats();
+    /// assert_eq!(moves, game.legal_moves_reference());
+    /// assert_eq!(stats.fallback, 0);
+    /// ```
+    pub fn legal_moves_with_stats(&self) -> (Vec<String>, LegalStats) {
+        if !self.status().is_ongoing() {
+            return (Vec::new(), LegalStats::default());
+        }
+        let candidates = self.possible_moves();
+        let (keep, stats) = self.decide_all(&candidates);
+        let moves = candidates
+            .iter()
+            .zip(keep)
+            .filter(|(_, k)| *k)
+            .map(|(c, _)| notation_of(c))
+            .collect();
+        (moves, stats)
+    }
+
+    /// A uniformly chosen legal move: the possible moves in random order, the first one that
+    /// changes the state (all decided at once, as in [`Game::legal_moves`]); `None` when
+    /// there is none.
     pub fn random_legal_move<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<String> {
         if !self.status().is_ongoing() {
             return None;
         }
         let mut moves = self.possible_moves();
         moves.shuffle(rng);
+        let (keep, _) = self.decide_all(&moves);
         moves
-            .into_iter()
-            .find(|c| self.changes_state(c))
-            .map(|c| notation_of(&c))
+            .iter()
+            .zip(keep)
+            .find(|(_, k)| *k)
+            .map(|(c, _)| notation_of(c))
     }
 }
 
