@@ -401,6 +401,22 @@ fn rule(o: &mut Oracle, c: &Classified) -> Verdict {
                     Verdict::Fallback
                 };
             }
+            if never(o, t) {
+                // t1 empty: it receives half the source where both paths are clear (the
+                // sqrt-iSwap) and all of it where only p1 is (the last iSwap).
+                let both = o.weight(Pattern::eq(s | p1 | p2, s));
+                let only1 = if p2 == 0 {
+                    Some(0.0)
+                } else {
+                    o.weight(Pattern::with_any(s | p1, s, p2))
+                };
+                let (Some(both), Some(only1)) = (both, only1) else {
+                    return Verdict::Pending;
+                };
+                if both / 2.0 + only1 > CLEAR_MARGIN {
+                    return Verdict::Legal;
+                }
+            }
             // Eq. 9: with p2 clear the source ends holding what t2 held (sqrt-iSwap(s, t1)
             // then iSwap(s, t2), or the iSwap alone); with only p1 clear what t1 held; with
             // both blocked it keeps its own.
