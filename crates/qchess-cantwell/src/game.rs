@@ -3,7 +3,7 @@
 //! possibility equations and the circuits, enforces Definition 2 and the no-double-occupancy
 //! bookkeeping, and keeps a history that undoes and replays exactly.
 
-use crate::circuit::{self, MoveType, Variant};
+use crate::circuit::{self, Journal, MoveType, Step, Variant};
 use crate::classical::{ClassicalLayer, PieceVector, STARTPOS_FEN};
 use crate::error::GameError;
 use crate::notation::{MoveShape, QcanMove};
@@ -52,6 +52,23 @@ impl<S: QuantumState> Snapshot<S> {
     }
 }
 
+/// What taking back one history entry needs (issue 10, Deliver 1): the move's journal
+/// (inverse gates and what its projections removed; a whole-state copy only on backends
+/// without undo records) and the game-level data, which is small.
+#[derive(Clone, Debug)]
+struct UndoRecord<S> {
+    journal: Journal<S>,
+    layer: ClassicalLayer,
+    status: GameStatus,
+    fifty_reference: f64,
+}
+
+impl<S: QuantumState> UndoRecord<S> {
+    fn bytes(&self) -> usize {
+        self.journal.bytes() + std::mem::size_of::<Self>()
+    }
+}
+
 /// A game of Cantwell quantum chess.
 ///
 /// ```
@@ -83,8 +100,8 @@ pub struct Game<S: QuantumState = State> {
     probs: [f64; 64],
     start: Snapshot<S>,
     history: Vec<MoveRecord>,
-    /// `undo[i]` is the snapshot before history entry `i`, when it fit the budget.
-    undo: Vec<Option<Snapshot<S>>>,
+    /// `undo[i]` takes back history entry `i`, when its record fit the undo budget.
+    undo: Vec<Option<UndoRecord<S>>>,
     snapshot_bytes: usize,
     snapshot_budget: usize,
     /// The one memory budget of the game (bytes): the state, its pass buffers, the start
@@ -243,9 +260,28 @@ impl<S: QuantumState> Game<S> {
         self.options
     }
 
-    /// Sets the memory undo snapshots may take (older ones are then rebuilt by replay).
+    /// Sets the memory undo records may take (a move whose record does not fit is taken
+    /// back by replay from the start instead).
     pub fn set_snapshot_budget(&mut self, bytes: usize) {
         self.snapshot_budget = bytes;
+    }
+
+    /// Heap bytes the undo records hold now. A unitary move's record is its inverse gates (a
+    /// few bytes); a measurement's holds only the entries it removed (issue 10, Deliver 1).
+    ///
+    /// ```
+    /// use qchess_cantwell::Game;
+    /// use rand::SeedableRng;
+    /// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    /// let mut game = Game::new();
+    /// game.apply("g1^f3h3", &mut rng).unwrap();
+    /// game.apply("b8^a6c6", &mut rng).unwrap();
+    /// let before = game.undo_bytes();
+    /// game.apply("f3g5", &mut rng).unwrap(); // a jump: no copy of the state
+    /// assert!(game.undo_bytes() - before < 1024);
+    /// ```
+    pub fn undo_bytes(&self) -> usize {
+        self.snapshot_bytes
     }
 
     /// Sets the game's memory budget in bytes (default:
@@ -490,22 +526,31 @@ impl<S: QuantumState> Game<S> {
         let mut om = c.occupancy_move();
         om.forced = if measures { parsed.outcome } else { None };
 
-        // The copy serves the exact restore (error, Definition 2) and the undo snapshot; a
-        // move that surely changes the state and cannot fail half-way, when no snapshot
-        // would fit the budget, needs neither.
-        let mut before = if self.snapshot_cannot_fit() && surely_changes_in_place(&c, &probs_before)
-        {
-            None
+        // With undo records (the local backends) the move is taken back by its journal and
+        // needs no copy, except a split or merge that may change nothing (Definition 2):
+        // its inverse gates restore within rounding, and a refused move must leave the state
+        // exactly as it was. Without undo records the copy serves the exact restore (error,
+        // Definition 2) and the undo snapshot; a move that surely changes the state and
+        // cannot fail half-way, when no snapshot would fit the budget, needs neither.
+        let recording = self.state.keeps_undo_records();
+        let need_copy = if recording {
+            uses_sqrt_gates(&c) && !sqrt_move_surely_changes(&c, &probs_before)
         } else {
+            !(self.snapshot_cannot_fit() && surely_changes_in_place(&c, &probs_before))
+        };
+        let mut before = if need_copy {
             match self.state.try_clone(0) {
                 Ok(copy) => Some(copy),
                 Err(e) => return Err(sim_error(e)),
             }
+        } else {
+            None
         };
-        let applied = match circuit::apply_on(&mut self.state, &om, rng) {
+        let mut journal = Journal::new();
+        let applied = match circuit::apply_recorded(&mut self.state, &om, rng, &mut journal) {
             Ok(a) => a,
             Err(e) => {
-                // Without a copy the circuit failed in its checks, before touching the state.
+                // The circuit took its own steps back (journal), or failed in its checks.
                 if let Some(before) = before {
                     self.state = before;
                 }
@@ -522,15 +567,39 @@ impl<S: QuantumState> Game<S> {
         };
         let probs = square_probabilities(&self.state);
         if !marginals_differ(&probs_before, &probs) {
-            // Without a copy the move surely changed a marginal (`surely_changes_in_place`).
             if let Some(copy) = before.take_if(|b| same_state(b, &self.state)) {
                 self.state = copy;
                 return Err(GameError::NoEffect { mv: given });
             }
+            if recording && !need_copy {
+                // Rare (no marginal moved): rebuild the state before on a copy of the state
+                // after and compare. The journal of such a move (iSwaps, phases, captures,
+                // projections) takes it back bit for bit.
+                let mut probe = match self.state.try_clone(journal.bytes()) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        let _ = journal.rollback(&mut self.state);
+                        return Err(sim_error(e));
+                    }
+                };
+                if let Err(e) = journal.clone().rollback(&mut probe) {
+                    let _ = journal.rollback(&mut self.state);
+                    return Err(sim_error(e));
+                }
+                if same_state(&probe, &self.state) {
+                    self.state = probe;
+                    return Err(GameError::NoEffect { mv: given });
+                }
+            }
         }
 
-        let snapshot = before.map(|state| Snapshot {
-            state,
+        let journal = if recording {
+            Some(journal)
+        } else {
+            before.map(Journal::whole)
+        };
+        let record = journal.map(|journal| UndoRecord {
+            journal,
             layer: self.layer,
             status: self.status,
             fifty_reference: self.fifty_reference,
@@ -538,8 +607,8 @@ impl<S: QuantumState> Game<S> {
         let proceeded = applied.measured != Some(false);
         self.update_layer(&c, proceeded, &probs);
         self.probs = probs;
-        match snapshot {
-            Some(snapshot) => self.push_snapshot(snapshot),
+        match record {
+            Some(record) => self.push_record(record),
             None => self.undo.push(None),
         }
 
@@ -616,11 +685,12 @@ impl<S: QuantumState> Game<S> {
         self.snapshot_bytes + least > self.snapshot_budget
     }
 
-    fn push_snapshot(&mut self, snapshot: Snapshot<S>) {
-        let bytes = snapshot.bytes();
+    fn push_record(&mut self, mut record: UndoRecord<S>) {
+        record.journal.shrink_to_fit();
+        let bytes = record.bytes();
         if self.snapshot_bytes + bytes <= self.snapshot_budget {
             self.snapshot_bytes += bytes;
-            self.undo.push(Some(snapshot));
+            self.undo.push(Some(record));
         } else {
             self.undo.push(None);
         }
@@ -636,27 +706,35 @@ impl<S: QuantumState> Game<S> {
         reason: EndReason,
     ) -> Result<(), GameError> {
         let board = board.unwrap_or_else(|| self.state.sample(rng).board);
-        let before = self.state.try_clone(0).map_err(sim_error)?;
-        let p = self
-            .state
-            .force(
-                Predicate::Equals {
-                    mask: u64::MAX,
-                    value: board,
-                },
-                true,
-            )
-            .map_err(|e| GameError::ImpossibleOutcome {
+        let pred = Predicate::Equals {
+            mask: u64::MAX,
+            value: board,
+        };
+        let impossible = |e: qchess_sim::SimError| match e {
+            qchess_sim::SimError::StateTooLarge { .. } => sim_error(e),
+            e => GameError::ImpossibleOutcome {
                 mv: measure_notation(board),
                 reason: e.to_string(),
-            })?;
-        let snapshot = Snapshot {
-            state: before,
+            },
+        };
+        // With undo records the journal keeps only the boards the measurement removed.
+        let (p, journal) = if self.state.keeps_undo_records() {
+            let (p, removed) = self.state.force_keeping(pred, true).map_err(impossible)?;
+            let mut journal = Journal::new();
+            journal.push(Step::Projection(Box::new(removed)));
+            (p, journal)
+        } else {
+            let before = self.state.try_clone(0).map_err(sim_error)?;
+            let p = self.state.force(pred, true).map_err(impossible)?;
+            (p, Journal::whole(before))
+        };
+        let record = UndoRecord {
+            journal,
             layer: self.layer,
             status: self.status,
             fifty_reference: self.fifty_reference,
         };
-        self.push_snapshot(snapshot);
+        self.push_record(record);
         for sq in Square::ALL {
             if board & (1u64 << sq.index()) == 0 {
                 self.layer.pieces.set(sq, None);
@@ -709,31 +787,56 @@ impl<S: QuantumState> Game<S> {
         };
         let n = self.history.len();
         match self.undo.pop().flatten() {
-            Some(s) => {
-                self.snapshot_bytes -= s.bytes();
-                self.restore(s);
+            Some(r) => {
+                self.snapshot_bytes -= r.bytes();
+                let UndoRecord {
+                    journal,
+                    layer,
+                    status,
+                    fifty_reference,
+                } = r;
+                // The budget and cap are lifted inside: the state only returns to a size it
+                // had. A failure here is a bug (a record that does not fit the state).
+                journal.rollback(&mut self.state).map_err(sim_error)?;
+                self.sync_budget();
+                self.probs = square_probabilities(&self.state);
+                self.layer = layer;
+                self.status = status;
+                self.fifty_reference = fifty_reference;
                 self.history.pop();
                 self.fingerprints.pop();
             }
             None => {
-                // Rebuild from the latest earlier snapshot (or the start) by replay.
-                let from = (0..n - 1).rev().find(|&i| self.undo[i].is_some());
+                // Rebuild by replay from the latest earlier whole-state record (backends
+                // without undo records) or the start.
+                let from = (0..n - 1).rev().find(|&i| {
+                    self.undo[i]
+                        .as_ref()
+                        .is_some_and(|r| r.journal.base_state().is_some())
+                });
                 let records: Vec<MoveRecord> = self.history[from.unwrap_or(0)..n - 1].to_vec();
                 let base = match from {
-                    Some(i) => self.undo[i].as_ref().expect("found above"),
-                    None => &self.start,
-                };
-                // The copy is made (and may be refused) before anything changes.
-                let base = Snapshot {
-                    state: base
-                        .state
-                        .try_clone(self.state.bytes())
-                        .map_err(sim_error)?,
-                    ..*base
+                    Some(i) => {
+                        let r = self.undo[i].as_ref().expect("found above");
+                        Snapshot {
+                            state: r.journal.base_state().expect("found above").clone(),
+                            layer: r.layer,
+                            status: r.status,
+                            fifty_reference: r.fifty_reference,
+                        }
+                    }
+                    None => Snapshot {
+                        state: self
+                            .start
+                            .state
+                            .try_clone(self.state.bytes())
+                            .map_err(sim_error)?,
+                        ..self.start
+                    },
                 };
                 let keep = from.unwrap_or(0);
-                for s in self.undo.drain(keep..).flatten() {
-                    self.snapshot_bytes -= s.bytes();
+                for r in self.undo.drain(keep..).flatten() {
+                    self.snapshot_bytes -= r.bytes();
                 }
                 self.history.truncate(keep);
                 self.fingerprints.truncate(keep + 1);
@@ -921,6 +1024,44 @@ fn surely_changes_in_place(c: &Classified, probs: &[f64; 64]) -> bool {
         && c.variant == Variant::Basic
         && probs[from.index() as usize] > 1e-10
         && probs[to.index() as usize] < 1e-13
+}
+
+/// Whether the move's circuit runs sqrt-iSwaps (splits and merges): their inverse gates
+/// restore the state within rounding, not bit for bit.
+fn uses_sqrt_gates(c: &Classified) -> bool {
+    matches!(
+        c.move_type,
+        MoveType::SplitJump | MoveType::SplitSlide | MoveType::MergeJump | MoveType::MergeSlide
+    )
+}
+
+/// Whether a split or merge surely moves a marginal by far more than
+/// [`UNCHANGED_TOLERANCE`], from the marginals before it: a split of a piece of probability
+/// above 1e-6 into two squares (and paths) empty in every branch (below 1e-20) empties its
+/// source; a merge into an empty square (and paths) of sources one of which holds above 1e-6
+/// empties the first source or fills the target by half the second's. Interference with the
+/// (at most 1e-20) branches where those squares are occupied moves at most 2e-10.
+fn sqrt_move_surely_changes(c: &Classified, probs: &[f64; 64]) -> bool {
+    let p = |sq: Square| probs[sq.index() as usize];
+    let empty = |mask: u64| (0..64).all(|i| mask & (1u64 << i) == 0 || probs[i] < 1e-20);
+    let bit = |sq: Square| 1u64 << sq.index();
+    let path = crate::possibility::path_between;
+    match (c.move_type, c.shape) {
+        (MoveType::SplitJump, MoveShape::Split { from, to1, to2 }) => {
+            p(from) > 1e-6 && empty(bit(to1) | bit(to2))
+        }
+        (MoveType::SplitSlide, MoveShape::Split { from, to1, to2 }) => {
+            p(from) > 1e-6 && empty(bit(to1) | bit(to2) | path(from, to1) | path(from, to2))
+        }
+        (MoveType::MergeJump, MoveShape::Merge { from1, from2, to }) => {
+            (p(from1) > 1e-6 || p(from2) > 1e-6) && empty(bit(to))
+        }
+        (MoveType::MergeSlide, MoveShape::Merge { from1, from2, to }) => {
+            (p(from1) > 1e-6 || p(from2) > 1e-6)
+                && empty(bit(to) | path(from1, to) | path(from2, to))
+        }
+        _ => false,
+    }
 }
 
 /// Whether two states are equal for Definition 2: the same entries within

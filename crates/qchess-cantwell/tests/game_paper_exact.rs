@@ -78,7 +78,7 @@ fn assert_amp(g: &XGame, squares: &[Square], ancillas: u128, want: (&str, &str),
 /// The exact occupancy probability of a square.
 fn prob(g: &XGame, sq: Square) -> QSqrt2 {
     g.state()
-        .probability_exact(Predicate::One(sq.index() as u8))
+        .probability_exact(Predicate::One(sq.index()))
         .unwrap()
 }
 

@@ -165,6 +165,50 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
     /// iSwap(s, t) only on the branches where some bit of `ancillas` is set.
     fn iswap_where_ancillas(&mut self, s: u8, t: u8, ancillas: u128) -> Result<(), SimError>;
 
+    // ----- undo records (issue 10, Deliver 1) ---------------------------------------------
+
+    /// Whether this backend implements [`QuantumState::force_keeping`],
+    /// [`QuantumState::unproject`] and [`QuantumState::uncapture`], so a game can take its
+    /// moves back without copying the state. Backends that do not keep whole-state copies.
+    fn keeps_undo_records(&self) -> bool {
+        false
+    }
+
+    /// [`QuantumState::force`] that also returns what it removed (see
+    /// [`State::force_keeping`]). Default: [`SimError::Unsupported`], nothing changed.
+    fn force_keeping(
+        &mut self,
+        pred: Predicate,
+        outcome: bool,
+    ) -> Result<(f64, crate::Removed<Self>), SimError> {
+        let _ = (pred, outcome);
+        Err(SimError::Unsupported {
+            what: "projections with undo records",
+        })
+    }
+
+    /// Takes back a projection of [`QuantumState::force_keeping`] (see [`State::unproject`]).
+    fn unproject(&mut self, removed: crate::Removed<Self>) -> Result<(), SimError> {
+        let _ = removed;
+        Err(SimError::Unsupported {
+            what: "projections with undo records",
+        })
+    }
+
+    /// Takes back the capture of `t` into the last ancilla `ancilla` (see
+    /// [`State::uncapture`]).
+    fn uncapture(&mut self, t: u8, ancilla: u32) -> Result<(), SimError> {
+        let _ = (t, ancilla);
+        Err(SimError::Unsupported {
+            what: "taking captures back",
+        })
+    }
+
+    /// Heap bytes of an undo record made by [`QuantumState::force_keeping`].
+    fn removed_bytes(removed: &crate::Removed<Self>) -> usize {
+        removed.part().bytes()
+    }
+
     // ----- measurement ------------------------------------------------------------------
 
     /// Probability that `pred` holds; 0 for a malformed predicate.
@@ -305,6 +349,23 @@ impl<T: Amplitude> QuantumState for State<T> {
     }
     fn iswap_where_ancillas(&mut self, s: u8, t: u8, ancillas: u128) -> Result<(), SimError> {
         State::iswap_where_ancillas(self, s, t, ancillas)
+    }
+    fn keeps_undo_records(&self) -> bool {
+        // Exact states are not renormalised and rebuild canonically: they keep copies.
+        T::RENORMALIZES
+    }
+    fn force_keeping(
+        &mut self,
+        pred: Predicate,
+        outcome: bool,
+    ) -> Result<(f64, crate::Removed<Self>), SimError> {
+        State::force_keeping(self, pred, outcome)
+    }
+    fn unproject(&mut self, removed: crate::Removed<Self>) -> Result<(), SimError> {
+        State::unproject(self, removed)
+    }
+    fn uncapture(&mut self, t: u8, ancilla: u32) -> Result<(), SimError> {
+        State::uncapture(self, t, ancilla)
     }
     fn probability(&self, pred: Predicate) -> f64 {
         State::probability(self, pred)

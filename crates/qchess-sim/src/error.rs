@@ -92,6 +92,18 @@ pub enum SimError {
         /// What overflowed.
         context: &'static str,
     },
+    /// An undo record was applied to a state it does not belong to (not the last pass, or a
+    /// different state); nothing changed.
+    UndoMismatch {
+        /// What did not match.
+        what: &'static str,
+    },
+    /// The backend does not implement this operation (e.g. undo records on a distributed
+    /// state); nothing changed.
+    Unsupported {
+        /// The operation.
+        what: &'static str,
+    },
 }
 
 impl fmt::Display for SimError {
@@ -158,6 +170,10 @@ impl fmt::Display for SimError {
             }
             Self::ExactOverflow { context } => {
                 write!(f, "exact arithmetic overflow: {context}")
+            }
+            Self::UndoMismatch { what } => write!(f, "cannot undo: {what}"),
+            Self::Unsupported { what } => {
+                write!(f, "this simulator backend does not support {what}")
             }
         }
     }

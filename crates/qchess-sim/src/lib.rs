@@ -49,6 +49,7 @@ mod measure;
 mod memory;
 mod perm;
 mod state;
+mod undo;
 mod visit;
 
 pub use amplitude::Amplitude;
@@ -60,3 +61,4 @@ pub use key::{Controls, Key, Normalization, Predicate};
 pub use memory::{default_memory_budget, set_default_memory_budget};
 pub use num_complex::Complex;
 pub use state::{MAX_ANCILLAS, State};
+pub use undo::Removed;

@@ -9,7 +9,7 @@ use std::any::Any;
 
 impl<T: Amplitude> State<T> {
     /// `(mass where (phys mask, value) holds, total mass)`, summed sector by sector in f64.
-    fn phys_masses(&self, mask: u64, value: u64) -> (f64, f64) {
+    pub(crate) fn phys_masses(&self, mask: u64, value: u64) -> (f64, f64) {
         self.sectors.iter().fold((0.0, 0.0), |(y, a), s| {
             let (sy, sa) = scan::probability(&s.keys, &s.amps, mask, value);
             (y + sy, a + sa)

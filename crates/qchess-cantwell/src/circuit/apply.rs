@@ -2,6 +2,7 @@
 //! paper's section 8, with the readings of rules-notes D1-D8.
 
 use super::error::CircuitError;
+use super::journal::{Journal, Recorder};
 use super::move_type::{MoveType, Variant};
 use super::occupancy_move::{OccupancyMove, bit};
 use super::ops::{self, Condition};
@@ -62,6 +63,52 @@ pub fn apply_on<S: QuantumState, R: Rng + ?Sized>(
     mv: &OccupancyMove,
     rng: &mut R,
 ) -> Result<Applied, CircuitError> {
+    let mut journal = Journal::new();
+    apply_recorded(state, mv, rng, &mut journal)
+}
+
+/// [`apply_on`] that records every step the move takes in `journal`, so that
+/// [`Journal::rollback`] takes the move back without a copy of the state (on backends that
+/// keep undo records, [`QuantumState::keeps_undo_records`]; on others the journal stays
+/// empty). Any error leaves `state` exactly as it was and `journal` as it was given.
+///
+/// ```
+/// use qchess_cantwell::circuit::{apply_recorded, Journal, OccupancyMove};
+/// use qchess_sim::{QuantumState, State};
+/// use rand::SeedableRng;
+/// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+/// let mut state = State::<f64>::classical(1 << 0);
+/// let mut journal = Journal::new();
+/// let split: OccupancyMove = "a1^a2b1:SPLIT_JUMP:BASIC".parse().unwrap();
+/// apply_recorded(&mut state, &split, &mut rng, &mut journal).unwrap();
+/// assert_eq!(state.len(), 2);
+/// journal.rollback(&mut state).unwrap();
+/// assert_eq!(state.len(), 1);
+/// ```
+pub fn apply_recorded<S: QuantumState, R: Rng + ?Sized>(
+    state: &mut S,
+    mv: &OccupancyMove,
+    rng: &mut R,
+    journal: &mut Journal<S>,
+) -> Result<Applied, CircuitError> {
+    let mut rec = Recorder::new(state, journal);
+    let mark = rec.mark();
+    match run(&mut rec, mv, rng) {
+        Ok(applied) => Ok(applied),
+        Err(e) => {
+            if rec.recording() {
+                rec.rollback_to(mark)?;
+            }
+            Err(e)
+        }
+    }
+}
+
+fn run<S: QuantumState, R: Rng + ?Sized>(
+    state: &mut Recorder<'_, S>,
+    mv: &OccupancyMove,
+    rng: &mut R,
+) -> Result<Applied, CircuitError> {
     mv.validate()?;
     let needed = captures_needed(mv);
     if needed > 0 && state.ancilla_count() + needed > MAX_ANCILLAS {
@@ -72,7 +119,7 @@ pub fn apply_on<S: QuantumState, R: Rng + ?Sized>(
     match (mv.move_type, mv.variant) {
         (MoveType::SplitJump, _) => {
             let t2 = mv.target2.map_or(t, |sq| sq.index());
-            state.split(s, t, t2, Controls::NONE)?;
+            state.split(s, t, t2)?;
             Ok(Applied::default())
         }
         (MoveType::SplitSlide, _) => {
@@ -83,7 +130,7 @@ pub fn apply_on<S: QuantumState, R: Rng + ?Sized>(
         }
         (MoveType::MergeJump, _) => {
             let s2 = mv.source2.map_or(s, |sq| sq.index());
-            state.merge(s, s2, t, Controls::NONE)?;
+            state.merge(s, s2, t)?;
             Ok(Applied::default())
         }
         (MoveType::MergeSlide, _) => {
@@ -180,26 +227,32 @@ fn captures_needed(mv: &OccupancyMove) -> u32 {
     }
 }
 
-/// Runs `body` on a copy of the state and commits it only on success: for the rarer moves
-/// whose circuits take several simulator steps that could each fail.
+/// Runs `body` so that it changes the state only on success: for the moves whose circuits
+/// take several simulator steps that could each fail. With undo records the failed steps are
+/// taken back from the journal; otherwise `body` runs on a copy committed only on success.
 fn atomic<S: QuantumState>(
-    state: &mut S,
-    body: impl FnOnce(&mut S) -> Result<Applied, CircuitError>,
+    state: &mut Recorder<'_, S>,
+    body: impl FnOnce(&mut Recorder<'_, S>) -> Result<Applied, CircuitError>,
 ) -> Result<Applied, CircuitError> {
-    let mut work = state.clone();
-    let applied = body(&mut work)?;
-    *state = work;
+    if state.recording() {
+        // A failure is taken back from the journal by `apply_recorded`.
+        return body(state);
+    }
+    let mut work = state.state.clone();
+    let mut journal = Journal::new();
+    let applied = body(&mut Recorder::new(&mut work, &mut journal))?;
+    *state.state = work;
     Ok(applied)
 }
 
 /// Algorithm 2: measure `condition`; on outcome 1 run `unitary`, which returns the capture
 /// ancilla it used, if any.
 fn measured<S: QuantumState, R: Rng + ?Sized>(
-    state: &mut S,
+    state: &mut Recorder<'_, S>,
     mv: &OccupancyMove,
     rng: &mut R,
     condition: Condition,
-    unitary: impl FnOnce(&mut S) -> Result<Option<u32>, CircuitError>,
+    unitary: impl FnOnce(&mut Recorder<'_, S>) -> Result<Option<u32>, CircuitError>,
 ) -> Result<Applied, CircuitError> {
     let (outcome, probability) = ops::measure(state, condition, mv.forced, rng)?;
     let ancilla = if outcome { unitary(state)? } else { None };
@@ -214,7 +267,7 @@ fn measured<S: QuantumState, R: Rng + ?Sized>(
 /// U_slide(s, t) U_slide(t, c). After M1 the target is empty wherever the path is blocked,
 /// so the capture needs no path control; the move keeps it.
 fn capture_slide<S: QuantumState, R: Rng + ?Sized>(
-    state: &mut S,
+    state: &mut Recorder<'_, S>,
     mv: &OccupancyMove,
     rng: &mut R,
 ) -> Result<Applied, CircuitError> {
@@ -246,14 +299,14 @@ fn capture_slide<S: QuantumState, R: Rng + ?Sized>(
 /// - Capture: M1 = source occupied (eq. 18b), then U_slide(p, t, s) U_slide(p, c2, t)
 ///   U_slide(p, c1, ep), p = 0 iff the source is occupied and the target or the e.p. square is.
 fn en_passant<S: QuantumState, R: Rng + ?Sized>(
-    state: &mut S,
+    state: &mut Recorder<'_, S>,
     mv: &OccupancyMove,
     variant: Variant,
     rng: &mut R,
 ) -> Result<Applied, CircuitError> {
     let (s, t) = (mv.source.index(), mv.target.index());
     let ep = mv.ep_square().map_or(t, |sq| sq.index());
-    let standard = move |state: &mut S| -> Result<Option<u32>, CircuitError> {
+    let standard = move |state: &mut Recorder<'_, S>| -> Result<Option<u32>, CircuitError> {
         let c = ops::capture_where(
             state,
             ep,
@@ -304,7 +357,7 @@ fn en_passant<S: QuantumState, R: Rng + ?Sized>(
 /// U_jump(e, g) U_jump(f, h) on the king side, U_slide(b, a, d) U_slide(b, c, e) on the queen
 /// side (both iSwaps controlled on b empty).
 fn castle<S: QuantumState, R: Rng + ?Sized>(
-    state: &mut S,
+    state: &mut Recorder<'_, S>,
     mv: &OccupancyMove,
     rng: &mut R,
 ) -> Result<Applied, CircuitError> {

@@ -29,12 +29,14 @@
 
 mod apply;
 mod error;
+mod journal;
 mod move_type;
 mod notation;
 mod occupancy_move;
 mod ops;
 
-pub use apply::{Applied, apply, apply_on};
+pub use apply::{Applied, apply, apply_on, apply_recorded};
+pub use journal::{Journal, Step};
 pub use error::CircuitError;
 pub use move_type::{MoveType, Variant};
 pub use occupancy_move::{CastlingSquares, OccupancyMove};

@@ -6,6 +6,7 @@
 //! state. Eq. 23b's outcome 1 is a product of native projections.
 
 use super::error::CircuitError;
+use super::journal::Recorder;
 use qchess_sim::{Controls, Predicate, QuantumState};
 use rand::Rng;
 
@@ -41,7 +42,7 @@ impl Condition {
     }
 
     /// The probability of outcome 1.
-    fn probability<S: QuantumState>(self, state: &S) -> f64 {
+    fn probability<S: QuantumState>(self, state: &Recorder<'_, S>) -> f64 {
         match self {
             Condition::Board(p) => state.probability(p),
             // p(path clear, source occupied) + p(target empty) - p(path clear, target empty).
@@ -65,7 +66,7 @@ impl Condition {
 /// it is certain, so that a replay consumes the same random numbers. On error (a forced outcome
 /// of probability 0) the state is unchanged.
 pub(crate) fn measure<S: QuantumState, R: Rng + ?Sized>(
-    state: &mut S,
+    state: &mut Recorder<'_, S>,
     condition: Condition,
     forced: Option<bool>,
     rng: &mut R,
@@ -131,7 +132,7 @@ pub(crate) fn measure<S: QuantumState, R: Rng + ?Sized>(
 /// branches where `controls` hold. Returns the ancilla's index, or `None` when no branch has
 /// `q` occupied under the controls (then no ancilla is taken).
 pub(crate) fn capture_where<S: QuantumState>(
-    state: &mut S,
+    state: &mut Recorder<'_, S>,
     q: u8,
     controls: Controls,
 ) -> Result<Option<u32>, CircuitError> {
@@ -142,7 +143,7 @@ pub(crate) fn capture_where<S: QuantumState>(
 /// capture or en passant, controlled (through the paper's control qubit p) on a capture having
 /// happened in that branch.
 pub(crate) fn iswap_where_captured<S: QuantumState>(
-    state: &mut S,
+    state: &mut Recorder<'_, S>,
     s: u8,
     t: u8,
     ancillas: u128,

@@ -1,0 +1,470 @@
+//! Taking a pass back without a copy of the state (issue 10, Deliver 1): a projection that
+//! keeps only what it threw away, and the inverse of a capture. Unitary gates are undone by
+//! their inverse gates ([`State::iswap_inv`], [`State::merge`] for a split, ...); these two
+//! are the operations that have no inverse gate.
+
+use crate::amplitude::Amplitude;
+use crate::error::SimError;
+use crate::key::Predicate;
+use crate::memory::Pool;
+use crate::state::{Sector, State};
+use num_complex::Complex;
+
+/// What a projection removed from a state, enough to put it back: the projected-out entries
+/// (kept in the backend's own form, unnormalised) and the factor the survivors were scaled
+/// by. Its memory is proportional to what the projection destroyed.
+#[derive(Clone, Debug)]
+pub struct Removed<S> {
+    /// The removed entries, as a (sub-normalised) state of the same backend.
+    pub(crate) part: S,
+    /// `sqrt(kept mass)`: multiplying the survivors by it undoes the renormalisation;
+    /// `None` when nothing was rescaled (nothing removed).
+    pub(crate) restore: Option<f64>,
+}
+
+impl<S> Removed<S> {
+    /// A record made by a backend from its own parts (for other [`crate::QuantumState`]
+    /// implementations): the removed entries and the factor that undoes the survivors'
+    /// renormalisation (`None` when they were not rescaled).
+    pub fn new(part: S, restore: Option<f64>) -> Self {
+        Self { part, restore }
+    }
+
+    /// The removed entries.
+    pub fn part(&self) -> &S {
+        &self.part
+    }
+
+    /// The factor that undoes the survivors' renormalisation, if they were rescaled.
+    pub fn restore_factor(&self) -> Option<f64> {
+        self.restore
+    }
+
+    /// Splits the record into its parts.
+    pub fn into_parts(self) -> (S, Option<f64>) {
+        (self.part, self.restore)
+    }
+}
+
+impl<T: Amplitude> Removed<State<T>> {
+    /// Heap bytes the record holds.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// let (_, removed) = s.force_keeping(Predicate::One(1), true)?;
+    /// assert_eq!(removed.len(), 1);
+    /// assert!(removed.bytes() >= 24);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn bytes(&self) -> usize {
+        self.part.bytes()
+    }
+
+    /// Number of removed entries.
+    pub fn len(&self) -> usize {
+        self.part.len()
+    }
+
+    /// Whether nothing was removed.
+    pub fn is_empty(&self) -> bool {
+        self.part.sectors.is_empty()
+    }
+}
+
+impl<T: Amplitude> State<T> {
+    /// [`State::force`] that also returns what it removed, so that [`State::unproject`] can
+    /// take the projection back. A projection that removes nothing leaves the state exactly
+    /// as it was (it is not rescaled), so its undo is exact; otherwise the survivors are
+    /// scaled as by [`State::force`] and the undo restores them within rounding.
+    ///
+    /// The removed entries are counted against the memory budget before they are copied.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// let before: Vec<_> = s.entries().collect();
+    /// let (p, removed) = s.force_keeping(Predicate::One(1), true)?;
+    /// assert!((p - 0.5).abs() < 1e-15);
+    /// assert_eq!(s.len(), 1);
+    /// s.unproject(removed)?;
+    /// let after: Vec<_> = s.entries().collect();
+    /// assert_eq!(before.len(), after.len());
+    /// for ((ka, a), (kb, b)) in before.iter().zip(&after) {
+    ///     assert_eq!(ka, kb);
+    ///     assert!((a - b).norm() < 1e-15);
+    /// }
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn force_keeping(
+        &mut self,
+        pred: Predicate,
+        outcome: bool,
+    ) -> Result<(f64, Removed<Self>), SimError> {
+        let (mask, value) = self.check_predicate(pred)?;
+        let removed = self.collect_removed(mask, value, outcome)?;
+        if removed.sectors.is_empty() {
+            let (_, all) = self.phys_masses(mask, value);
+            if all <= 0.0 {
+                return Err(SimError::ZeroNorm);
+            }
+            return Ok((
+                1.0,
+                Removed {
+                    part: removed,
+                    restore: None,
+                },
+            ));
+        }
+        let (yes, all) = self.phys_masses(mask, value);
+        let mass = if outcome { yes } else { all - yes };
+        let p = self.force(pred, outcome)?;
+        let restore = T::RENORMALIZES.then(|| mass.sqrt());
+        Ok((
+            p,
+            Removed {
+                part: removed,
+                restore,
+            },
+        ))
+    }
+
+    /// The entries where `(key & mask == value) != keep`, copied into a state of their own
+    /// (same bit map and ancilla count), asked of the budget first.
+    fn collect_removed(&self, mask: u64, value: u64, keep: bool) -> Result<Self, SimError> {
+        let counts: Vec<usize> = self
+            .sectors
+            .iter()
+            .map(|s| {
+                s.keys
+                    .iter()
+                    .filter(|&&k| (k & mask == value) != keep)
+                    .count()
+            })
+            .collect();
+        let total: usize = counts.iter().sum();
+        self.ask(total * crate::memory::entry_bytes::<T>())?;
+        let oom = |_| SimError::OutOfMemory { states: total };
+        let mut sectors = Vec::new();
+        sectors
+            .try_reserve_exact(counts.iter().filter(|&&n| n > 0).count())
+            .map_err(oom)?;
+        for (s, &n) in self.sectors.iter().zip(&counts) {
+            if n == 0 {
+                continue;
+            }
+            let (mut keys, mut amps) = (Vec::new(), Vec::new());
+            keys.try_reserve_exact(n).map_err(oom)?;
+            amps.try_reserve_exact(n).map_err(oom)?;
+            for (k, a) in s.keys.iter().zip(&s.amps) {
+                if (k & mask == value) != keep {
+                    keys.push(*k);
+                    amps.push(*a);
+                }
+            }
+            sectors.push(Sector {
+                ancillas: s.ancillas,
+                keys,
+                amps,
+            });
+        }
+        Ok(Self {
+            sectors,
+            perm: self.perm.clone(),
+            ancilla_count: self.ancilla_count,
+            cap: self.cap,
+            pool: Pool::default(),
+            peak: 0,
+            budget: usize::MAX,
+        })
+    }
+
+    /// Takes back a projection made by [`State::force_keeping`] (after every later pass has
+    /// been taken back): scales the survivors back and merges the removed entries in.
+    /// The merge needs room for the removed entries only; it is asked of the budget.
+    pub fn unproject(&mut self, removed: Removed<Self>) -> Result<(), SimError> {
+        let Removed { mut part, restore } = removed;
+        if part.ancilla_count != self.ancilla_count {
+            return Err(SimError::UndoMismatch {
+                what: "a projection's record does not belong to this state",
+            });
+        }
+        if part.perm != self.perm {
+            // A later step rebuilt the state (a controlled capture) with another bit map:
+            // map the removed keys to this one and sort them again.
+            for sector in &mut part.sectors {
+                let mut entries: Vec<(u64, Complex<T>)> = sector
+                    .keys
+                    .iter()
+                    .zip(&sector.amps)
+                    .map(|(&k, &a)| (self.perm.to_phys(part.perm.to_logical(k)), a))
+                    .collect();
+                entries.sort_unstable_by_key(|e| e.0);
+                for (i, (k, a)) in entries.into_iter().enumerate() {
+                    sector.keys[i] = k;
+                    sector.amps[i] = a;
+                }
+            }
+            part.perm = self.perm.clone();
+        }
+        let growth: usize = part.sectors.iter().map(|s| s.keys.len()).sum();
+        self.ask(growth * crate::memory::entry_bytes::<T>())?;
+        // Reserve everything first, so that a refusal changes nothing.
+        let oom = |_| SimError::OutOfMemory { states: growth };
+        let mut targets = Vec::new();
+        targets.try_reserve_exact(part.sectors.len()).map_err(oom)?;
+        for r in &part.sectors {
+            match self.sectors.iter().position(|s| s.ancillas == r.ancillas) {
+                Some(i) => {
+                    self.sectors[i]
+                        .keys
+                        .try_reserve(r.keys.len())
+                        .map_err(oom)?;
+                    self.sectors[i]
+                        .amps
+                        .try_reserve(r.amps.len())
+                        .map_err(oom)?;
+                    targets.push(Some(i));
+                }
+                None => targets.push(None),
+            }
+        }
+        self.sectors
+            .try_reserve(targets.iter().filter(|t| t.is_none()).count())
+            .map_err(oom)?;
+        if let Some(f) = restore {
+            let f = T::of_f64(f);
+            for s in &mut self.sectors {
+                for a in &mut s.amps {
+                    *a = Complex::new(a.re * f, a.im * f);
+                }
+            }
+        }
+        for (r, target) in part.sectors.into_iter().zip(targets) {
+            match target {
+                Some(i) => merge_into(&mut self.sectors[i], r),
+                None => self.sectors.push(r),
+            }
+        }
+        self.sectors.sort_by_key(|s| s.ancillas);
+        self.finish_pass();
+        Ok(())
+    }
+
+    /// Takes back [`State::capture`] (or a capture of [`State::capture_controlled`]) of
+    /// `t` into ancilla `ancilla`, which must be the last one taken: every entry with that
+    /// ancilla set gets `t` back (the iSwap's phase undone, `-i`), the ancilla is given back.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Key, State};
+    /// let mut s = State::<f64>::classical(0b1);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// let before: Vec<_> = s.entries().collect();
+    /// let a = s.capture(1)?;
+    /// assert_eq!(s.ancilla_count(), 1);
+    /// s.uncapture(1, a)?;
+    /// assert_eq!(s.ancilla_count(), 0);
+    /// assert_eq!(s.entries().collect::<Vec<_>>(), before);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn uncapture(&mut self, t: u8, ancilla: u32) -> Result<(), SimError> {
+        if t >= 64 {
+            return Err(SimError::QubitOutOfRange { qubit: t });
+        }
+        if ancilla + 1 != self.ancilla_count {
+            return Err(SimError::UndoMismatch {
+                what: "only the last capture ancilla can be given back",
+            });
+        }
+        let fresh = 1u128 << ancilla;
+        let bit = 1u64 << self.perm.phys(t);
+        if self
+            .sectors
+            .iter()
+            .any(|s| s.ancillas & fresh != 0 && s.keys.iter().any(|&k| k & bit != 0))
+        {
+            return Err(SimError::UndoMismatch {
+                what: "the captured square is occupied where the capture ancilla is set",
+            });
+        }
+        let growth: usize = self
+            .sectors
+            .iter()
+            .filter(|s| s.ancillas & fresh != 0)
+            .map(|s| s.keys.len())
+            .sum();
+        let oom = |_| SimError::OutOfMemory { states: growth };
+        // Reserve room in each base sector first, so that a refusal changes nothing.
+        self.ask(growth * crate::memory::entry_bytes::<T>())?;
+        let moved: Vec<usize> = (0..self.sectors.len())
+            .filter(|&i| self.sectors[i].ancillas & fresh != 0)
+            .collect();
+        for &i in &moved {
+            let base = self.sectors[i].ancillas & !fresh;
+            let n = self.sectors[i].keys.len();
+            if let Some(j) = self.sectors.iter().position(|s| s.ancillas == base) {
+                self.sectors[j].keys.try_reserve(n).map_err(oom)?;
+                self.sectors[j].amps.try_reserve(n).map_err(oom)?;
+            }
+        }
+        let minus_i = Complex::new(T::zero(), -T::one());
+        let mut out: Vec<Sector<T>> = Vec::new();
+        out.try_reserve_exact(self.sectors.len()).map_err(oom)?;
+        let (with, without): (Vec<_>, Vec<_>) = std::mem::take(&mut self.sectors)
+            .into_iter()
+            .partition(|s| s.ancillas & fresh != 0);
+        out.extend(without);
+        for mut s in with {
+            for k in &mut s.keys {
+                *k |= bit;
+            }
+            for a in &mut s.amps {
+                *a = T::mul_phase(*a, minus_i);
+            }
+            s.ancillas &= !fresh;
+            match out.iter().position(|b| b.ancillas == s.ancillas) {
+                Some(j) => merge_into(&mut out[j], s),
+                None => out.push(s),
+            }
+        }
+        out.sort_by_key(|s| s.ancillas);
+        self.sectors = out;
+        self.ancilla_count -= 1;
+        self.finish_pass();
+        Ok(())
+    }
+}
+
+/// Merges `from` (sorted, disjoint keys) into `into` (sorted) in place, from the back.
+fn merge_into<T: Amplitude>(into: &mut Sector<T>, from: Sector<T>) {
+    let (n, m) = (into.keys.len(), from.keys.len());
+    if m == 0 {
+        return;
+    }
+    into.keys.resize(n + m, 0);
+    into.amps.resize(n + m, Complex::new(T::zero(), T::zero()));
+    let (mut i, mut j, mut w) = (n, m, n + m);
+    while j > 0 {
+        w -= 1;
+        if i > 0 && into.keys[i - 1] > from.keys[j - 1] {
+            i -= 1;
+            into.keys[w] = into.keys[i];
+            into.amps[w] = into.amps[i];
+        } else {
+            j -= 1;
+            into.keys[w] = from.keys[j];
+            into.amps[w] = from.amps[j];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Controls, Predicate, State};
+
+    fn sample_state() -> State<f64> {
+        let mut s = State::<f64>::classical(0b0000_0101);
+        s.split(0, 3, 4, Controls::NONE).unwrap();
+        s.split(2, 5, 6, Controls::NONE).unwrap();
+        s.sqrt_iswap(3, 5, Controls::NONE).unwrap();
+        s.iswap(4, 7, Controls::NONE).unwrap(); // a relabelling: the bit map is not identity
+        s
+    }
+
+    fn close(a: &State<f64>, b: &State<f64>, tol: f64) -> bool {
+        let (x, y): (Vec<_>, Vec<_>) = (a.entries().collect(), b.entries().collect());
+        x.len() == y.len()
+            && x.iter()
+                .zip(&y)
+                .all(|((ka, va), (kb, vb))| ka == kb && (va - vb).norm() <= tol)
+    }
+
+    #[test]
+    fn projection_round_trips_on_every_outcome() {
+        for q in 0..8u8 {
+            for outcome in [false, true] {
+                let before = sample_state();
+                let mut s = before.clone();
+                match s.force_keeping(Predicate::One(q), outcome) {
+                    Ok((p, removed)) => {
+                        let q_p = before.probability(Predicate::One(q));
+                        let want = if outcome { q_p } else { 1.0 - q_p };
+                        assert!((p - want).abs() < 1e-14);
+                        assert!((s.norm_sqr() - 1.0).abs() < 1e-14);
+                        s.unproject(removed).unwrap();
+                        assert!(close(&before, &s, 1e-15), "q {q} outcome {outcome}");
+                    }
+                    Err(_) => assert!(
+                        before.probability(Predicate::One(q)) == if outcome { 0.0 } else { 1.0 }
+                    ),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn certain_projection_is_undone_bit_for_bit() {
+        let before = sample_state();
+        let mut s = before.clone();
+        let (p, removed) = s.force_keeping(Predicate::AllZero(1 << 1), true).unwrap();
+        assert_eq!(p, 1.0);
+        assert!(removed.is_empty());
+        s.unproject(removed).unwrap();
+        assert!(close(&before, &s, 0.0));
+    }
+
+    #[test]
+    fn capture_round_trips_bit_for_bit_after_later_captures_are_undone() {
+        let before = sample_state();
+        let mut s = before.clone();
+        let a = s.capture(3).unwrap();
+        let b = s.capture(5).unwrap();
+        assert!(s.uncapture(3, a).is_err(), "not the last ancilla");
+        s.uncapture(5, b).unwrap();
+        s.uncapture(3, a).unwrap();
+        assert!(close(&before, &s, 0.0));
+        assert_eq!(s.ancilla_count(), 0);
+    }
+
+    #[test]
+    fn controlled_capture_round_trips() {
+        let before = sample_state();
+        let mut s = before.clone();
+        let a = s
+            .capture_controlled(
+                3,
+                Controls {
+                    zeros: 1 << 5,
+                    ones: 0,
+                },
+            )
+            .unwrap()
+            .expect("fires somewhere");
+        s.uncapture(3, a).unwrap();
+        assert!(close(&before, &s, 0.0));
+    }
+
+    #[test]
+    fn unproject_refuses_a_foreign_record() {
+        let mut s = sample_state();
+        let (_, removed) = s.force_keeping(Predicate::One(3), true).unwrap();
+        s.capture(0).unwrap(); // one more ancilla: not the state the record came from
+        assert!(s.unproject(removed).is_err());
+    }
+
+    #[test]
+    fn unproject_maps_keys_to_a_changed_bit_map() {
+        let before = sample_state();
+        let mut s = before.clone();
+        let (_, removed) = s.force_keeping(Predicate::One(3), true).unwrap();
+        // Two relabellings that cancel logically but leave another bit map.
+        s.iswap(0, 1, Controls::NONE).unwrap();
+        s.iswap(1, 0, Controls::NONE).unwrap();
+        s.iswap_inv(0, 1, Controls::NONE).unwrap();
+        s.iswap_inv(0, 1, Controls::NONE).unwrap();
+        s.unproject(removed).unwrap();
+        assert!(close(&before, &s, 1e-15));
+    }
+}
