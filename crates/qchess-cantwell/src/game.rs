@@ -565,7 +565,7 @@ impl<S: QuantumState> Game<S> {
                 });
             }
         };
-        let probs = square_probabilities(&self.state);
+        let probs = marginals_after(&journal, &probs_before, &self.state);
         if !marginals_differ(&probs_before, &probs) {
             if let Some(copy) = before.take_if(|b| same_state(b, &self.state)) {
                 self.state = copy;
@@ -1024,6 +1024,35 @@ fn surely_changes_in_place(c: &Classified, probs: &[f64; 64]) -> bool {
         && c.variant == Variant::Basic
         && probs[from.index() as usize] > 1e-10
         && probs[to.index() as usize] < 1e-13
+}
+
+/// The square probabilities after a move, from those before it and the move's journal
+/// (issue 10, Deliver 2): an iSwap whose controls hold in every branch (uncontrolled, or a
+/// path of squares empty in every branch) relabels its two qubits, so their marginals swap
+/// and no other changes: no pass over the state. Any other step (a projection, a capture,
+/// a sqrt-iSwap, a controlled iSwap that splits the branches) recomputes them in one pass.
+/// An empty journal (a backend without undo records) recomputes too.
+fn marginals_after<S: QuantumState>(
+    journal: &Journal<S>,
+    before: &[f64; 64],
+    state: &S,
+) -> [f64; 64] {
+    let mut probs = *before;
+    if journal.is_empty() {
+        return square_probabilities(state);
+    }
+    for step in journal.steps() {
+        match step {
+            Step::Iswap { a, b, controls }
+                if controls.ones == 0
+                    && (0..64).all(|q| controls.zeros & (1u64 << q) == 0 || probs[q] == 0.0) =>
+            {
+                probs.swap(usize::from(*a), usize::from(*b));
+            }
+            _ => return square_probabilities(state),
+        }
+    }
+    probs
 }
 
 /// Whether the move's circuit runs sqrt-iSwaps (splits and merges): their inverse gates

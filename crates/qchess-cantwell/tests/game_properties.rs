@@ -20,6 +20,15 @@ fn check_invariants(game: &Game, pieces: u32, max_board: &mut u32) {
     );
     let lettered = game.pieces().occupied_mask();
     let probs = game.probabilities();
+    // The marginals the game maintains from the touched squares (issue 10, Deliver 2) are
+    // the state's, computed afresh.
+    let fresh = state.qubit_probabilities();
+    for (i, (p, q)) in probs.iter().zip(&fresh).enumerate() {
+        assert!(
+            (p - q).abs() <= 1e-15,
+            "square {i}: maintained {p}, fresh {q}"
+        );
+    }
     for (i, p) in probs.iter().enumerate() {
         if lettered & (1u64 << i) != 0 {
             assert!(
