@@ -36,8 +36,8 @@ mod occupancy_move;
 mod ops;
 
 pub use apply::{Applied, apply, apply_on, apply_recorded};
-pub use journal::{Journal, Step};
 pub use error::CircuitError;
+pub use journal::{Journal, Step};
 pub use move_type::{MoveType, Variant};
 pub use occupancy_move::{CastlingSquares, OccupancyMove};
 pub use ops::PROBABILITY_FLOOR;
