@@ -111,6 +111,45 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
     /// [`State::board_distribution_iter`].
     fn for_each_board(&self, f: &mut dyn FnMut(u64, f64));
 
+    /// The squares occupied on every board and on some board, as `(always, ever)` logical
+    /// masks (`(!0, 0)` when there is no board). See [`State::occupancy_bounds`]; the
+    /// default reads [`QuantumState::for_each_board`].
+    fn occupancy_bounds(&self) -> (u64, u64) {
+        let (mut always, mut ever) = (!0u64, 0u64);
+        self.for_each_board(&mut |b, _| {
+            always &= b;
+            ever |= b;
+        });
+        (always, ever)
+    }
+
+    /// For each `(mask, value, any)`, the probability of the boards with
+    /// `board & mask == value` and (when `any != 0`) `board & any != 0`; exactly 0 when no
+    /// board matches. See [`State::pattern_weights`] (one pass, joint histograms); the
+    /// default checks every pattern on every board of [`QuantumState::for_each_board`].
+    fn pattern_weights(&self, patterns: &[(u64, u64, u64)]) -> Vec<f64> {
+        let mut w = vec![0.0f64; patterns.len()];
+        self.for_each_board(&mut |b, p| {
+            for (wi, &(m, v, a)) in w.iter_mut().zip(patterns) {
+                if b & m == v & m && (a == 0 || b & a != 0) {
+                    *wi += p;
+                }
+            }
+        });
+        w
+    }
+
+    /// `<psi|U|psi> / <psi|psi>` for `U` the iSwap on `a`, `b` controlled on the squares of
+    /// `empty` being empty, or `None` when it cannot be had (a copy or the gate refused).
+    /// See [`State::iswap_overlap`] (read-only, one pass); the default applies the gate to
+    /// a copy ([`QuantumState::try_clone`], [`QuantumState::iswap`], [`QuantumState::inner`]).
+    fn iswap_overlap(&self, a: u8, b: u8, empty: u64) -> Option<Complex<f64>> {
+        let mut copy = self.try_clone(0).ok()?;
+        copy.iswap(a, b, Controls::empty_path(empty)).ok()?;
+        let norm = self.norm_sqr();
+        (norm > 0.0).then(|| self.inner(&copy) / norm)
+    }
+
     // ----- gates ------------------------------------------------------------------------
 
     /// iSwap (eq. 4a) on `a`, `b` where `controls` hold: a jump, or a slide with the path as
@@ -302,6 +341,15 @@ impl<T: Amplitude> QuantumState for State<T> {
         for (b, p) in State::board_distribution_iter(self) {
             f(b, p);
         }
+    }
+    fn occupancy_bounds(&self) -> (u64, u64) {
+        State::occupancy_bounds(self)
+    }
+    fn pattern_weights(&self, patterns: &[(u64, u64, u64)]) -> Vec<f64> {
+        State::pattern_weights(self, patterns)
+    }
+    fn iswap_overlap(&self, a: u8, b: u8, empty: u64) -> Option<Complex<f64>> {
+        Some(State::iswap_overlap(self, a, b, empty))
     }
     fn iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
         State::iswap(self, a, b, controls)

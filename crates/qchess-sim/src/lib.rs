@@ -46,6 +46,7 @@ mod inspect;
 mod kernels;
 mod key;
 mod measure;
+mod patterns;
 mod memory;
 mod perm;
 mod state;

@@ -33,7 +33,7 @@ use crate::circuit::{MoveType, OccupancyMove, Variant};
 use crate::game::Game;
 use crate::notation::MoveShape;
 use crate::possibility::Classified;
-use qchess_sim::{MAX_ANCILLAS, QuantumState};
+use qchess_sim::{Complex, MAX_ANCILLAS, QuantumState};
 use std::collections::HashMap;
 
 /// A weight (or marginal change) above this is clearly beyond the Definition 2 tolerance
@@ -77,10 +77,6 @@ impl Pattern {
     const fn with_any(mask: u64, value: u64, any: u64) -> Self {
         Pattern { mask, value, any }
     }
-    #[inline]
-    fn holds(&self, board: u64) -> bool {
-        board & self.mask == self.value && (self.any == 0 || board & self.any != 0)
-    }
 }
 
 /// What a rule concluded.
@@ -103,6 +99,9 @@ struct Oracle<'a> {
     ever: u64,
     known: HashMap<Pattern, f64>,
     wanted: Vec<Pattern>,
+    /// `<psi|iSwap(s, t)[controls empty]|psi>` read without applying the gate (square
+    /// masks `s`, `t`, `controls`); `None` when the simulator cannot give it.
+    overlap: &'a dyn Fn(u64, u64, u64) -> Option<Complex<f64>>,
 }
 
 impl Oracle<'_> {
@@ -153,20 +152,11 @@ const fn bit(sq: qchess_board::Square) -> u64 {
     1u64 << sq.index()
 }
 
-/// Reads the wanted weights (and the always / ever occupied masks) in one pass.
-fn scan<S: QuantumState>(state: &S, patterns: &[Pattern]) -> (Vec<f64>, u64, u64) {
-    let mut w = vec![0.0f64; patterns.len()];
-    let (mut always, mut ever) = (!0u64, 0u64);
-    state.for_each_board(&mut |board, p| {
-        always &= board;
-        ever |= board;
-        for (wi, pat) in w.iter_mut().zip(patterns) {
-            if pat.holds(board) {
-                *wi += p;
-            }
-        }
-    });
-    (w, always, ever)
+/// Reads the wanted weights in one read-only pass of the simulator
+/// ([`QuantumState::pattern_weights`]: joint histograms over the squares the patterns read).
+fn scan<S: QuantumState>(state: &S, patterns: &[Pattern]) -> Vec<f64> {
+    let raw: Vec<(u64, u64, u64)> = patterns.iter().map(|p| (p.mask, p.value, p.any)).collect();
+    state.pattern_weights(&raw)
 }
 
 /// The capture ancillas a move takes (mirrors the circuit's own check: a move that needs
@@ -227,8 +217,26 @@ fn iswap_rule(o: &mut Oracle, s: u64, t: u64, controls: u64) -> Verdict {
     if active * (1.0 - active) > CLEAR_MARGIN {
         return Verdict::Legal; // fidelity below 1 - active * inactive
     }
-    Verdict::Fallback
+    // (Almost) every basis state active and no marginal moving: the state may be an
+    // eigenvector of the gate up to a global phase. The exact overlap decides it as the
+    // reference's fidelity test does (1 - |<psi|U|psi>| against the 1e-12 tolerance), with
+    // a margin on both sides; the marginals move by at most |w10 - w01| (on s and t only).
+    let Some(o) = (o.overlap)(s, t, controls) else {
+        return Verdict::Fallback;
+    };
+    let infidelity = 1.0 - o.norm();
+    if infidelity > CLEAR_MARGIN {
+        Verdict::Legal
+    } else if infidelity < SURELY_SAME && (w10 - w01).abs() < SURELY_SAME {
+        Verdict::NotLegal
+    } else {
+        Verdict::Fallback
+    }
 }
+
+/// Below this an infidelity or marginal change is clearly within the Definition 2 tolerance
+/// ([`crate::game::UNCHANGED_TOLERANCE`], 1e-12) whatever the rounding of the simulation.
+const SURELY_SAME: f64 = 1e-13;
 
 /// A measurement with outcome-1 weight `p1` and outcome-0 weight `p0` (each a sum of
 /// disjoint patterns), then `unitary` on outcome 1.
@@ -529,14 +537,19 @@ impl<S: QuantumState> Game<S> {
             return (decided, stats);
         }
         // Pass 1: which squares are always / never occupied.
-        let (_, always, ever) = scan(self.state(), &[]);
+        let (always, ever) = self.state().occupancy_bounds();
         stats.passes += 1;
+        let state = self.state();
+        let overlap = |s: u64, t: u64, controls: u64| {
+            state.iswap_overlap(s.trailing_zeros() as u8, t.trailing_zeros() as u8, controls)
+        };
         let mut oracle = Oracle {
             probs: &probs,
             always,
             ever,
             known: HashMap::new(),
             wanted: Vec::new(),
+            overlap: &overlap,
         };
         // Rules, then passes for the weights they ask for (a rule asks again only when an
         // answer leads it to a further question, at most once more).
@@ -575,7 +588,7 @@ impl<S: QuantumState> Game<S> {
                 break;
             }
             let wanted = std::mem::take(&mut oracle.wanted);
-            let (w, _, _) = scan(self.state(), &wanted);
+            let w = scan(self.state(), &wanted);
             stats.passes += 1;
             oracle.known.extend(wanted.into_iter().zip(w));
             cache.retain(|_, v| *v != Verdict::Pending);
