@@ -543,15 +543,21 @@ impl<T: Amplitude> State<T> {
                 amps,
             });
         }
-        Ok(Self {
+        Ok(self.with_sectors(sectors, self.budget))
+    }
+
+    /// A state of `sectors` with this state's bit map, ancilla count and cap, no buffers,
+    /// and the given memory budget (copies and undo records).
+    pub(crate) fn with_sectors(&self, sectors: Vec<Sector<T>>, budget: usize) -> Self {
+        Self {
             sectors,
             perm: self.perm.clone(),
             ancilla_count: self.ancilla_count,
             cap: self.cap,
             pool: Pool::default(),
             peak: 0,
-            budget: self.budget,
-        })
+            budget,
+        }
     }
 
     /// The configured cap on basis states.

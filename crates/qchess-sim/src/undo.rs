@@ -6,7 +6,6 @@
 use crate::amplitude::Amplitude;
 use crate::error::SimError;
 use crate::key::Predicate;
-use crate::memory::Pool;
 use crate::state::{Sector, State};
 use num_complex::Complex;
 
@@ -170,15 +169,7 @@ impl<T: Amplitude> State<T> {
                 amps,
             });
         }
-        Ok(Self {
-            sectors,
-            perm: self.perm.clone(),
-            ancilla_count: self.ancilla_count,
-            cap: self.cap,
-            pool: Pool::default(),
-            peak: 0,
-            budget: usize::MAX,
-        })
+        Ok(self.with_sectors(sectors, usize::MAX))
     }
 
     /// Takes back a projection made by [`State::force_keeping`] (after every later pass has

@@ -176,17 +176,6 @@ fn reserved(s: Square) -> bool {
     RESERVED.iter().any(|r| sq(r) == s)
 }
 
-const KNIGHT_STEPS: [(i8, i8); 8] = [
-    (1, 2),
-    (2, 1),
-    (2, -1),
-    (1, -2),
-    (-1, -2),
-    (-2, -1),
-    (-2, 1),
-    (-1, 2),
-];
-
 /// The next growth split of the side to move: its growth knight's most likely square (ties:
 /// the lowest square) with two empty, unreserved knight targets, taking the targets with the
 /// most empty onward knight squares (ties: the lowest), which keeps room for later splits.
@@ -195,11 +184,7 @@ pub fn next_split<S: QuantumState>(game: &Game<S>) -> Option<String> {
     let knight = Piece::new(game.side_to_move(), PieceKind::Knight);
     let pieces = game.pieces();
     let free = |t: &Square| pieces.get(*t).is_none() && !reserved(*t);
-    let steps = |s: Square| {
-        KNIGHT_STEPS
-            .iter()
-            .filter_map(move |&(df, dr)| s.offset(df, dr))
-    };
+    let steps = |s: Square| qchess_board::knight_attacks(s).into_iter();
     let mut sources: Vec<(i64, Square)> = Square::ALL
         .iter()
         .copied()
