@@ -21,11 +21,11 @@ fn check_invariants(game: &Game, pieces: u32, max_board: &mut u32) {
     let lettered = game.pieces().occupied_mask();
     let probs = game.probabilities();
     // The marginals the game maintains from the touched squares (issue 10, Deliver 2) are
-    // the state's, computed afresh.
+    // the state's, computed afresh (summed in another order: within rounding, 2e-15 seen).
     let fresh = state.qubit_probabilities();
     for (i, (p, q)) in probs.iter().zip(&fresh).enumerate() {
         assert!(
-            (p - q).abs() <= 1e-15,
+            (p - q).abs() <= 1e-12,
             "square {i}: maintained {p}, fresh {q}"
         );
     }
