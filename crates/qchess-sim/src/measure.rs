@@ -171,7 +171,7 @@ impl<T: Amplitude> State<T> {
 
     /// Keeps the entries where `(key & mask == value) == keep`, scaled to norm 1, then gives
     /// back the memory the dropped entries held (see [`State::shrink_to_survivors`]).
-    fn project(&mut self, mask: u64, value: u64, keep: bool, mass: f64) {
+    pub(crate) fn project(&mut self, mask: u64, value: u64, keep: bool, mass: f64) {
         let scale = T::of_f64(1.0 / mass.sqrt());
         for s in &mut self.sectors {
             let n = scan::project(&mut s.keys, &mut s.amps, mask, value, keep, scale);

@@ -117,10 +117,29 @@ impl<T: Amplitude> State<T> {
                 },
             ));
         }
+        if !T::RENORMALIZES {
+            // Exact states project without renormalising (their own `force`).
+            let p = self.force(pred, outcome)?;
+            return Ok((
+                p,
+                Removed {
+                    part: removed,
+                    restore: None,
+                },
+            ));
+        }
+        // `force`'s decision and arithmetic, with the masses read once.
         let (yes, all) = self.phys_masses(mask, value);
         let mass = if outcome { yes } else { all - yes };
-        let p = self.force(pred, outcome)?;
-        let restore = T::RENORMALIZES.then(|| mass.sqrt());
+        let p = if all > 0.0 { mass / all } else { 0.0 };
+        if p <= T::ZERO_PROBABILITY || mass <= 0.0 {
+            return Err(SimError::ZeroProbabilityOutcome {
+                outcome,
+                probability: p,
+            });
+        }
+        self.project(mask, value, outcome, mass);
+        let restore = Some(mass.sqrt());
         Ok((
             p,
             Removed {

@@ -216,8 +216,9 @@ fn run<S: QuantumState, R: Rng + ?Sized>(
     }
 }
 
-/// How many fresh ancillas the move may take.
-fn captures_needed(mv: &OccupancyMove) -> u32 {
+/// How many fresh ancillas the move may take (a move that needs more than are left fails
+/// before doing anything; the legal-move rules ask the same).
+pub(crate) fn captures_needed(mv: &OccupancyMove) -> u32 {
     match (mv.move_type, mv.variant) {
         (MoveType::Jump | MoveType::Slide, Variant::Capture) => 1,
         (MoveType::PawnCapture, _) => 1,

@@ -29,7 +29,7 @@
 //! eigenvector cases fall back to the reference simulation for that candidate only
 //! ([`LegalStats::fallback`] counts them).
 
-use crate::circuit::{MoveType, OccupancyMove, Variant};
+use crate::circuit::{MoveType, Variant};
 use crate::game::Game;
 use crate::notation::MoveShape;
 use crate::possibility::Classified;
@@ -159,18 +159,6 @@ fn scan<S: QuantumState>(state: &S, patterns: &[Pattern]) -> Vec<f64> {
     state.pattern_weights(&raw)
 }
 
-/// The capture ancillas a move takes (mirrors the circuit's own check: a move that needs
-/// more than are left fails before doing anything, for every outcome).
-fn captures_needed(mv: &OccupancyMove) -> u32 {
-    match (mv.move_type, mv.variant) {
-        (MoveType::Jump | MoveType::Slide, Variant::Capture) => 1,
-        (MoveType::PawnCapture, _) => 1,
-        (MoveType::PawnEp, Variant::Capture) => 2,
-        (MoveType::PawnEp, _) => 1,
-        _ => 0,
-    }
-}
-
 /// Whether the state is so close to its cap or memory budget that a candidate's circuit
 /// might be refused (a split can double the basis states, a pass needs buffers beside the
 /// state, and the reference simulates on a copy): then every candidate the prechecks do not
@@ -190,7 +178,7 @@ fn precheck<S: QuantumState>(game: &Game<S>, c: &Classified, probs: &[f64; 64]) 
     if om.validate().is_err() {
         return Some(false);
     }
-    let needed = captures_needed(&om);
+    let needed = crate::circuit::captures_needed(&om);
     if needed > 0 && game.state().ancilla_count() + needed > MAX_ANCILLAS {
         return Some(false);
     }
