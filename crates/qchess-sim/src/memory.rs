@@ -128,8 +128,11 @@ pub(crate) fn entry_bytes<T: Amplitude>() -> usize {
     8 + std::mem::size_of::<Complex<T>>()
 }
 
-/// The default cap: as many basis states as fit twice (state plus one pass's output) in 85 %
-/// of this machine's physical memory (`/proc/meminfo`), or 2^26 when that cannot be read.
+/// The default cap: as many basis states as fit once in this machine's physical memory
+/// (`MemTotal` in `/proc/meminfo`), or 2^26 when that cannot be read. It is only an upper
+/// bound on the count: what a gate may really allocate is decided by the memory budget
+/// ([`default_memory_budget`]), which counts every state-sized allocation, pass buffers and
+/// in-place growth included (peak at most about 1.4x the state since the in-place kernels).
 pub(crate) fn default_cap<T: Amplitude>() -> usize {
     let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| {
         s.lines()
@@ -142,8 +145,8 @@ pub(crate) fn default_cap<T: Amplitude>() -> usize {
     });
     match total {
         Some(kib) => {
-            let bytes = kib.saturating_mul(1024) / 100 * 85;
-            (bytes / (2 * entry_bytes::<T>() as u64)) as usize
+            let bytes = kib.saturating_mul(1024);
+            (bytes / entry_bytes::<T>() as u64) as usize
         }
         None => 1 << 26,
     }
@@ -201,6 +204,18 @@ pub fn default_memory_budget() -> usize {
         .unwrap_or(4 << 30);
     let margin = free / 16 + MARGIN_FIXED;
     usize::try_from(free.saturating_sub(margin)).unwrap_or(usize::MAX)
+}
+
+/// The budget of a state that already holds `held` heap bytes when it is built: the override
+/// of [`set_default_memory_budget`] as it stands (it covers the state's own bytes), else the
+/// measured [`default_memory_budget`] plus `held`, because memory the new state already
+/// occupies has left `MemAvailable` (and the limits) by the time it is measured.
+pub(crate) fn budget_holding(held: usize) -> usize {
+    if BUDGET_OVERRIDE.load(std::sync::atomic::Ordering::Relaxed) != 0 {
+        default_memory_budget()
+    } else {
+        default_memory_budget().saturating_add(held)
+    }
 }
 
 /// A `kB` field of a `/proc` file such as `/proc/self/status`, in bytes.

@@ -248,15 +248,17 @@ impl<T: Amplitude> State<T> {
                 }),
             }
         }
-        Ok(Self {
+        let mut state = Self {
             sectors,
             perm: BitPerm::identity(),
             ancilla_count: top,
             cap,
             pool: Pool::default(),
             peak: 0,
-            budget: crate::memory::default_memory_budget(),
-        })
+            budget: 0,
+        };
+        state.budget = crate::memory::budget_holding(state.bytes());
+        Ok(state)
     }
 
     /// A state with no ancillas from a key array and an amplitude array, without copying:
@@ -315,7 +317,7 @@ impl<T: Amplitude> State<T> {
                 cap,
             });
         }
-        Ok(Self {
+        let mut state = Self {
             sectors: vec![Sector {
                 ancillas: 0,
                 keys,
@@ -326,8 +328,10 @@ impl<T: Amplitude> State<T> {
             cap,
             pool: Pool::default(),
             peak: 0,
-            budget: crate::memory::default_memory_budget(),
-        })
+            budget: 0,
+        };
+        state.budget = crate::memory::budget_holding(state.bytes());
+        Ok(state)
     }
 
     /// One piece of a larger (distributed) state: the entries as given, neither normalised
@@ -408,15 +412,17 @@ impl<T: Amplitude> State<T> {
             s.amps.truncate(w);
         }
         sectors.retain(|s| !s.keys.is_empty());
-        Ok(Self {
+        let mut state = Self {
             sectors,
             perm: BitPerm::identity(),
             ancilla_count,
             cap,
-            budget: crate::memory::default_memory_budget(),
+            budget: 0,
             pool: Pool::default(),
             peak: 0,
-        })
+        };
+        state.budget = crate::memory::budget_holding(state.bytes());
+        Ok(state)
     }
 
     /// Pre-allocates (and touches) a reusable pass buffer of `states` entries, so the next
@@ -450,8 +456,8 @@ impl<T: Amplitude> State<T> {
 
     /// Sets the most basis states an operation may produce; an operation that would need
     /// more returns [`SimError::CapExceeded`] before allocating and changes nothing. The
-    /// default is what fits twice in 85 % of this machine's memory (a pass holds its input
-    /// and its output).
+    /// default is what fits once in this machine's memory; the memory budget
+    /// ([`State::memory_budget`]) is what bounds the bytes a gate really allocates.
     ///
     /// ```
     /// let mut s = qchess_sim::State::<f64>::classical(1);
