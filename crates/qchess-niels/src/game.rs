@@ -2,7 +2,8 @@
 
 use crate::error::NielsError;
 use crate::legal::{
-    CheckInfo, check_info, check_legal, in_check, legal_moves, outcomes, outcomes_exact,
+    CheckInfo, check_info, check_legal, has_legal_move, in_check, legal_captures, legal_moves,
+    outcomes, outcomes_exact,
 };
 use crate::moves::Move;
 use crate::position::Position;
@@ -166,6 +167,23 @@ impl Game {
         }
     }
 
+    /// Whether the side to move has a legal move: `!self.legal_moves().is_empty()`, without
+    /// listing them all (see [`has_legal_move`]; false once the game is over by rule).
+    pub fn has_legal_move(&self) -> bool {
+        !self.is_over_by_rule() && has_legal_move(&self.position, &self.rules)
+    }
+
+    /// The legal captures and attempted captures of the side to move: the moves of
+    /// [`Game::legal_moves`] for which [`crate::is_capture`] holds, in the same order, without
+    /// listing the others (see [`legal_captures`]; none once the game is over by rule).
+    pub fn legal_captures(&self) -> Vec<Move> {
+        if self.is_over_by_rule() {
+            Vec::new()
+        } else {
+            legal_captures(&self.position, &self.rules)
+        }
+    }
+
     /// Whether the side to move is in check (8.7).
     pub fn in_check(&self) -> bool {
         in_check(&self.position, self.position.side_to_move(), &self.rules)
@@ -178,7 +196,7 @@ impl Game {
         }
         // Only a refused move pays for the full move list (is it mate or stalemate?).
         check_legal(&self.position, mv, &self.rules).map_err(|e| {
-            if legal_moves(&self.position, &self.rules).is_empty() {
+            if !has_legal_move(&self.position, &self.rules) {
                 NielsError::GameOver(self.status().to_string())
             } else {
                 e
@@ -213,9 +231,8 @@ impl Game {
 
     /// The game's state: checkmate and stalemate first, then the draw rules.
     pub fn status(&self) -> Status {
-        let moves = legal_moves(&self.position, &self.rules);
         let side = self.position.side_to_move();
-        if moves.is_empty() {
+        if !has_legal_move(&self.position, &self.rules) {
             return if in_check(&self.position, side, &self.rules) {
                 Status::Checkmate {
                     winner: side.opposite(),

@@ -3,7 +3,7 @@
 
 use crate::attacks::attacks_from;
 use crate::error::NielsError;
-use crate::movegen::{pseudo_moves, pseudo_moves_from};
+use crate::movegen::{other_moves_from, pseudo_moves, pseudo_moves_from, step_moves_from};
 use crate::moves::Move;
 use crate::position::{Occupant, Position};
 use crate::resolve::{MoveOutcome, NeedRoll, resolve};
@@ -158,7 +158,7 @@ pub fn check_info(pos: &Position, color: Color, rules: &Rules) -> CheckInfo {
         p.en_passant = None;
         p.must_move = None;
     }
-    let no_moves = legal_moves(&p, rules).is_empty();
+    let no_moves = !has_legal_move(&p, rules);
     let in_check = chance > Fraction::ZERO;
     CheckInfo {
         chance,
@@ -357,6 +357,14 @@ fn list_from(pos: &Position, rules: &Rules, sq: Square) -> Vec<Move> {
 /// Checks `mv` fully: returns the engine's form of it if legal, else why not.
 pub(crate) fn check_legal(pos: &Position, mv: &Move, rules: &Rules) -> Result<Move, NielsError> {
     let mv = validate_pseudo(pos, mv, rules)?;
+    check_pseudo_legal(pos, mv, rules)
+}
+
+/// The checks of [`check_legal`] after the pseudo-legality test, for a move that is already
+/// pseudo-legal and in the engine's form (as the move generator lists it: validating such a
+/// move returns it unchanged, and skipping that saves regenerating the piece's whole list
+/// per move, thousands of moves for a queen).
+fn check_pseudo_legal(pos: &Position, mv: Move, rules: &Rules) -> Result<Move, NielsError> {
     let mover = pos.side;
     if let Move::Step { from, to, .. } = mv {
         if pos.piece_at(to) == Some(Piece::new(mover.opposite(), PieceKind::King))
@@ -392,7 +400,7 @@ pub(crate) fn check_legal(pos: &Position, mv: &Move, rules: &Rules) -> Result<Mo
     }
     for (p, prob, _) in outcomes(pos, &mv, rules) {
         if let Move::RemoteCollapse { .. } = mv {
-            if legal_moves(&p, rules).is_empty() {
+            if !has_legal_move(&p, rules) {
                 return Err(NielsError::illegal(
                     mv,
                     format!(
@@ -414,13 +422,114 @@ pub(crate) fn check_legal(pos: &Position, mv: &Move, rules: &Rules) -> Result<Mo
 
 /// Every legal move of the side to move.
 pub fn legal_moves(pos: &Position, rules: &Rules) -> Vec<Move> {
-    // A superposition's legality cannot depend on its marks (a fresh, unentangled pair has a
-    // positive chance on each half), except in the Deterministic Game: check each shape once.
-    let mut shape_legal: HashMap<(Square, Square, Square, Option<PieceKind>), bool> =
-        HashMap::new();
+    let mut legal = LegalFilter::new(pos, rules);
     pseudo_moves(pos, rules)
         .into_iter()
-        .filter(|mv| match *mv {
+        .filter(|mv| legal.is_legal(mv))
+        .collect()
+}
+
+/// Whether the side to move has at least one legal move: the same answer as
+/// `!legal_moves(pos, rules).is_empty()`, but it stops at the first legal move it finds and
+/// tries the cheap ones first (every piece's ordinary moves and captures), so the thousands of
+/// superposition moves of a queen are generated only when no ordinary move is legal. With no
+/// legal move (checkmate or stalemate) it checks every move, as `legal_moves` does.
+///
+/// ```
+/// use qchess_niels::{Position, Rules, has_legal_move, legal_moves};
+/// // Black is mated by the queen on g7 guarded by the king.
+/// let mate: Position = "6k1/6Q1/6K1/8/8/8/8/8 b - - 0 1".parse().unwrap();
+/// assert!(!has_legal_move(&mate, &Rules::default()));
+/// assert!(legal_moves(&mate, &Rules::default()).is_empty());
+/// let start = Position::startpos("8x8".parse().unwrap()).unwrap();
+/// assert!(has_legal_move(&start, &Rules::default()));
+/// ```
+pub fn has_legal_move(pos: &Position, rules: &Rules) -> bool {
+    let mut legal = LegalFilter::new(pos, rules);
+    let mut list = Vec::new();
+    let own = pos.occupied_by(pos.side);
+    for sq in own {
+        list.clear();
+        step_moves_from(pos, sq, false, &mut list);
+        if list.iter().any(|mv| legal.is_legal(mv)) {
+            return true;
+        }
+    }
+    for sq in own {
+        list.clear();
+        other_moves_from(pos, rules, sq, &mut list);
+        if list.iter().any(|mv| legal.is_legal(mv)) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether `mv` is a capture or an attempted capture by the side to move of `pos`: a
+/// [`Move::Step`] of one of its pieces (or halves) onto a square holding an opponent's
+/// conventional piece or half, or a pawn's en passant capture (a diagonal step onto the en
+/// passant square). Every other kind of move (superposition, entanglement, tunnelling, flip,
+/// ...) is not a capture. It does not check that `mv` is legal.
+pub fn is_capture(pos: &Position, mv: &Move) -> bool {
+    let Move::Step { from, to, .. } = *mv else {
+        return false;
+    };
+    let Some(piece) = pos.piece_at(from).filter(|p| p.color == pos.side) else {
+        return false;
+    };
+    pos.occupied_by(pos.side.opposite()).contains(to)
+        || (piece.kind == PieceKind::Pawn && pos.en_passant == Some(to) && from.file() != to.file())
+}
+
+/// The legal captures of the side to move (the moves of `legal_moves` for which
+/// [`is_capture`] holds, in the same order), generated without the other moves: only each
+/// piece's captures are listed and checked, so a search's quiescence does not pay for every
+/// superposition move.
+///
+/// ```
+/// use qchess_niels::{Move, Position, Rules, is_capture, legal_captures, legal_moves};
+/// // Schools paper, Fig. 4: the f5 pawn may attempt to capture the rook half on e6.
+/// let pos: Position = "4k3/8/4[rbo|1]3/5P2/3[rro|1]4/8/8/4K3 w - - 0 1".parse().unwrap();
+/// let rules = Rules::default();
+/// let captures = legal_captures(&pos, &rules);
+/// assert_eq!(captures, vec!["f5e6".parse::<Move>().unwrap()]);
+/// let filtered: Vec<Move> =
+///     legal_moves(&pos, &rules).into_iter().filter(|m| is_capture(&pos, m)).collect();
+/// assert_eq!(captures, filtered);
+/// ```
+pub fn legal_captures(pos: &Position, rules: &Rules) -> Vec<Move> {
+    let mut legal = LegalFilter::new(pos, rules);
+    let mut list = Vec::new();
+    for sq in pos.occupied_by(pos.side) {
+        step_moves_from(pos, sq, true, &mut list);
+    }
+    list.retain(|mv| legal.is_legal(mv));
+    list
+}
+
+/// The legality test of generated (pseudo-legal) moves, with the superposition shapes
+/// already decided: a superposition's legality cannot depend on its marks (a fresh,
+/// unentangled pair has a positive chance on each half), except in the Deterministic Game,
+/// so each shape is checked once.
+struct LegalFilter<'a> {
+    pos: &'a Position,
+    rules: &'a Rules,
+    shape_legal: HashMap<(Square, Square, Square, Option<PieceKind>), bool>,
+}
+
+impl<'a> LegalFilter<'a> {
+    fn new(pos: &'a Position, rules: &'a Rules) -> LegalFilter<'a> {
+        LegalFilter {
+            pos,
+            rules,
+            shape_legal: HashMap::new(),
+        }
+    }
+
+    /// Whether the generated move `mv` is legal.
+    fn is_legal(&mut self, mv: &Move) -> bool {
+        let (pos, rules) = (self.pos, self.rules);
+        match *mv {
             Move::Superposition {
                 from,
                 red,
@@ -429,13 +538,14 @@ pub fn legal_moves(pos: &Position, rules: &Rules) -> Vec<Move> {
                 ..
             } if !rules.deterministic => {
                 let key = (from, red.min(blue), red.max(blue), promotion);
-                *shape_legal
+                *self
+                    .shape_legal
                     .entry(key)
-                    .or_insert_with(|| check_legal(pos, mv, rules).is_ok())
+                    .or_insert_with(|| check_pseudo_legal(pos, *mv, rules).is_ok())
             }
-            _ => check_legal(pos, mv, rules).is_ok(),
-        })
-        .collect()
+            _ => check_pseudo_legal(pos, *mv, rules).is_ok(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -464,6 +574,14 @@ mod tests {
             for _ in 0..30 {
                 let pos = game.position().clone();
                 let listed = legal_moves(&pos, &rules);
+                // The list skips re-validating generated moves and decides each
+                // superposition shape once: the same list as checking every pseudo-legal
+                // move through the full `check_legal`.
+                let validated: Vec<Move> = pseudo_moves(&pos, &rules)
+                    .into_iter()
+                    .filter(|m| check_legal(&pos, m, &rules).is_ok())
+                    .collect();
+                assert_eq!(listed, validated, "{pos}");
                 for mv in pseudo_moves(&pos, &rules) {
                     let mover = pos.side;
                     let castles = matches!(mv, Move::Step { from, to, .. }

@@ -44,7 +44,8 @@ pub use error::NielsError;
 pub use fen::PAPER_BOARDS;
 pub use game::{DrawReason, Game, PlayedMove, Status, color_name};
 pub use legal::{
-    CheckInfo, capture_chance, capture_chance_exact, check_info, in_check, legal_moves,
+    CheckInfo, capture_chance, capture_chance_exact, check_info, has_legal_move, in_check,
+    is_capture, legal_captures, legal_moves,
 };
 pub use moves::Move;
 pub use pair::{Diagonal, Facing, Facings, Mark, Pair, PairId};

@@ -76,21 +76,30 @@ fn flip_makes_difference(pos: &Position, id: PairId, rules: &Rules, f: Facings) 
 }
 
 pub(crate) fn pseudo_moves_from(pos: &Position, rules: &Rules, sq: Square, out: &mut Vec<Move>) {
-    let mover = pos.side;
-    if pos.must_move.is_some_and(|m| m != sq) {
-        return;
-    }
-    let g = pos.geometry;
-    let occ = pos.occupied();
-    let Some(piece) = pos.piece_at(sq) else {
+    step_moves_from(pos, sq, false, out);
+    other_moves_from(pos, rules, sq, out);
+}
+
+/// The first part of [`pseudo_moves_from`]: ordinary moves and (attempted) captures,
+/// en passant included, for conventional pieces and halves alike, in the same order; only
+/// the captures when `captures_only` (the others are left out, the order kept).
+pub(crate) fn step_moves_from(
+    pos: &Position,
+    sq: Square,
+    captures_only: bool,
+    out: &mut Vec<Move>,
+) {
+    let Some(piece) = movable_piece(pos, sq) else {
         return;
     };
-    if piece.color != mover {
-        return;
-    }
-    let opponents = pos.occupied_by(mover.opposite());
-    // Ordinary moves and (attempted) captures, for conventional pieces and halves alike.
-    let quiet = quiet_targets(piece, sq, occ, g);
+    let g = pos.geometry;
+    let occ = pos.occupied();
+    let opponents = pos.occupied_by(pos.side.opposite());
+    let quiet = if captures_only {
+        Bitboard::EMPTY
+    } else {
+        quiet_targets(piece, sq, occ, g)
+    };
     let mut captures = attacks_from(piece, sq, occ, g) & opponents;
     if let Some(ep) = ep_capture(pos, piece, sq) {
         captures = captures.with(ep);
@@ -104,6 +113,24 @@ pub(crate) fn pseudo_moves_from(pos: &Position, rules: &Rules, sq: Square, out: 
             });
         }
     }
+}
+
+/// The piece on `sq` when the side to move may move it now (its own, and the one that must
+/// move after a remote collapse).
+fn movable_piece(pos: &Position, sq: Square) -> Option<Piece> {
+    if pos.must_move.is_some_and(|m| m != sq) {
+        return None;
+    }
+    pos.piece_at(sq).filter(|p| p.color == pos.side)
+}
+
+/// The second part of [`pseudo_moves_from`]: castling, superposition, entanglement and
+/// tunnelling moves of a conventional piece, flip, Z, Hadamard and remote collapse of a half.
+pub(crate) fn other_moves_from(pos: &Position, rules: &Rules, sq: Square, out: &mut Vec<Move>) {
+    let Some(piece) = movable_piece(pos, sq) else {
+        return;
+    };
+    let quiet = quiet_targets(piece, sq, pos.occupied(), pos.geometry);
     match pos.occupant(sq) {
         Some(Occupant::Piece(_)) => {
             castling_moves(pos, piece, sq, out);
