@@ -1027,11 +1027,17 @@ fn surely_changes_in_place(c: &Classified, probs: &[f64; 64]) -> bool {
 }
 
 /// The square probabilities after a move, from those before it and the move's journal
-/// (issue 10, Deliver 2): an iSwap whose controls hold in every branch (uncontrolled, or a
-/// path of squares empty in every branch) relabels its two qubits, so their marginals swap
-/// and no other changes: no pass over the state. Any other step (a projection, a capture,
-/// a sqrt-iSwap, a controlled iSwap that splits the branches) recomputes them in one pass.
-/// An empty journal (a backend without undo records) recomputes too.
+/// (issue 10, Deliver 2):
+/// * an iSwap whose controls hold in every branch (uncontrolled, or a path of squares empty
+///   in every branch) relabels its two qubits, so their marginals swap and no other changes:
+///   no pass over the state;
+/// * steps that each change the occupancy of known squares only (a controlled iSwap of a
+///   slide: its two squares; a capture: the captured square; an iSwap on some ancilla
+///   sectors: its two squares) leave every other marginal as it was, and the touched ones
+///   are read from the state after the move in one masked pass
+///   ([`QuantumState::pattern_weights`]), not the 64-square pass;
+/// * any other step (a projection, a sqrt-iSwap) recomputes all of them in one pass, as does
+///   an empty journal (a backend without undo records).
 fn marginals_after<S: QuantumState>(
     journal: &Journal<S>,
     before: &[f64; 64],
@@ -1041,15 +1047,36 @@ fn marginals_after<S: QuantumState>(
     if journal.is_empty() {
         return square_probabilities(state);
     }
+    let mut touched = 0u64;
+    let mut relabel_only = true;
     for step in journal.steps() {
         match step {
             Step::Iswap { a, b, controls }
-                if controls.ones == 0
+                if relabel_only
+                    && controls.ones == 0
                     && (0..64).all(|q| controls.zeros & (1u64 << q) == 0 || probs[q] == 0.0) =>
             {
                 probs.swap(usize::from(*a), usize::from(*b));
             }
+            Step::Iswap { a, b, .. } | Step::IswapWhereAncillas { s: a, t: b, .. } => {
+                relabel_only = false;
+                touched |= (1u64 << a) | (1u64 << b);
+            }
+            Step::Capture { t, .. } => {
+                relabel_only = false;
+                touched |= 1u64 << t;
+            }
             _ => return square_probabilities(state),
+        }
+    }
+    if touched != 0 {
+        // The swaps done above are kept only for squares no later step touched: read every
+        // touched square from the state after the move.
+        let squares: Vec<usize> = (0..64).filter(|&q| touched >> q & 1 == 1).collect();
+        let patterns: Vec<(u64, u64, u64)> =
+            squares.iter().map(|&q| (1u64 << q, 1u64 << q, 0)).collect();
+        for (q, w) in squares.into_iter().zip(state.pattern_weights(&patterns)) {
+            probs[q] = w;
         }
     }
     probs

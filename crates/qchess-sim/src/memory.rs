@@ -95,6 +95,17 @@ impl<T: Amplitude> Pool<T> {
         Ok(buf)
     }
 
+    /// The capacity of the buffer [`Pool::take`] would hand out for `n` entries if one
+    /// fits without growing (0 if none does).
+    pub fn fitting_capacity(&self, n: usize) -> usize {
+        self.free
+            .iter()
+            .map(Buffer::capacity)
+            .filter(|&c| c >= n)
+            .min()
+            .unwrap_or(0)
+    }
+
     pub fn give(&mut self, buf: Buffer<T>) {
         if buf.capacity() > 0 {
             self.free.push(buf);

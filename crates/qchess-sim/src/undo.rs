@@ -6,6 +6,7 @@
 use crate::amplitude::Amplitude;
 use crate::error::SimError;
 use crate::key::Predicate;
+use crate::memory::Buffer;
 use crate::state::{Sector, State};
 use num_complex::Complex;
 
@@ -103,10 +104,9 @@ impl<T: Amplitude> State<T> {
         outcome: bool,
     ) -> Result<(f64, Removed<Self>), SimError> {
         let (mask, value) = self.check_predicate(pred)?;
-        let removed = self.collect_removed(mask, value, outcome)?;
+        let (removed, gone, mass) = self.collect_removed(mask, value, outcome)?;
         if removed.sectors.is_empty() {
-            let (_, all) = self.phys_masses(mask, value);
-            if all <= 0.0 {
+            if mass <= 0.0 {
                 return Err(SimError::ZeroNorm);
             }
             return Ok((
@@ -128,9 +128,8 @@ impl<T: Amplitude> State<T> {
                 },
             ));
         }
-        // `force`'s decision and arithmetic, with the masses read once.
-        let (yes, all) = self.phys_masses(mask, value);
-        let mass = if outcome { yes } else { all - yes };
+        // `force`'s decision and arithmetic, with the masses summed by the copy pass.
+        let all = mass + gone;
         let p = if all > 0.0 { mass / all } else { 0.0 };
         if p <= T::ZERO_PROBABILITY || mass <= 0.0 {
             return Err(SimError::ZeroProbabilityOutcome {
@@ -150,45 +149,79 @@ impl<T: Amplitude> State<T> {
     }
 
     /// The entries where `(key & mask == value) != keep`, copied into a state of their own
-    /// (same bit map and ancilla count), asked of the budget first.
-    fn collect_removed(&self, mask: u64, value: u64, keep: bool) -> Result<Self, SimError> {
+    /// (same bit map and ancilla count), asked of the budget first, with the squared norms
+    /// of the removed and of the kept entries, summed in the same pass.
+    fn collect_removed(
+        &mut self,
+        mask: u64,
+        value: u64,
+        keep: bool,
+    ) -> Result<(Self, f64, f64), SimError> {
+        use rayon::prelude::*;
         let counts: Vec<usize> = self
             .sectors
             .iter()
             .map(|s| {
                 s.keys
-                    .iter()
+                    .par_iter()
+                    .with_min_len(1 << 14)
                     .filter(|&&k| (k & mask == value) != keep)
                     .count()
             })
             .collect();
         let total: usize = counts.iter().sum();
-        self.ask(total * crate::memory::entry_bytes::<T>())?;
+        // Room from the free pass buffers is already counted in the state's bytes (and its
+        // pages are faulted in); only fresh memory is asked of the budget.
+        // (Counted for a single removing sector only: two could not share one buffer.)
+        let removing: Vec<usize> = counts.iter().copied().filter(|&n| n > 0).collect();
+        let from_pool = match removing.as_slice() {
+            [n] if self.pool.fitting_capacity(n + 1) > 0 => n + 1,
+            _ => 0,
+        };
+        self.ask(total.saturating_sub(from_pool) * crate::memory::entry_bytes::<T>())?;
         let oom = |_| SimError::OutOfMemory { states: total };
         let mut sectors = Vec::new();
         sectors
             .try_reserve_exact(counts.iter().filter(|&&n| n > 0).count())
             .map_err(oom)?;
+        let (mut gone, mut kept) = (0.0f64, 0.0f64);
         for (s, &n) in self.sectors.iter().zip(&counts) {
             if n == 0 {
+                kept += s
+                    .amps
+                    .par_iter()
+                    .with_min_len(1 << 14)
+                    .map(|&a| crate::kernels::scan::norm2(a))
+                    .sum::<f64>();
                 continue;
             }
-            let (mut keys, mut amps) = (Vec::new(), Vec::new());
-            keys.try_reserve_exact(n).map_err(oom)?;
-            amps.try_reserve_exact(n).map_err(oom)?;
+            // Branch-free: every entry is written at the next free slot, which only a
+            // removed entry takes (one spare slot at the end for the last kept ones).
+            // A free pass buffer if one fits (warm pages: an undo gives its record's arrays
+            // back to the pool, so apply / undo / apply reuses them), else fresh memory.
+            let mut buf = self.pool.take(n + 1)?;
+            buf.ensure_initialized(n + 1)?;
+            let (mut keys, mut amps) = (buf.keys, buf.amps);
+            let mut w = 0usize;
             for (k, a) in s.keys.iter().zip(&s.amps) {
-                if (k & mask == value) != keep {
-                    keys.push(*k);
-                    amps.push(*a);
-                }
+                let out = usize::from((k & mask == value) != keep);
+                keys[w] = *k;
+                amps[w] = *a;
+                w += out;
+                let m = crate::kernels::scan::norm2(*a);
+                let f = out as f64;
+                gone += m * f;
+                kept += m * (1.0 - f);
             }
+            keys.truncate(n);
+            amps.truncate(n);
             sectors.push(Sector {
                 ancillas: s.ancillas,
                 keys,
                 amps,
             });
         }
-        Ok(self.with_sectors(sectors, usize::MAX))
+        Ok((self.with_sectors(sectors, usize::MAX), gone, kept))
     }
 
     /// Takes back a projection made by [`State::force_keeping`] (after every later pass has
@@ -254,7 +287,15 @@ impl<T: Amplitude> State<T> {
         }
         for (r, target) in part.sectors.into_iter().zip(targets) {
             match target {
-                Some(i) => merge_into(&mut self.sectors[i], r),
+                Some(i) => {
+                    merge_into(&mut self.sectors[i], &r);
+                    // The record's arrays become a free pass buffer (pages kept warm for the
+                    // next projection's record or pass); `finish_pass` bounds the pool.
+                    self.pool.give(Buffer {
+                        keys: r.keys,
+                        amps: r.amps,
+                    });
+                }
                 None => self.sectors.push(r),
             }
         }
@@ -335,7 +376,7 @@ impl<T: Amplitude> State<T> {
             }
             s.ancillas &= !fresh;
             match out.iter().position(|b| b.ancillas == s.ancillas) {
-                Some(j) => merge_into(&mut out[j], s),
+                Some(j) => merge_into(&mut out[j], &s),
                 None => out.push(s),
             }
         }
@@ -348,7 +389,7 @@ impl<T: Amplitude> State<T> {
 }
 
 /// Merges `from` (sorted, disjoint keys) into `into` (sorted) in place, from the back.
-fn merge_into<T: Amplitude>(into: &mut Sector<T>, from: Sector<T>) {
+fn merge_into<T: Amplitude>(into: &mut Sector<T>, from: &Sector<T>) {
     let (n, m) = (into.keys.len(), from.keys.len());
     if m == 0 {
         return;

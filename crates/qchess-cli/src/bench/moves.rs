@@ -23,11 +23,16 @@
 //! | legal | [`Game::legal_moves`] | the full legal-move list of White | one `probability` scan |
 //!
 //! The bare operation runs first, on a copy made with `State::try_clone` whose pass buffers
-//! were warmed by the operation and its inverse (as `qchess bench sim` does; the game's state
-//! has working-size buffers from the set-up moves); the copy is checked to be the same state
-//! as the game's, then timed, then dropped before the game move.
+//! were warmed by the operation and its inverse (as `qchess bench sim` does); the copy is
+//! checked to be the same state as the game's, then timed, then dropped before the game move.
+//! The game is warmed the same way: the move is played once (timed as `cold_seconds`: its
+//! pass buffers and undo record are allocated fresh, as after a split, which gives its
+//! buffers back), taken back with [`Game::undo`], checked to be the same state again, and
+//! played a second time, which is `seconds`. So `seconds / gate_seconds` compares warm with
+//! warm (2026-11-27; before, a cold move was compared with a warm gate).
 //!
-//! `peak_bytes` is the process's resident memory: `state().bytes()` before the move plus the
+//! `peak_bytes` is the process's resident memory: what the game holds right before the timed
+//! move (`state().bytes()`, free pass buffers included, plus `undo_bytes()`) plus the
 //! growth of the resident set during the move (`VmHWM` after the move less `VmRSS` before,
 //! with `VmHWM` reset through `/proc/self/clear_refs` just before). Where that file cannot be
 //! written (not Linux), it is the larger of the state's bytes before and after, and
@@ -142,6 +147,9 @@ pub struct MoveBench {
     pub seconds: f64,
     /// Wall seconds of the bare simulator operation on a copy of the same state.
     pub gate_seconds: f64,
+    /// Wall seconds of the first play of the move, before it was taken back and timed again
+    /// (fresh pass buffers and undo record); `None` for the legal-move list.
+    pub cold_seconds: Option<f64>,
     /// Peak bytes of the move (see the module documentation).
     pub peak_bytes: usize,
     /// How `peak_bytes` was measured: `"vmhwm"` or `"state"`.
@@ -324,10 +332,9 @@ where
     let t0 = Instant::now();
     let (mut game, setup) = setup::<State<T>>(n)?;
     let setup_seconds = t0.elapsed().as_secs_f64();
-    game.set_snapshot_budget(
-        args.snapshot_budget
-            .unwrap_or(qchess_cantwell::game::DEFAULT_SNAPSHOT_BUDGET_BYTES),
-    );
+    let snapshot_budget = args
+        .snapshot_budget
+        .unwrap_or(qchess_cantwell::game::DEFAULT_SNAPSHOT_BUDGET_BYTES);
     let kind = args.kind;
     let states = game.state_size();
     let state_bytes = game.state().bytes();
@@ -357,8 +364,35 @@ where
         (seconds, copy.peak_bytes())
     };
 
-    // The game move.
+    // The game move: played once cold, taken back, then timed warm.
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
+    let cold_seconds = match kind.notation() {
+        Some(mv) => {
+            let reference = game
+                .state()
+                .try_clone(0)
+                .map_err(|e| sim_error("the copy for the warm-up check", e))?;
+            // The warm-up keeps its undo record whatever budget the timed move gets.
+            game.set_snapshot_budget(usize::MAX);
+            let t = Instant::now();
+            game.apply(mv, &mut ChaCha8Rng::seed_from_u64(args.seed))
+                .map_err(|e| game_error(&format!("the warm-up move {mv}"), e))?;
+            let cold = t.elapsed().as_secs_f64();
+            game.undo()
+                .map_err(|e| game_error(&format!("taking back the warm-up move {mv}"), e))?;
+            if !qchess_cantwell::game::same_state(&reference, game.state()) {
+                return Err(CliError::failure(
+                    "bench move: the state after the warm-up move and its undo differs",
+                ));
+            }
+            Some(cold)
+        }
+        None => None,
+    };
+    game.set_snapshot_budget(snapshot_budget);
+    // What the game holds right before the timed move: after the warm-up that includes free
+    // pass buffers (an undone projection's record), which the move may reuse.
+    let held_bytes = game.state().bytes() + game.undo_bytes();
     let hwm = reset_peak_rss();
     let rss_before = status_bytes("VmRSS:").unwrap_or(0);
     let t = Instant::now();
@@ -385,13 +419,17 @@ where
     };
     let seconds = t.elapsed().as_secs_f64();
     let (peak_bytes, peak_source) = match (hwm, status_bytes("VmHWM:")) {
-        (true, Some(high)) => (state_bytes + high.saturating_sub(rss_before), "vmhwm"),
-        _ => (state_bytes.max(game.state().bytes()), "state"),
+        (true, Some(high)) => (held_bytes + high.saturating_sub(rss_before), "vmhwm"),
+        _ => (
+            held_bytes.max(game.state().bytes() + game.undo_bytes()),
+            "state",
+        ),
     };
     Ok(MoveBench {
         states,
         seconds,
         gate_seconds,
+        cold_seconds,
         peak_bytes,
         peak_source,
         state_bytes,
@@ -425,6 +463,7 @@ pub fn run(args: &MoveArgs) -> Result<(), CliError> {
             "states": r.states,
             "seconds": r.seconds,
             "gate_seconds": r.gate_seconds,
+            "cold_seconds": r.cold_seconds,
             "peak_bytes": r.peak_bytes,
             "state_bytes": r.state_bytes,
             "array_bytes": r.array_bytes,
