@@ -150,6 +150,18 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
         (norm > 0.0).then(|| self.inner(&copy) / norm)
     }
 
+    /// Read-only answers to many presence and circuit questions at once (Definition 2 of a
+    /// candidate move without applying it). See [`State::local_effects`]; the default reads
+    /// [`QuantumState::entries_f64`] into sorted sectors first (a copy of the entries, outside
+    /// the memory budget) and answers from them as the local state does.
+    fn local_effects(
+        &self,
+        queries: &[crate::LocalQuery],
+        threshold: f64,
+    ) -> Vec<crate::LocalAnswer> {
+        crate::patterns::local_effects_of_entries(self.entries_f64(), queries, threshold)
+    }
+
     // ----- gates ------------------------------------------------------------------------
 
     /// iSwap (eq. 4a) on `a`, `b` where `controls` hold: a jump, or a slide with the path as
@@ -350,6 +362,13 @@ impl<T: Amplitude> QuantumState for State<T> {
     }
     fn iswap_overlap(&self, a: u8, b: u8, empty: u64) -> Option<Complex<f64>> {
         Some(State::iswap_overlap(self, a, b, empty))
+    }
+    fn local_effects(
+        &self,
+        queries: &[crate::LocalQuery],
+        threshold: f64,
+    ) -> Vec<crate::LocalAnswer> {
+        State::local_effects(self, queries, threshold)
     }
     fn iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
         State::iswap(self, a, b, controls)

@@ -61,5 +61,6 @@ pub use exact::{Exact, ParseQSqrt2Error, Probability, QSqrt2};
 pub use key::{Controls, Key, Normalization, Predicate};
 pub use memory::{default_memory_budget, set_default_memory_budget};
 pub use num_complex::Complex;
+pub use patterns::{BoardPattern, LOCAL_MAX_QUBITS, LocalAnswer, LocalCircuit, LocalQuery};
 pub use state::{MAX_ANCILLAS, State};
 pub use undo::Removed;
