@@ -1,8 +1,10 @@
-//! `cargo run --release -p qchess-sim --example sim_bench -- OP STATES THREADS [f32|exact]`: the
-//! same measurement as `qchess bench sim`, one JSON line, without building the CLI.
+//! `cargo run --release -p qchess-sim --example sim_bench -- OP STATES THREADS [f32|exact] [game]`:
+//! the same measurement as `qchess bench sim`, one JSON line, without building the CLI. With
+//! `game` the input is `qchess_sim::bench::game_state` (a game-shaped state: fixed
+//! background, many small groups) instead of `random_state`.
 //! `... --example sim_bench -- prob STATES [THREADS] [f32]` times the probability scan alone.
 
-use qchess_sim::bench::{BenchOp, BenchResult, run_op};
+use qchess_sim::bench::{BenchOp, BenchResult, Shape, run_op_shaped};
 
 /// `prob STATES [THREADS] [f32]`: the probability scan alone (`State::probability` of one
 /// qubit), median wall and calling-thread CPU seconds of up to 50 calls.
@@ -63,7 +65,7 @@ fn main() {
         Some("measure") => BenchOp::Measure,
         _ => {
             eprintln!(
-                "usage: sim_bench iswap|slide|split|merge|measure STATES THREADS [f32|exact] | prob STATES [THREADS] [f32]"
+                "usage: sim_bench iswap|slide|split|merge|measure STATES THREADS [f32|exact] [game] | prob STATES [THREADS] [f32]"
             );
             std::process::exit(2);
         }
@@ -73,8 +75,13 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(1_000_000);
     let threads: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
-    let f32 = args.get(4).is_some_and(|s| s == "f32");
-    let exact = args.get(4).is_some_and(|s| s == "exact");
+    let f32 = args.iter().skip(4).any(|s| s == "f32");
+    let exact = args.iter().skip(4).any(|s| s == "exact");
+    let shape = if args.iter().skip(4).any(|s| s == "game") {
+        Shape::Game
+    } else {
+        Shape::Random
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -82,11 +89,11 @@ fn main() {
     let r: BenchResult = pool
         .install(|| {
             if f32 {
-                run_op::<f32>(op, n)
+                run_op_shaped::<f32>(op, n, shape)
             } else if exact {
-                run_op::<qchess_sim::Exact>(op, n)
+                run_op_shaped::<qchess_sim::Exact>(op, n, shape)
             } else {
-                run_op::<f64>(op, n)
+                run_op_shaped::<f64>(op, n, shape)
             }
         })
         .unwrap_or_else(|e| {
@@ -94,9 +101,10 @@ fn main() {
             std::process::exit(1);
         });
     println!(
-        "{{\"op\":\"{}\",\"states\":{},\"threads\":{threads},\"f32\":{f32},\"exact\":{exact},\"seconds\":{},\"cpu_seconds\":{},\"states_per_sec\":{},\"cpu_states_per_sec\":{},\"bytes_per_state\":{},\"peak_bytes\":{}}}",
+        "{{\"op\":\"{}\",\"states\":{},\"threads\":{threads},\"f32\":{f32},\"exact\":{exact},\"game\":{},\"seconds\":{},\"cpu_seconds\":{},\"states_per_sec\":{},\"cpu_states_per_sec\":{},\"bytes_per_state\":{},\"peak_bytes\":{}}}",
         args[1],
         r.states,
+        shape == Shape::Game,
         r.seconds,
         r.cpu_seconds.map_or("null".into(), |c| c.to_string()),
         r.states as f64 / r.seconds,

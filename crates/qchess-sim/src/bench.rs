@@ -107,6 +107,126 @@ pub fn random_state<T: Amplitude>(n: usize) -> Result<State<T>, SimError> {
     State::from_board_arrays(keys, amps, Normalization::RequireUnit)
 }
 
+/// The shape of the input state.
+///
+/// ```
+/// use qchess_sim::bench::{BenchOp, Shape, run_op_shaped};
+/// let r = run_op_shaped::<f64>(BenchOp::Split, 1000, Shape::Game)?;
+/// assert_eq!(r.states, 1000);
+/// # Ok::<(), qchess_sim::SimError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// [`random_state`]: consecutive keys with gaps of 1 to 4 over the low `~log2(2.5 n)` bits;
+    /// groups for the gate bits are large.
+    Random,
+    /// [`game_state`]: like a position reached by real moves: a fixed background of occupied
+    /// squares, few distinct values of the high bits, and the branching squares spread over
+    /// the board, so the groups a gate sees are many and small.
+    Game,
+}
+
+/// The squares a game-shaped state of `n` basis states varies on, ascending: two in the
+/// top rank (so the high bits take four values), the rest spread over ranks 2-7 in a fixed
+/// pseudo-random order.
+fn game_squares(n: usize) -> Vec<u32> {
+    // About two keys for every three index values (gaps of 1 or 2): m bits hold n keys.
+    let m = (64 - (n as u64 * 3 / 2 + 4).leading_zeros()).clamp(4, 46) as usize;
+    let mut free: Vec<u32> = (8..56).collect();
+    let mut seed = 0x0123_4567_89ab_cdefu64;
+    for i in (1..free.len()).rev() {
+        let j = (splitmix(&mut seed) % (i as u64 + 1)) as usize;
+        free.swap(i, j);
+    }
+    let mut squares: Vec<u32> = free[..m - 2].to_vec();
+    squares.extend([57, 62]);
+    squares.sort_unstable();
+    squares
+}
+
+/// Occupied squares of a game-shaped state that never change (the back ranks, but the two
+/// varying top-rank squares), and the squares no branch occupies.
+fn game_background(squares: &[u32]) -> (u64, u64) {
+    let var = squares.iter().fold(0u64, |m, &q| m | 1 << q);
+    let fixed = 0xff00_0000_0000_00ffu64 & !var;
+    (fixed, !(fixed | var))
+}
+
+/// The qubits a game-shaped operation uses: `s` a varying square a quarter up the list (so
+/// about as many varying squares lie above the gate bits as below: many small groups), `t1`
+/// and `t2` the empty squares nearest to it, `p` a varying square used as a path.
+///
+/// ```
+/// let (s, t1, t2, p) = qchess_sim::bench::game_qubits(10_000);
+/// assert!(s != t1 && t1 != t2 && s != t2 && p != s);
+/// ```
+pub fn game_qubits(n: usize) -> (u8, u8, u8, u8) {
+    let squares = game_squares(n);
+    let (_, empty) = game_background(&squares);
+    let s = squares[squares.len() / 4];
+    let mut near: Vec<u32> = (0..64).filter(|&q| empty >> q & 1 == 1).collect();
+    near.sort_by_key(|&q| (q.abs_diff(s), q));
+    let p = squares[squares.len() / 4 + 1];
+    (s as u8, near[0] as u8, near[1] as u8, p as u8)
+}
+
+/// A reproducible game-shaped state of exactly `n` basis states (no ancillas): every key is a
+/// fixed background of occupied back-rank squares plus a subset of [`game_qubits`]'s varying
+/// squares (distinct subsets in increasing order, about two of every three), equal
+/// magnitudes, phases 1 or i.
+///
+/// ```
+/// let s = qchess_sim::bench::game_state::<f64>(1000)?;
+/// assert_eq!(s.len(), 1000);
+/// # Ok::<(), qchess_sim::SimError>(())
+/// ```
+pub fn game_state<T: Amplitude>(n: usize) -> Result<State<T>, SimError> {
+    let asked = n.saturating_mul(crate::memory::entry_bytes::<T>());
+    let available = crate::memory::default_memory_budget();
+    if asked > available {
+        return Err(SimError::StateTooLarge { asked, available });
+    }
+    let squares = game_squares(n);
+    let (fixed, _) = game_background(&squares);
+    let mut keys = Vec::new();
+    keys.try_reserve_exact(n)
+        .map_err(|_| SimError::OutOfMemory { states: n })?;
+    let mut amps = Vec::new();
+    amps.try_reserve_exact(n)
+        .map_err(|_| SimError::OutOfMemory { states: n })?;
+    let mut seed = 0x5851_f42d_4c95_7f2du64;
+    let a = T::of_f64(1.0 / (n as f64).sqrt());
+    let zero = T::zero();
+    let (mut idx, mut bits) = (0u64, 0u64);
+    for i in 0..n {
+        if i % 64 == 0 {
+            bits = splitmix(&mut seed);
+        }
+        // Index gaps of 1 or 2; the first index is 0 or 1.
+        idx += u64::from(i > 0) + (bits >> (i % 64) & 1);
+        // Deposit the index bits on the varying squares (ascending, so keys ascend).
+        let mut k = fixed;
+        for (t, &q) in squares.iter().enumerate() {
+            k |= (idx >> t & 1) << q;
+        }
+        keys.push(k);
+        amps.push(if bits >> (63 - i % 64) & 1 == 1 {
+            Complex::new(a, zero)
+        } else {
+            Complex::new(zero, a)
+        });
+    }
+    State::from_board_arrays(keys, amps, Normalization::RequireUnit)
+}
+
+fn splitmix(seed: &mut u64) -> u64 {
+    *seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *seed;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 /// The qubits an operation uses on a state of `n` keys: low, middle and near the top of the
 /// key span, so partners exist and groups of every size occur.
 ///
@@ -206,7 +326,82 @@ pub fn thread_cpu_seconds() -> Option<f64> {
 /// # Ok::<(), qchess_sim::SimError>(())
 /// ```
 pub fn run_op<T: Amplitude>(op: BenchOp, n: usize) -> Result<BenchResult, SimError> {
-    let mut state = random_state::<T>(n)?;
+    run_op_shaped::<T>(op, n, Shape::Random)
+}
+
+/// Applies `op` once to a game-shaped state of `n` generated basis states, on the squares of
+/// [`game_qubits`]: `Iswap` is `iswap(s, t1)`, `SlideIswap` the same controlled on `p` empty,
+/// `Split` is `split(s, t1, t2)`, `Merge` is `merge(t2, t1, s)` (the split's inverse; its
+/// input is the state after that split), `Measure` measures `s`.
+///
+/// ```
+/// use qchess_sim::bench::{BenchOp, apply_game_op, game_state};
+/// let mut s = game_state::<f64>(64)?;
+/// apply_game_op(BenchOp::Split, &mut s, 64)?;
+/// apply_game_op(BenchOp::Merge, &mut s, 64)?;
+/// assert_eq!(s.len(), 64);
+/// # Ok::<(), qchess_sim::SimError>(())
+/// ```
+pub fn apply_game_op<T: Amplitude>(
+    op: BenchOp,
+    s: &mut State<T>,
+    n: usize,
+) -> Result<(), SimError> {
+    let (q, t1, t2, p) = game_qubits(n);
+    match op {
+        BenchOp::Iswap => s.iswap(q, t1, Controls::NONE),
+        BenchOp::SlideIswap => s.iswap(q, t1, Controls::empty_path(1 << p)),
+        BenchOp::Split => s.split(q, t1, t2, Controls::NONE),
+        BenchOp::Merge => s.merge(t2, t1, q, Controls::NONE),
+        BenchOp::Measure => s
+            .measure(Predicate::One(q), &mut SplitMix(0x5eed))
+            .map(|_| ()),
+    }
+}
+
+/// [`warm_up`] for the game-shaped operations.
+fn warm_up_game<T: Amplitude>(op: BenchOp, s: &mut State<T>, n: usize) -> Result<(), SimError> {
+    let (q, t1, t2, p) = game_qubits(n);
+    match op {
+        BenchOp::Iswap | BenchOp::Measure => Ok(()),
+        BenchOp::SlideIswap => {
+            let c = Controls::empty_path(1 << p);
+            s.iswap(q, t1, c).and_then(|_| s.iswap_inv(q, t1, c))
+        }
+        BenchOp::Split => s
+            .split(q, t1, t2, Controls::NONE)
+            .and_then(|_| s.merge(t2, t1, q, Controls::NONE)),
+        BenchOp::Merge => s
+            .merge(t2, t1, q, Controls::NONE)
+            .and_then(|_| s.split(q, t1, t2, Controls::NONE)),
+    }
+}
+
+/// [`run_op`] on a state of the given [`Shape`]. `states` in the result is the input's size
+/// (for a game-shaped merge, the state after the split it undoes: about 1.5 `n`).
+///
+/// ```
+/// use qchess_sim::bench::{BenchOp, Shape, run_op_shaped};
+/// let r = run_op_shaped::<f64>(BenchOp::Merge, 1000, Shape::Game)?;
+/// assert!(r.states > 1000);
+/// # Ok::<(), qchess_sim::SimError>(())
+/// ```
+pub fn run_op_shaped<T: Amplitude>(
+    op: BenchOp,
+    n: usize,
+    shape: Shape,
+) -> Result<BenchResult, SimError> {
+    let mut state = match shape {
+        Shape::Random => random_state::<T>(n)?,
+        Shape::Game => {
+            let mut s = game_state::<T>(n)?;
+            if op == BenchOp::Merge {
+                apply_game_op(BenchOp::Split, &mut s, n)?;
+            }
+            s
+        }
+    };
+    let states = state.len();
     let reps = (20_000_000 / n.max(1)).clamp(1, 200);
     let (mut times, mut cpu) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
     let (mut peak, mut bytes_per_state) = (0usize, 0.0);
@@ -217,12 +412,18 @@ pub fn run_op<T: Amplitude>(op: BenchOp, n: usize) -> Result<BenchResult, SimErr
             state.clone()
         };
         if n <= 100_000_000 {
-            warm_up(op, &mut s, n)?;
+            match shape {
+                Shape::Random => warm_up(op, &mut s, n)?,
+                Shape::Game => warm_up_game(op, &mut s, n)?,
+            }
         }
         s.reset_peak_bytes();
         let c0 = thread_cpu_seconds();
         let t = Instant::now();
-        apply_op(op, &mut s, n)?;
+        match shape {
+            Shape::Random => apply_op(op, &mut s, n)?,
+            Shape::Game => apply_game_op(op, &mut s, n)?,
+        }
         times.push(t.elapsed().as_secs_f64());
         if let (Some(a), Some(b)) = (c0, thread_cpu_seconds()) {
             cpu.push(b - a);
@@ -233,7 +434,7 @@ pub fn run_op<T: Amplitude>(op: BenchOp, n: usize) -> Result<BenchResult, SimErr
     times.sort_by(f64::total_cmp);
     cpu.sort_by(f64::total_cmp);
     Ok(BenchResult {
-        states: n,
+        states,
         seconds: times[times.len() / 2],
         cpu_seconds: (cpu.len() == times.len()).then(|| cpu[cpu.len() / 2]),
         bytes_per_state,
