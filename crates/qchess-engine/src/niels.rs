@@ -5,7 +5,9 @@ use crate::eval::{ClassicalBoard, KING_DANGER_CP, MOBILITY_CP, piece_value, sign
 use crate::node::{SearchNode, Searchable, Terminal};
 use crate::search::EngineError;
 use qchess_board::{Color, PieceKind, Square};
-use qchess_niels::{Game, Move, Occupant, PairId, Position, capture_chance, group_outcomes};
+use qchess_niels::{
+    Game, Move, Occupant, PairId, Position, capture_chance, group_outcomes, is_capture,
+};
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
@@ -69,7 +71,7 @@ impl SearchNode for NielsNode {
     }
 
     fn terminal(&mut self) -> Option<Terminal> {
-        if self.cached_moves().is_empty() {
+        if !self.has_moves() {
             let game = self.top();
             let side = game.position().side_to_move();
             return Some(if game.in_check() {
@@ -91,6 +93,30 @@ impl SearchNode for NielsNode {
 
     fn moves(&mut self) -> Vec<Move> {
         self.cached_moves().clone()
+    }
+
+    /// From the listed moves when this node has listed them, else the rule crate's
+    /// [`Game::has_legal_move`], which stops at the first legal move (a leaf no longer lists
+    /// a queen's thousands of superposition moves to learn that the game goes on).
+    fn has_moves(&mut self) -> bool {
+        match &self.stack.last().expect("never empty").1 {
+            Some(moves) => !moves.is_empty(),
+            None => self.top().has_legal_move(),
+        }
+    }
+
+    /// From the listed moves when this node has listed them, else the rule crate's
+    /// [`Game::legal_captures`], which generates and checks the captures alone.
+    fn tactical_moves(&mut self) -> Vec<Move> {
+        let (game, moves) = self.stack.last().expect("never empty");
+        match moves {
+            Some(moves) => moves
+                .iter()
+                .copied()
+                .filter(|m| is_capture(game.position(), m))
+                .collect(),
+            None => game.legal_captures(),
+        }
     }
 
     fn outcomes(&mut self, mv: &Move) -> Vec<(NielsOutcome, f64)> {
@@ -185,14 +211,9 @@ impl SearchNode for NielsNode {
         v
     }
 
+    /// A capture or attempted capture, en passant included ([`qchess_niels::is_capture`]).
     fn is_tactical(&mut self, mv: &Move) -> bool {
-        let pos = self.top().position();
-        match *mv {
-            Move::Step { to, .. } => pos
-                .piece_at(to)
-                .is_some_and(|pc| pc.color != pos.side_to_move()),
-            _ => false,
-        }
+        is_capture(self.top().position(), mv)
     }
 
     fn key(&self) -> u64 {

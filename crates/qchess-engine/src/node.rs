@@ -41,6 +41,19 @@ pub trait SearchNode {
     fn evaluate(&mut self) -> f64;
     /// Whether `mv` is a capture (or attempted capture): searched on in quiescence.
     fn is_tactical(&mut self, mv: &Self::Move) -> bool;
+    /// Whether the side to move has a legal decision: `!self.moves().is_empty()` unless the
+    /// rule crate can answer it without listing them all.
+    fn has_moves(&mut self) -> bool {
+        !self.moves().is_empty()
+    }
+    /// The legal decisions [`SearchNode::is_tactical`] holds for, in the order of
+    /// [`SearchNode::moves`] (what quiescence searches): filtered from the whole list unless
+    /// the rule crate can list them alone.
+    fn tactical_moves(&mut self) -> Vec<Self::Move> {
+        let mut moves = self.moves();
+        moves.retain(|m| self.is_tactical(m));
+        moves
+    }
     /// A hash of everything the value of this node depends on (transposition table key).
     fn key(&self) -> u64;
     /// The move with its outcome attached, as the variant's record notation writes it (the

@@ -561,11 +561,8 @@ impl<N: SearchNode> Searcher<N> {
         if self.out_of_time() {
             return 0.0;
         }
-        let moves = self.node.moves();
+        let moves = self.node.tactical_moves();
         for mv in moves {
-            if !self.node.is_tactical(&mv) {
-                continue;
-            }
             let Some(v) = self.chance(&mv, qdepth, alpha, beta, ply, true) else {
                 continue;
             };

@@ -133,6 +133,85 @@ fn niels_values_equal_brute_force_expectimax() {
     check_against_reference(&game, 2);
 }
 
+/// Niel's Chess with a queen (thousands of superposition moves): the engine's leaves ask the
+/// rule crate for "any legal move?" and for the captures alone; its values still equal the
+/// brute-force expectimax, whose quiescence filters the whole legal list, and a search whose
+/// quiescence filters the whole list too (the trait's default `tactical_moves`) finds the same
+/// move, value and node count.
+#[test]
+fn niels_queen_endgame_equals_the_full_list_search() {
+    // (FEN, check against the brute force, compare with the full-list search): each check
+    // where it takes about a second.
+    for (fen, brute, full_list) in [
+        ("4k3/8/8/3q4/8/8/8/R3K3 w - - 0 1", true, false),
+        ("4k3/8/8/3q4/8/8/8/R3K3 b - - 0 1", false, true),
+        ("4k3/8/2p5/3q4/4P3/8/8/R3K3 w - - 0 1", true, true),
+    ] {
+        let game = qchess_niels::Game::from_position(Default::default(), fen.parse().unwrap());
+        if brute {
+            check_against_reference(&game, 1);
+        }
+        if full_list {
+            let fast = engine(0).search(&game, &Limits::depth(2)).unwrap();
+            let full = engine(0)
+                .search(&FullList(game.clone()), &Limits::depth(2))
+                .unwrap();
+            assert_eq!(
+                (fast.best, fast.score, fast.nodes),
+                (full.best, full.score, full.nodes)
+            );
+        }
+    }
+}
+
+/// A node whose quiescence captures are filtered from the whole legal list (the default
+/// [`SearchNode::tactical_moves`]) instead of the rule crate's capture query.
+struct FullListNode<N>(N);
+
+impl<N: SearchNode> SearchNode for FullListNode<N> {
+    type Move = N::Move;
+    type Outcome = N::Outcome;
+    fn side_to_move(&self) -> Color {
+        self.0.side_to_move()
+    }
+    fn terminal(&mut self) -> Option<Terminal> {
+        self.0.terminal()
+    }
+    fn moves(&mut self) -> Vec<N::Move> {
+        self.0.moves()
+    }
+    fn outcomes(&mut self, mv: &N::Move) -> Vec<(N::Outcome, f64)> {
+        self.0.outcomes(mv)
+    }
+    fn apply(&mut self, mv: &N::Move, o: &N::Outcome) -> bool {
+        self.0.apply(mv, o)
+    }
+    fn undo(&mut self) {
+        self.0.undo()
+    }
+    fn evaluate(&mut self) -> f64 {
+        self.0.evaluate()
+    }
+    fn is_tactical(&mut self, mv: &N::Move) -> bool {
+        self.0.is_tactical(mv)
+    }
+    fn key(&self) -> u64 {
+        self.0.key()
+    }
+    fn token(&self, mv: &N::Move, o: &N::Outcome) -> String {
+        self.0.token(mv, o)
+    }
+}
+
+struct FullList<G>(G);
+
+impl<G: Searchable> Searchable for FullList<G> {
+    type Node = FullListNode<G::Node>;
+    fn search_root(&self, seed: u64) -> Result<Self::Node, qchess_engine::EngineError> {
+        Ok(FullListNode(self.0.search_root(seed)?))
+    }
+}
+
 #[test]
 fn cantwell_values_equal_brute_force_expectimax() {
     // A split knight attacks a pawn: capturing from a superposed square measures.
