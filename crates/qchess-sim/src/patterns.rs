@@ -303,7 +303,7 @@ type Mat = [[Complex<f64>; DIM]; DIM];
 
 /// One gate of a [`LocalCircuit`]: an iSwap or sqrt-iSwap (or their inverses) on two of the
 /// circuit's qubits (local indices), applied where `cond` holds on the other squares.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct LocalGate {
     a: usize,
     b: usize,
@@ -318,7 +318,7 @@ struct LocalGate {
 /// the simulator's gates exactly ([`State::iswap`], [`State::split`], [`State::merge`],
 /// [`State::split_slide`], [`State::merge_slide`]); [`State::local_effects`] reads what such a
 /// circuit would do to the state without applying it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LocalCircuit {
     qubits: Vec<u8>,
     gates: Vec<LocalGate>,
@@ -456,7 +456,7 @@ impl LocalCircuit {
 }
 
 /// One read-only question of [`State::local_effects`].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum LocalQuery {
     /// Whether some basis state's board matches one of the patterns.
     Presence(Vec<BoardPattern>),
