@@ -242,6 +242,9 @@ impl Engine {
             let mut alpha = f64::NEG_INFINITY;
             let mut iter_best: Option<(MoveOf<G>, f64)> = None;
             let mut completed = true;
+            // Each root move's value in this iteration (exact above alpha, a bound below it),
+            // to order the next iteration.
+            let mut values: Vec<f64> = Vec::with_capacity(root_moves.len());
             for mv in &root_moves {
                 // With noise every root move needs its exact value, not a bound.
                 let window = if noise_amp > 0.0 {
@@ -254,7 +257,11 @@ impl Engine {
                     completed = false;
                     break;
                 }
-                let Some(v) = v else { continue };
+                let Some(v) = v else {
+                    values.push(f64::NEG_INFINITY);
+                    continue;
+                };
+                values.push(v);
                 let bonus = noise_of
                     .iter()
                     .find(|(m, _)| m == mv)
@@ -286,10 +293,22 @@ impl Engine {
                 break;
             };
             if !completed {
-                // An unfinished iteration is kept only when nothing finished before it.
-                if best.is_none() {
+                // An unfinished iteration searched the previous best move first: once that
+                // one finished at this depth, the best finished move is at least as good by
+                // the deeper search, so it replaces the previous answer (standard iterative
+                // deepening; the reported depth stays the last completed one).
+                let keep = match &best {
+                    None => true,
+                    Some(b) => root_moves[0] == b.best && !values.is_empty(),
+                };
+                if keep {
+                    let pv = if best.as_ref().is_some_and(|b| b.best == mv) {
+                        best.as_ref().map(|b| b.pv.clone()).unwrap_or_default()
+                    } else {
+                        vec![mv.clone()]
+                    };
                     best = Some(SearchResult {
-                        pv: vec![mv.clone()],
+                        pv,
                         best: mv,
                         score,
                         depth: depth - 1,
@@ -311,7 +330,11 @@ impl Engine {
             };
             info(&result);
             best = Some(result);
-            // The best move first in the next iteration.
+            // The next iteration searches the moves best first by this one's values (a
+            // stable sort: ties keep their order), the best move at the head.
+            let mut ranked: Vec<(MoveOf<G>, f64)> = root_moves.drain(..).zip(values).collect();
+            ranked.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal));
+            root_moves.extend(ranked.into_iter().map(|(m, _)| m));
             if let Some(i) = root_moves.iter().position(|m| *m == mv) {
                 let m = root_moves.remove(i);
                 root_moves.insert(0, m);
@@ -320,8 +343,10 @@ impl Engine {
                 break; // a forced result: deeper will not change it
             }
             if let Some(t) = limits.movetime {
-                // The next iteration takes several times this one: do not start what cannot end.
-                if start.elapsed() * 3 > t {
+                // An iteration is started while at least half the time is left: its first
+                // move (the best so far) usually finishes, and an unfinished iteration whose
+                // first move finished still improves the answer (above).
+                if start.elapsed() * 2 > t {
                     break;
                 }
             }
