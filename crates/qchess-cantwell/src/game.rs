@@ -1031,13 +1031,14 @@ fn surely_changes_in_place(c: &Classified, probs: &[f64; 64]) -> bool {
 /// * an iSwap whose controls hold in every branch (uncontrolled, or a path of squares empty
 ///   in every branch) relabels its two qubits, so their marginals swap and no other changes:
 ///   no pass over the state;
-/// * steps that each change the occupancy of known squares only (a controlled iSwap of a
-///   slide: its two squares; a capture: the captured square; an iSwap on some ancilla
-///   sectors: its two squares) leave every other marginal as it was, and the touched ones
-///   are read from the state after the move by one probability scan each, not the
-///   64-square pass;
-/// * any other step (a projection, a sqrt-iSwap) recomputes all of them in one pass, as does
-///   an empty journal (a backend without undo records).
+/// * gate steps change the occupancy of the squares they act on only (their controls are
+///   read, never changed): a controlled iSwap of a slide its two squares, a split or merge
+///   (slide or not) its three, a capture the captured square, an iSwap on some ancilla
+///   sectors its two. Every other marginal stays as it was, and the touched ones are read
+///   from the state after the move in one pass ([`QuantumState::qubit_probabilities_of`]),
+///   not the 64-square pass;
+/// * a projection (or a whole-state copy) recomputes all of them in one pass, as does an
+///   empty journal (a backend without undo records).
 fn marginals_after<S: QuantumState>(
     journal: &Journal<S>,
     before: &[f64; 64],
@@ -1066,14 +1067,24 @@ fn marginals_after<S: QuantumState>(
                 relabel_only = false;
                 touched |= 1u64 << t;
             }
-            _ => return square_probabilities(state),
+            Step::Split { s, t1, t2 } | Step::SplitSlide { s, t1, t2, .. } => {
+                relabel_only = false;
+                touched |= (1u64 << s) | (1u64 << t1) | (1u64 << t2);
+            }
+            Step::Merge { s1, s2, t } | Step::MergeSlide { s1, s2, t, .. } => {
+                relabel_only = false;
+                touched |= (1u64 << s1) | (1u64 << s2) | (1u64 << t);
+            }
+            Step::Projection(_) | Step::Whole(_) => return square_probabilities(state),
         }
     }
     // The swaps done above are kept only for squares no later step touched: read every
-    // touched square from the state after the move (one probability scan each, the
-    // simulator's fastest pass; a move touches two or three squares).
-    for q in (0..64u8).filter(|&q| touched >> q & 1 == 1) {
-        probs[usize::from(q)] = state.probability(Predicate::One(q));
+    // touched square from the state after the move, all in one pass.
+    if touched != 0 {
+        let squares: Vec<u8> = (0..64u8).filter(|&q| touched >> q & 1 == 1).collect();
+        for (&q, p) in squares.iter().zip(state.qubit_probabilities_of(&squares)) {
+            probs[usize::from(q)] = p;
+        }
     }
     probs
 }

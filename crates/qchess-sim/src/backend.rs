@@ -279,6 +279,22 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
     /// Probability that each board qubit is 1 (ancillas and the other qubits traced out).
     fn qubit_probabilities(&self) -> [f64; 64];
 
+    /// Probability that each of `qubits` is 1 (0 for a qubit out of range): for a caller
+    /// that knows which marginals a gate changed. The default reads each from
+    /// [`QuantumState::probability`]; [`State`] sums them all in one pass.
+    fn qubit_probabilities_of(&self, qubits: &[u8]) -> Vec<f64> {
+        qubits
+            .iter()
+            .map(|&q| {
+                if q < 64 {
+                    self.probability(Predicate::One(q))
+                } else {
+                    0.0
+                }
+            })
+            .collect()
+    }
+
     /// Probability of each board (ancillas marginalised), most probable first, ties by board
     /// key; at most `limit` boards.
     fn board_distribution(&self, limit: Option<usize>) -> Vec<(u64, f64)>;
@@ -445,6 +461,9 @@ impl<T: Amplitude> QuantumState for State<T> {
     }
     fn qubit_probabilities(&self) -> [f64; 64] {
         State::qubit_probabilities(self)
+    }
+    fn qubit_probabilities_of(&self, qubits: &[u8]) -> Vec<f64> {
+        State::qubit_probabilities_of(self, qubits)
     }
     fn board_distribution(&self, limit: Option<usize>) -> Vec<(u64, f64)> {
         State::board_distribution(self, limit)

@@ -11,6 +11,9 @@ use rayon::prelude::*;
 /// Up to this many basis states, marginals are summed entry by entry.
 const SMALL_MARGINALS: usize = 1024;
 
+/// Most qubits [`State::qubit_probabilities_of`] sums in its own pass.
+pub const MARGINALS_OF_MAX: usize = 8;
+
 impl<T: Amplitude> State<T> {
     /// Amplitude of one basis state (zero if it is not stored).
     ///
@@ -145,6 +148,70 @@ impl<T: Amplitude> State<T> {
             *slot = if norm > 0.0 { p / norm } else { p };
         }
         out
+    }
+
+    /// Probability that each of `qubits` is 1, in one pass over the state (the single-qubit
+    /// marginals of [`State::qubit_probabilities`] for a few qubits only, for a caller that
+    /// knows which ones a gate changed). A qubit out of range gets 0. More than
+    /// [`MARGINALS_OF_MAX`] qubits are read from the full 64-qubit pass.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, State};
+    /// let mut s = State::<f64>::classical(0b001);
+    /// s.split(0, 1, 2, Controls::NONE)?;
+    /// let p = s.qubit_probabilities_of(&[2, 0, 1]);
+    /// assert!((p[0] - 0.5).abs() < 1e-15 && p[1] == 0.0 && (p[2] - 0.5).abs() < 1e-15);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn qubit_probabilities_of(&self, qubits: &[u8]) -> Vec<f64> {
+        if qubits.len() > MARGINALS_OF_MAX {
+            let all = self.qubit_probabilities();
+            return qubits
+                .iter()
+                .map(|&q| all.get(usize::from(q)).copied().unwrap_or(0.0))
+                .collect();
+        }
+        // Physical bit masks; a qubit out of range reads no bit (mask 0).
+        let mut masks = [0u64; MARGINALS_OF_MAX];
+        for (m, &q) in masks.iter_mut().zip(qubits) {
+            if q < 64 {
+                *m = 1u64 << self.perm.phys(q);
+            }
+        }
+        let n = qubits.len();
+        let (mut sums, mut norm) = ([0.0f64; MARGINALS_OF_MAX], 0.0f64);
+        for s in &self.sectors {
+            let parts = scan::map_blocks(s.keys.len(), |a, b| {
+                let (mut acc, mut total) = ([0.0f64; MARGINALS_OF_MAX], 0.0f64);
+                // Partial sums of 1024 entries, then added up: with equal weights a running
+                // sum's rounding errors all lean the same way (5e-13 seen at 2e5 entries).
+                for (ks, amps) in s.keys[a..b].chunks(1024).zip(s.amps[a..b].chunks(1024)) {
+                    let (mut part, mut t) = ([0.0f64; MARGINALS_OF_MAX], 0.0f64);
+                    for (k, amp) in ks.iter().zip(amps) {
+                        let w = norm2(*amp);
+                        t += w;
+                        for (x, m) in part[..n].iter_mut().zip(&masks[..n]) {
+                            *x += if k & m != 0 { w } else { 0.0 };
+                        }
+                    }
+                    for (x, y) in acc.iter_mut().zip(part) {
+                        *x += y;
+                    }
+                    total += t;
+                }
+                (acc, total)
+            });
+            for (acc, total) in parts {
+                for (x, y) in sums.iter_mut().zip(acc) {
+                    *x += y;
+                }
+                norm += total;
+            }
+        }
+        sums[..n]
+            .iter()
+            .map(|&p| if norm > 0.0 { p / norm } else { p })
+            .collect()
     }
 
     /// Probability of each board (ancillas marginalised), most probable first, ties by board

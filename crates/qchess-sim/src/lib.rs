@@ -58,6 +58,7 @@ pub use backend::QuantumState;
 pub use distribution::BoardDistributionIter;
 pub use error::SimError;
 pub use exact::{Exact, ParseQSqrt2Error, Probability, QSqrt2};
+pub use inspect::MARGINALS_OF_MAX;
 pub use key::{Controls, Key, Normalization, Predicate};
 pub use memory::{default_memory_budget, set_default_memory_budget};
 pub use num_complex::Complex;
