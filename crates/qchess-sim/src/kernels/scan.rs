@@ -9,7 +9,9 @@ use rayon::prelude::*;
 /// Entries per parallel block.
 pub(crate) const BLOCK: usize = 1 << 16;
 
-/// `f` over each block range of `0..n`, results in block order.
+/// `f` over each block range of `0..n`, results in block order. Every block is its own
+/// rayon job (`with_max_len(1)`), so an idle thread steals the blocks a preempted one has not
+/// started: a busy second core never makes a parallel scan slower than one thread's.
 pub(crate) fn map_blocks<R: Send>(n: usize, f: impl Fn(usize, usize) -> R + Sync) -> Vec<R> {
     let blocks = n.div_ceil(BLOCK);
     if blocks <= 1 {
@@ -17,6 +19,7 @@ pub(crate) fn map_blocks<R: Send>(n: usize, f: impl Fn(usize, usize) -> R + Sync
     }
     (0..blocks)
         .into_par_iter()
+        .with_max_len(1)
         .map(|b| f(b * BLOCK, ((b + 1) * BLOCK).min(n)))
         .collect()
 }
@@ -93,6 +96,7 @@ pub(crate) fn phase<T: Amplitude>(
     } else {
         keys.par_chunks(BLOCK)
             .zip(amps.par_chunks_mut(BLOCK))
+            .with_max_len(1)
             .for_each(|(ks, as_)| apply(ks, as_));
     }
 }
@@ -161,6 +165,7 @@ pub(crate) fn byte_marginals<T: Amplitude>(
     } else {
         (0..blocks)
             .into_par_iter()
+            .with_max_len(1)
             .map(|b| one(b * BIG, ((b + 1) * BIG).min(n)))
             .collect()
     };
