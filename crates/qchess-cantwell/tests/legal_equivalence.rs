@@ -7,7 +7,10 @@
 //! ChaCha RNGs, cycling through `FENS`, each stopped once its state exceeds 256 basis
 //! states); `ten_thousand_random_positions` (ignored: the reference is slow;
 //! `cargo test --release -p qchess-cantwell --test legal_equivalence -- --ignored`) checks
-//! 10^4 positions with states up to 2048.
+//! 10^4 positions with states up to 2048; `positions_beyond_the_sampled_basis_states` checks
+//! split walks of 5 000-16 000 basis states (where the simulator answers from sampled basis
+//! states), and the scripted lines include split and merge slides through partly blocked
+//! paths onto partly occupied squares.
 
 use qchess_cantwell::legal::{LegalStats, notation_of};
 use qchess_cantwell::{Game, GameError};
@@ -80,6 +83,26 @@ const LINES: &[(&str, &[&str])] = &[
     (
         "rnbqkbnr/8/8/8/8/8/8/RNBQKBNR w KQkq - 0 1",
         &["d1^d4d6", "d8^d5d7", "d6d4", "d7d5", "d4d6"],
+    ),
+    // Split and merge slides through partly blocked paths onto partly occupied squares
+    // (double occupancy of c1 by two rook halves, eq. 9 and 12 with both arms acting).
+    (
+        "7k/8/8/8/8/8/8/R3R2K w - - 0 1",
+        &[
+            "a1^a4c1", "h8g8", "e1^c1e4", "g8h8", "c1a4^a1", "h8g8", "e4c1^e1", "g8h8", "a1^c1a3",
+        ],
+    ),
+    (
+        "4k3/8/8/8/8/8/8/R1N1K3 w - - 0 1",
+        &[
+            "c1^b3a2", "e8e7", "a1^a4a6", "e7e8", "a6a4^a1", "e8e7", "a1^a3a5", "e7e8", "b3a2^c1",
+        ],
+    ),
+    (
+        "3qk3/8/8/8/8/8/8/3QK3 w - - 0 1",
+        &[
+            "d1^d4a4", "d8^d5a5", "d4^d6b6", "d5^h1d2", "a4d6^d1", "a5h1^d8",
+        ],
     ),
 ];
 
@@ -212,6 +235,86 @@ fn each_candidate_agrees_with_the_reference() {
         let mv = moves[rng.random_range(0..moves.len())].clone();
         game.apply(&mv, &mut rng).unwrap();
     }
+}
+
+/// Plays splits until the state holds at least `states` basis states: each ply the side to
+/// move splits its most likely piece onto two squares empty in every branch (the walk of
+/// `benches/legal.rs`), then `extra` random legal moves, checking every position after the
+/// walk. Above 4096 basis states the simulator decides most questions from sampled basis
+/// states (`QuantumState::local_effects`), not from a full read: these positions check that
+/// path against the reference too.
+fn walk_then_random(fen: &str, states: usize, extra: usize, seed: u64, total: &mut LegalStats) {
+    let mut game = Game::from_fen(fen).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    while game.state_size() < states {
+        let probs = game.probabilities();
+        let p = |sq: qchess_board::Square| probs[sq.index() as usize];
+        let mut splits: Vec<(i64, String)> = game
+            .possible_moves()
+            .into_iter()
+            .filter_map(|c| match c.shape {
+                qchess_cantwell::MoveShape::Split { from, to1, to2 }
+                    if p(to1) == 0.0 && p(to2) == 0.0 && !game.classically_blocked(&c, &probs) =>
+                {
+                    Some((-((p(from) * 1e6) as i64), notation_of(&c)))
+                }
+                _ => None,
+            })
+            .collect();
+        splits.sort();
+        // The most likely source first; a split that changes nothing is refused, skip it.
+        if !splits
+            .iter()
+            .any(|(_, mv)| game.apply(mv, &mut rng).is_ok())
+        {
+            break;
+        }
+    }
+    assert!(game.state_size() >= states, "{fen}: {}", game.state_size());
+    for ply in 0..=extra {
+        if !game.status().is_ongoing() {
+            break;
+        }
+        let what = format!("{fen} walk to {} states, ply {ply}", game.state_size());
+        let reference = check(&game, total, &what);
+        if reference.is_empty() || ply == extra {
+            break;
+        }
+        let mv = &reference[rng.random_range(0..reference.len())];
+        match game.apply(mv, &mut rng) {
+            Ok(_) => {}
+            Err(GameError::Simulation(_) | GameError::StateTooLarge { .. }) => break,
+            Err(e) => panic!("listed legal move {mv} failed: {e}"),
+        }
+    }
+}
+
+#[test]
+fn positions_beyond_the_sampled_basis_states() {
+    let mut total = LegalStats::default();
+    walk_then_random(
+        "rnbqkbnr/8/8/8/8/8/8/RNBQKBNR w KQkq - 0 1",
+        8192,
+        4,
+        1,
+        &mut total,
+    );
+    walk_then_random(
+        "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+        5000,
+        4,
+        2,
+        &mut total,
+    );
+    walk_then_random(
+        "N3k3/2NNn3/1n1n2N1/3N1nn1/1nN1p3/3n2N1/4N2n/RN2K1N1 w - - 0 1",
+        8192,
+        4,
+        3,
+        &mut total,
+    );
+    eprintln!("beyond the samples: {total:?}");
+    assert_eq!(total.fallback, 0, "{total:?}");
 }
 
 #[test]
