@@ -462,6 +462,40 @@ impl<S: QuantumState> Game<S> {
         crate::position::Position::capture(&self.state, &self.layer, self.fifty_reference)
     }
 
+    /// Writes the JSON text of [`Game::position`] entry by entry, without building the
+    /// position in memory (for states too large to hold twice), each amplitude multiplied by
+    /// `scale` (1 keeps them as they are).
+    ///
+    /// ```
+    /// use qchess_cantwell::Game;
+    /// use rand::SeedableRng;
+    /// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    /// let mut game = Game::new();
+    /// game.apply("b1^a3c3", &mut rng).unwrap();
+    /// let mut text = Vec::new();
+    /// game.write_position_json(1.0, &mut text).unwrap();
+    /// assert_eq!(String::from_utf8(text).unwrap(), game.position().to_json());
+    /// ```
+    pub fn write_position_json(
+        &self,
+        scale: f64,
+        w: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        crate::position::Position::write_json(
+            &self.state,
+            &self.layer,
+            self.fifty_reference,
+            scale,
+            w,
+        )
+    }
+
+    /// The summed square probabilities at the last reset of the 50-move counter (rules-notes
+    /// D14), as [`Game::position`] records it.
+    pub fn fifty_move_reference(&self) -> f64 {
+        self.fifty_reference
+    }
+
     // ----- moves -------------------------------------------------------------------------
 
     /// Parses and classifies `mv` without playing it: the move type and variant it has here.

@@ -99,6 +99,37 @@ impl Position {
         }
     }
 
+    /// Writes the JSON text of [`Position::capture`]`(state, layer, fifty_reference)`, every
+    /// amplitude multiplied by `scale` (1 for the float states), entry by entry: the entry
+    /// list is never built, so the memory used is one entry's, whatever the state's size. The
+    /// text is the same as [`Position::to_json`] of the captured position when `scale` is 1.
+    pub fn write_json<S: QuantumState>(
+        state: &S,
+        layer: &ClassicalLayer,
+        fifty_reference: f64,
+        scale: f64,
+        w: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        w.write_all(b"{\"fen\":")?;
+        serde_json::to_writer(&mut *w, &layer.to_fen())?;
+        w.write_all(b",\"amplitudes\":[")?;
+        for (i, (k, a)) in state.entries_f64().enumerate() {
+            if i > 0 {
+                w.write_all(b",")?;
+            }
+            let entry = AmplitudeEntry {
+                board: board_squares(k.board),
+                ancillas: format!("{:x}", k.ancillas),
+                re: a.re * scale,
+                im: a.im * scale,
+            };
+            serde_json::to_writer(&mut *w, &entry)?;
+        }
+        w.write_all(b"],\"fifty_move_reference\":")?;
+        serde_json::to_writer(&mut *w, &fifty_reference)?;
+        w.write_all(b"}")
+    }
+
     /// JSON text.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("a position always serialises")

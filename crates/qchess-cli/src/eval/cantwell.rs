@@ -339,42 +339,30 @@ fn eval_game<S: Arith>(
     out.insert("history", json!(game.history_notation()));
     // What the read-outs may hold until the answer is written (issue 10, Deliver 5).
     let mut budget = AnswerBudget::new(game.state().memory_budget(), game.state().bytes());
-    // The position object a request's "position" takes back, bounded like the distribution.
+    let legal = legal_moves.then(|| game.legal_moves());
+    // The position object a request's "position" takes back, bounded like the distribution
+    // and written entry by entry from the state when the answer is written (never built).
     let size = game.state_size();
     let fits = match shown.limit {
         Limit::At(n) => size <= n,
         Limit::All => true,
     };
+    // An exact state is kept unnormalised: its floats are scaled to norm 1.
+    let scale = float_scale(game.state());
+    let held = Rc::new(Held::Game(Box::new(game)));
     if fits {
-        // Each entry: the struct, its two strings (every board lies within the lettered
-        // squares, 3 bytes a square at most) and the allocator's rounding of each.
-        let lettered = game.pieces().occupied_mask().count_ones() as usize;
-        let entry = std::mem::size_of::<AmplitudeEntry>() + 3 * lettered + 2 * 32;
-        budget.ask(size.saturating_mul(entry), "position")?;
-        let mut pos = game.position();
-        // An exact state is kept unnormalised: its floats are scaled to norm 1.
-        let scale = float_scale(game.state());
-        if scale != 1.0 {
-            for e in &mut pos.amplitudes {
-                e.re *= scale;
-                e.im *= scale;
-            }
-        }
-        out.stream("position", move |w| {
-            serde_json::to_writer(w, &pos).map_err(std::io::Error::from)
+        let owner = Rc::clone(&held);
+        out.stream("position", move |w| match owner.as_ref() {
+            Held::Game(game) => game.write_position_json(scale, w),
+            Held::State(_) => Ok(()),
         });
     } else {
         out.insert("position", Value::Null);
     }
-    if legal_moves {
-        out.insert("legal_moves", json!(game.legal_moves()));
+    if let Some(list) = legal {
+        out.insert("legal_moves", json!(list));
     }
-    readouts(
-        &mut out,
-        Rc::new(Held::Game(Box::new(game))),
-        shown,
-        &mut budget,
-    )?;
+    readouts(&mut out, held, shown, &mut budget)?;
     Ok(out)
 }
 
