@@ -2,8 +2,9 @@
 //! (section 8) and changes the state for at least one outcome of positive probability
 //! (Definition 2), splits and merges included.
 //!
-//! Definition 2 is decided without simulating the candidates ([`fast`]: occupancy-pattern
-//! weights read in a few read-only passes over the boards, for all candidates at once); the
+//! Definition 2 is decided without simulating the candidates ([`fast`]: read-only questions
+//! to the simulator about boards and about each candidate's circuit, asked for all
+//! candidates at once in a few passes); the
 //! simulating decision is kept as the slow reference ([`Game::legal_moves_reference`],
 //! [`Game::changes_state_reference`]) and as the fallback for the rare candidates the fast
 //! rules cannot decide with a safe margin.
@@ -120,15 +121,15 @@ impl<S: QuantumState> Game<S> {
     }
 
     /// Whether `c` changes the state for some outcome of positive probability (Definition 2),
-    /// decided from occupancy-pattern weights without simulating the move (see [`fast`]);
+    /// decided from read-only questions to the state without simulating the move (see [`fast`]);
     /// the game is not changed. Same answer as [`Game::changes_state_reference`].
     pub fn changes_state(&self, c: &Classified) -> bool {
         self.decide_all(std::slice::from_ref(c)).0[0]
     }
 
     /// Every legal move of the side to move as QCAN strings (no outcome marks); empty when
-    /// the game is over. Definition 2 is decided for all candidates at once from pattern
-    /// weights (a few read-only passes over the state), not by simulating each candidate;
+    /// the game is over. Definition 2 is decided for all candidates at once from read-only
+    /// questions to the state (a few passes), not by simulating each candidate;
     /// the list is identical to [`Game::legal_moves_reference`].
     pub fn legal_moves(&self) -> Vec<String> {
         self.legal_moves_with_stats().0
