@@ -142,6 +142,22 @@ impl SearchNode for CantwellNode {
         v
     }
 
+    /// The capture variants among the possible moves that change the state (Definition 2,
+    /// each decided by the game's `changes_state`), in the order of `legal_moves`: the same
+    /// list as filtering `legal_moves` by [`SearchNode::is_tactical`], without deciding every
+    /// other candidate (a quiescence leaf with no capture asks nothing of the state).
+    fn tactical_moves(&mut self) -> Vec<String> {
+        if !self.game.status().is_ongoing() {
+            return Vec::new();
+        }
+        self.game
+            .possible_moves()
+            .into_iter()
+            .filter(|c| c.variant == Variant::Capture && self.game.changes_state(c))
+            .map(|c| qchess_cantwell::legal::notation_of(&c))
+            .collect()
+    }
+
     fn is_tactical(&mut self, mv: &String) -> bool {
         self.game
             .classify(mv)

@@ -164,6 +164,32 @@ fn niels_queen_endgame_equals_the_full_list_search() {
     }
 }
 
+/// Cantwell's capture list (the capture variants decided one by one) equals the whole legal
+/// list filtered by `is_tactical`, along random games.
+#[test]
+fn cantwell_tactical_moves_equal_the_filtered_legal_list() {
+    let mut with_captures = 0;
+    for seed in 0..6u64 {
+        let mut game = qchess_cantwell::Game::new();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        for _ in 0..60 {
+            let mut node = game.search_root(0).unwrap();
+            let mut want = node.moves();
+            want.retain(|m| node.is_tactical(m));
+            assert_eq!(node.tactical_moves(), want, "{}", game.fen());
+            with_captures += usize::from(!want.is_empty());
+            let Some(mv) = game.random_legal_move(&mut rng) else {
+                break;
+            };
+            game.apply(&mv, &mut rng).unwrap();
+        }
+    }
+    assert!(
+        with_captures > 20,
+        "{with_captures} positions with captures"
+    );
+}
+
 /// A node whose quiescence captures are filtered from the whole legal list (the default
 /// [`SearchNode::tactical_moves`]) instead of the rule crate's capture query.
 struct FullListNode<N>(N);
