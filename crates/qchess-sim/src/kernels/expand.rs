@@ -20,13 +20,10 @@
 //! at that moment. Entries whose merged amplitude cancelled are skipped; if any were, the
 //! output starts above 0 and is moved down once at the end.
 //!
-//! Groups without partnered pairs (a split to a square that is empty in every branch: each
-//! group of a game-shaped state) take bulk paths. Pass 1 flags them by class, a word at a
-//! time without branches, once a half turns out to hold no pair entry. In pass 2 a group
-//! without `hi` entries writes its upper half as runs (found by exponential search) between
-//! the new `hi` entries, or, with no upper half at all, the new entries by a branch-free
-//! backward compaction of the lower half; a group without `lo` entries moves its upper half
-//! up raw and merges the lower half with the new `lo` entries the same way.
+//! Pass 1 flags a group's pair entries whole, branch-free and a word at a time, when one
+//! half holds no pair entry (nothing can be partnered: a split to a square that is empty in
+//! every branch, which is every group of a game-shaped state); only groups with pair entries
+//! in both halves run the merge-join.
 //!
 //! The arithmetic of every entry is that of `pair::apply` (same products, same order), so
 //! the results are bit-identical to the out-of-place kernel and do not depend on how many
@@ -77,68 +74,6 @@ fn prev_flag(flags: &[Flags], which: usize, from: usize, before: usize) -> Optio
     }
 }
 
-/// How many bits of bitmap `which` are set in `[from, to)`.
-#[inline]
-fn count_flags(flags: &[Flags], which: usize, from: usize, to: usize) -> usize {
-    if to <= from {
-        return 0;
-    }
-    let (wa, wb) = (from >> 6, (to - 1) >> 6);
-    let lo_mask = u64::MAX << (from & 63);
-    let hi_mask = u64::MAX >> (63 - ((to - 1) & 63));
-    if wa == wb {
-        return (flags[wa][which] & lo_mask & hi_mask).count_ones() as usize;
-    }
-    let mut c =
-        (flags[wa][which] & lo_mask).count_ones() + (flags[wb][which] & hi_mask).count_ones();
-    for f in &flags[wa + 1..wb] {
-        c += f[which].count_ones();
-    }
-    c as usize
-}
-
-/// The first index `i` in `[lo, hi]` with every key of `keys[i..hi]` above `bound`
-/// (exponential search down from `hi`, then binary search): long runs cost O(log run).
-#[inline]
-fn run_above(keys: &[u64], lo: usize, hi: usize, bound: u64) -> usize {
-    let mut step = 1usize;
-    let mut top = hi; // keys[top..hi] > bound
-    loop {
-        if top - lo < step {
-            return lo + keys[lo..top].partition_point(|&k| k <= bound);
-        }
-        let probe = top - step;
-        if keys[probe] <= bound {
-            return probe + 1 + keys[probe + 1..top].partition_point(|&k| k <= bound);
-        }
-        top = probe;
-        step *= 2;
-    }
-}
-
-/// Moves `[from, to)` up to end at `w` (`w >= to`), each amplitude through `f(key, v)`,
-/// backwards (the ranges may overlap). Returns the new write position `w - (to - from)`.
-#[inline]
-fn move_back<T: Copy>(
-    keys: &mut [u64],
-    amps: &mut [Complex<T>],
-    from: usize,
-    to: usize,
-    w: usize,
-    f: impl Fn(u64, Complex<T>) -> Complex<T>,
-) -> usize {
-    let len = to - from;
-    let dst = w - len;
-    // Backwards: every write lands at or above the entry it reads.
-    for i in (0..len).rev() {
-        let k = keys[from + i];
-        let v = amps[from + i];
-        keys[dst + i] = k;
-        amps[dst + i] = f(k, v);
-    }
-    dst
-}
-
 /// ORs into the `UNPARTNERED` bitmap a bit for every index in `[from, to)` whose key passes
 /// `pred`, a word at a time without branches; returns how many passed.
 fn set_bits(
@@ -187,6 +122,8 @@ pub(crate) fn mark_unpartnered(
         // split to an empty square: every group of a game state).
         // (Both tests stop at the first entry of the class.)
         if !keys[mid..end].iter().any(|&k| is_h(k)) || !keys[start..mid].iter().any(|&k| is_l(k)) {
+            #[cfg(test)]
+            tests::WHOLE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             singles += set_bits(keys, start, mid, &is_l, flags);
             singles += set_bits(keys, mid, end, &is_h, flags);
             return;
@@ -297,95 +234,6 @@ where
     let mut end = n;
     while end > 0 {
         let (start, mid) = group_before(&keys[..n], end, gate.hi);
-        // A group without partnered pairs: no merged amplitude, so no cancellation, and one
-        // of the two halves receives nothing. Runs of untouched entries move in bulk.
-        if count_flags(flags, PARTNERED, start, mid) == 0 {
-            let no_h = count_flags(flags, UNPARTNERED, mid, end) == 0;
-            let no_l = !no_h && count_flags(flags, UNPARTNERED, start, mid) == 0;
-            if no_h {
-                #[cfg(test)]
-                tests::BULK[0].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                // No hi entries: the upper half (00-free: `11` and control-failing entries)
-                // merged with the new hi entries of the lo entries of the lower half, which
-                // are all flagged; then the lower half in place, lo entries times d.
-                let mut r = end;
-                let mut y = prev_flag(flags, UNPARTNERED, start, mid);
-                if mid == end && y.is_some() {
-                    // No upper half: the new hi entries follow the lower half, in its order.
-                    // A branch-free backward compaction: every entry is written, the write
-                    // position moves for lo entries only. Only the slot just below the last
-                    // new entry ever holds a discarded write; it may be the lower half's top
-                    // entry itself (nothing created below this group), so that one is kept.
-                    let top = (keys[mid - 1], amps[mid - 1]);
-                    for i in (start..mid).rev() {
-                        let (k, v) = (keys[i], amps[i]);
-                        let nk = k + delta;
-                        keys[w - 1] = nk;
-                        amps[w - 1] = post(nk, o * pre(k, v));
-                        w -= usize::from(is_l(k));
-                    }
-                    (keys[mid - 1], amps[mid - 1]) = top;
-                    y = None;
-                }
-                while let Some(yi) = y {
-                    let yk = keys[yi] + delta;
-                    let from = run_above(keys, mid, r, yk);
-                    w = move_back(keys, amps, from, r, w, |k, v| post(k, pre(k, v)));
-                    r = from;
-                    let v = pre(keys[yi], amps[yi]);
-                    w -= 1;
-                    keys[w] = yk;
-                    amps[w] = post(yk, o * v);
-                    y = prev_flag(flags, UNPARTNERED, start, yi);
-                }
-                w = move_back(keys, amps, mid, r, w, |k, v| post(k, pre(k, v)));
-                w = move_back(keys, amps, start, mid, w, |k, v| {
-                    if is_l(k) {
-                        post(k, d * pre(k, v))
-                    } else {
-                        post(k, pre(k, v))
-                    }
-                });
-                end = start;
-                continue;
-            }
-            if no_l {
-                #[cfg(test)]
-                tests::BULK[1].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                // No lo entries: the upper half moves up raw (its hi entries, all flagged,
-                // are finished below), then the lower half merged with the new lo entries of
-                // those hi entries.
-                let u_top = w;
-                w = move_back(keys, amps, mid, end, w, |k, v| {
-                    if is_h(k) { v } else { post(k, pre(k, v)) }
-                });
-                let u_bottom = w;
-                let prev_h = |mut i: usize, keys: &[u64]| {
-                    while i > u_bottom && !is_h(keys[i - 1]) {
-                        i -= 1;
-                    }
-                    (i > u_bottom).then(|| i - 1)
-                };
-                let mut r = mid;
-                let mut y = prev_h(u_top, keys);
-                while let Some(yi) = y {
-                    let kh = keys[yi];
-                    let yk = kh - delta;
-                    let from = run_above(keys, start, r, yk);
-                    w = move_back(keys, amps, from, r, w, |k, v| post(k, pre(k, v)));
-                    r = from;
-                    let vh = pre(kh, amps[yi]);
-                    amps[yi] = post(kh, d * vh);
-                    w -= 1;
-                    keys[w] = yk;
-                    amps[w] = post(yk, o * vh);
-                    y = prev_h(yi, keys);
-                }
-                w = move_back(keys, amps, start, r, w, |k, v| post(k, pre(k, v)));
-                end = start;
-                continue;
-            }
-        }
         // Upper half: [mid, end) with the new hi entries of the flagged lo entries.
         let u_top = w;
         let mut p = prev_flag(flags, UNPARTNERED, start, mid);
@@ -493,11 +341,9 @@ mod tests {
 
     static CANCELLED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-    /// Groups that took the bulk paths (no hi entries, no lo entries).
-    pub(super) static BULK: [std::sync::atomic::AtomicUsize; 2] = [
-        std::sync::atomic::AtomicUsize::new(0),
-        std::sync::atomic::AtomicUsize::new(0),
-    ];
+    /// Groups whose pair entries pass 1 flagged whole (one half without pair entries).
+    pub(super) static WHOLE: std::sync::atomic::AtomicUsize =
+        std::sync::atomic::AtomicUsize::new(0);
 
     fn splitmix(seed: &mut u64) -> u64 {
         *seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -562,7 +408,7 @@ mod tests {
             }
             let (lo, hi) = (lo.min(hi), lo.max(hi));
             // Game-like runs: one gate bit empty in every branch (a split to an empty
-            // square), so groups have no partnered pairs and take the bulk paths.
+            // square), so groups have no partnered pairs.
             if case % 8 >= 5 {
                 let clear = if case % 8 == 5 { lo } else { hi };
                 for k in &mut keys {
@@ -649,9 +495,8 @@ mod tests {
         }
         // The cancelling inputs did cancel (and were dropped the same way).
         assert!(CANCELLED.load(std::sync::atomic::Ordering::Relaxed) >= 50);
-        // Both bulk paths ran, on many groups.
-        for b in &BULK {
-            assert!(b.load(std::sync::atomic::Ordering::Relaxed) >= 100);
-        }
+        // The whole-class flagging ran, on many groups.
+        let whole = WHOLE.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(whole >= 100, "{whole}");
     }
 }
