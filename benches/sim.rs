@@ -18,6 +18,9 @@ use std::time::{Duration, Instant};
 type Map = HashMap<u64, Complex<f64>>;
 
 const SIZES: [usize; 3] = [1_000, 100_000, 1_000_000];
+/// The ratio summary also runs at 10^7 (issue 10's ">= 8x at 10^7" target); criterion's
+/// groups stop at 10^6.
+const RATIO_SIZES: [usize; 4] = [1_000, 100_000, 1_000_000, 10_000_000];
 const OPS: [(BenchOp, &str); 5] = [
     (BenchOp::Iswap, "iswap"),
     (BenchOp::SlideIswap, "slide_iswap"),
@@ -183,7 +186,7 @@ fn ratios(_: &mut Criterion) {
         "op", "states", "sorted s", "hashmap s", "ratio"
     );
     for (op, name) in OPS {
-        for n in SIZES {
+        for n in RATIO_SIZES {
             let base = random_state::<f64>(n).expect("state");
             let map = to_map(&base);
             let sorted = median_secs(|| {
