@@ -1001,7 +1001,18 @@ fn play_game(
                 clocks.end_turn(idx);
                 let mv = match chosen {
                     Ok(Some(mv)) => mv,
-                    Ok(None) => break,
+                    Ok(None) => {
+                        // No legal move while the rules still call the game ongoing (the
+                        // paper has no stalemate rule): the runner scores it drawn, and says so.
+                        let side = if w { "white" } else { "black" };
+                        return Ok(Played {
+                            white_is_engine1: true,
+                            white_won: None,
+                            reason: format!("adjudicated draw: {side} has no legal move"),
+                            moves,
+                            seed,
+                        });
+                    }
                     Err(f) => return Ok(lost(w, f, moves, seed)),
                 };
                 match game.apply(&mv, &mut rng) {
