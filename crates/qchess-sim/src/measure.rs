@@ -34,7 +34,11 @@ impl<T: Amplitude> State<T> {
             return s.probability_exact(pred).map_or(f64::NAN, |p| p.to_f64());
         }
         let (yes, all) = self.phys_masses(mask, value);
-        if all > 0.0 { yes / all } else { 0.0 }
+        if all > 0.0 {
+            yes / all
+        } else {
+            0.0
+        }
     }
 
     /// Measures `pred`: draws one `f64` from `rng` (always exactly one, so replays stay in
@@ -60,7 +64,7 @@ impl<T: Amplitude> State<T> {
         let (mask, value) = self.check_predicate(pred)?;
         // Exact states: the outcome is decided with the exact probability.
         if let Some(s) = (self as &mut dyn Any).downcast_mut::<State<crate::Exact>>() {
-            return s.measure_exact(pred, rng).map(|(o, _)| o);
+            return s.measure_exact_outcome(pred, rng).map(|(o, _)| o);
         }
         let (yes, all) = self.phys_masses(mask, value);
         let p = if all > 0.0 { yes / all } else { 0.0 };
@@ -90,6 +94,16 @@ impl<T: Amplitude> State<T> {
         }
         let (yes, all) = self.phys_masses(mask, value);
         let mass = if outcome { yes } else { all - yes };
+        let p = Self::forced_probability(outcome, mass, all)?;
+        self.project(mask, value, outcome, mass);
+        Ok(p)
+    }
+
+    /// The probability `mass / all` of a forced `outcome`, or the error
+    /// [`SimError::ZeroProbabilityOutcome`] when it is at most [`Amplitude::ZERO_PROBABILITY`]
+    /// (or the outcome's mass is not positive): the one decision of [`State::force`] and of the
+    /// undoable forced measurement.
+    pub(crate) fn forced_probability(outcome: bool, mass: f64, all: f64) -> Result<f64, SimError> {
         let p = if all > 0.0 { mass / all } else { 0.0 };
         if p <= T::ZERO_PROBABILITY || mass <= 0.0 {
             return Err(SimError::ZeroProbabilityOutcome {
@@ -97,7 +111,6 @@ impl<T: Amplitude> State<T> {
                 probability: p,
             });
         }
-        self.project(mask, value, outcome, mass);
         Ok(p)
     }
 
@@ -261,10 +274,9 @@ mod tests {
         let outcome = s.measure(Predicate::One(25), &mut rng).unwrap();
         let kept = s.len();
         assert!(kept < n && kept > n / 3, "{kept}");
-        assert!(
-            s.entries()
-                .all(|(k, _)| (k.board >> 25 & 1 == 1) == outcome)
-        );
+        assert!(s
+            .entries()
+            .all(|(k, _)| (k.board >> 25 & 1 == 1) == outcome));
         assert_eq!(s.state_bytes(), kept * 24);
         // A capture moves the entries with the target occupied into a new sector: the old
         // sector gives their room back, the total stays 24 B/state.

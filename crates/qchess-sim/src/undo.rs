@@ -129,14 +129,7 @@ impl<T: Amplitude> State<T> {
             ));
         }
         // `force`'s decision and arithmetic, with the masses summed by the copy pass.
-        let all = mass + gone;
-        let p = if all > 0.0 { mass / all } else { 0.0 };
-        if p <= T::ZERO_PROBABILITY || mass <= 0.0 {
-            return Err(SimError::ZeroProbabilityOutcome {
-                outcome,
-                probability: p,
-            });
-        }
+        let p = Self::forced_probability(outcome, mass, mass + gone)?;
         self.project(mask, value, outcome, mass);
         let restore = Some(mass.sqrt());
         Ok((
