@@ -34,11 +34,7 @@ impl<T: Amplitude> State<T> {
             return s.probability_exact(pred).map_or(f64::NAN, |p| p.to_f64());
         }
         let (yes, all) = self.phys_masses(mask, value);
-        if all > 0.0 {
-            yes / all
-        } else {
-            0.0
-        }
+        if all > 0.0 { yes / all } else { 0.0 }
     }
 
     /// Measures `pred`: draws one `f64` from `rng` (always exactly one, so replays stay in
@@ -274,9 +270,10 @@ mod tests {
         let outcome = s.measure(Predicate::One(25), &mut rng).unwrap();
         let kept = s.len();
         assert!(kept < n && kept > n / 3, "{kept}");
-        assert!(s
-            .entries()
-            .all(|(k, _)| (k.board >> 25 & 1 == 1) == outcome));
+        assert!(
+            s.entries()
+                .all(|(k, _)| (k.board >> 25 & 1 == 1) == outcome)
+        );
         assert_eq!(s.state_bytes(), kept * 24);
         // A capture moves the entries with the target occupied into a new sector: the old
         // sector gives their room back, the total stays 24 B/state.
