@@ -19,6 +19,7 @@
 //! # Ok::<(), qchess_sim::SimError>(())
 //! ```
 
+mod kernels;
 mod qsqrt2;
 mod ring;
 mod state;
@@ -66,6 +67,17 @@ impl Amplitude for Exact {
             (re, im) if re == m && im == Exact::ZERO => Complex::new(-a.re, -a.im),
             _ => a * f,
         }
+    }
+    /// `+-i` and `-1` swap and negate coefficients in a branch-free pass (no growth: no
+    /// overflow pre-check); see `kernels::mul_phase_where`.
+    #[inline]
+    fn mul_phase_where<F: Fn(u64) -> bool>(
+        keys: &[u64],
+        amps: &mut [Complex<Self>],
+        holds: F,
+        factor: Complex<Self>,
+    ) {
+        kernels::mul_phase_where(keys, amps, holds, factor);
     }
     /// With `K` the largest `k` and `B` the largest `bits - k` of the sector's coefficients
     /// (`bits` a coefficient's bit length), a pair gate's results and intermediates need at

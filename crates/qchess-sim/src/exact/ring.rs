@@ -9,7 +9,7 @@ use std::ops::{Add, Div, Mul, Neg, Rem, Sub};
 use std::str::FromStr;
 
 /// The `k` of the poison value (a result that did not fit `i128`).
-const POISON_K: u32 = u32::MAX;
+pub(super) const POISON_K: u32 = u32::MAX;
 
 /// A real number `(a + b*sqrt2) / 2^k` with integers `a`, `b` (`i128`) and `k >= 0`: an
 /// element of `Z[1/sqrt2]`. A `Complex<Exact>` is an element of `Z[i][1/sqrt2]`, the ring every
@@ -35,9 +35,9 @@ const POISON_K: u32 = u32::MAX;
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Exact {
-    a: i128,
-    b: i128,
-    k: u32,
+    pub(super) a: i128,
+    pub(super) b: i128,
+    pub(super) k: u32,
 }
 
 impl fmt::Debug for Exact {

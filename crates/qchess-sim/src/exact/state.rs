@@ -1,110 +1,37 @@
 //! Exact read-outs and measurement of a `State<Exact>`: sums of `|alpha|^2` in Z[1/sqrt2]
 //! (i128 while it fits, big integers after), probabilities in Q(sqrt2).
 
+use super::kernels::{project_shift, scan_masses, MassScan, Masses};
 use super::{Exact, Probability, QSqrt2};
 use crate::error::SimError;
-use crate::kernels::scan;
 use crate::key::Predicate;
 use crate::perm::map_key;
 use crate::state::State;
-use num_bigint::BigInt;
 use num_complex::Complex;
-use num_traits::{One, Zero};
 
-/// `|z|^2` exactly, if it fits `i128`.
-#[inline]
-fn norm2(z: &Complex<Exact>) -> Option<Exact> {
-    z.re.checked_mul(z.re)?.checked_add(z.im.checked_mul(z.im)?)
-}
-
-/// A sum `(a + b*sqrt2) / 2^k` with big-integer coefficients (no reduction until the end).
-#[derive(Default)]
-struct Wide {
-    a: BigInt,
-    b: BigInt,
-    k: u32,
-}
-
-impl Wide {
-    fn add(&mut self, a: BigInt, b: BigInt, k: u32) {
-        if k > self.k {
-            self.a <<= k - self.k;
-            self.b <<= k - self.k;
-            self.k = k;
-            self.a += a;
-            self.b += b;
-        } else {
-            let s = self.k - k;
-            self.a += a << s;
-            self.b += b << s;
-        }
-    }
-
-    /// Adds `|z|^2`: `((a^2 + 2b^2) + 2ab sqrt2) / 4^k` per part.
-    fn add_norm(&mut self, z: &Complex<Exact>) -> Result<(), SimError> {
-        for v in [z.re, z.im] {
-            let (a, b, k) = v.parts().ok_or(SimError::ExactOverflow {
-                context: "an amplitude overflowed earlier",
-            })?;
-            let (a, b) = (BigInt::from(a), BigInt::from(b));
-            let x = &a * &a + BigInt::from(2) * &b * &b;
-            let y = BigInt::from(2) * a * b;
-            self.add(x, y, 2 * k);
-        }
-        Ok(())
-    }
-
-    fn to_qsqrt2(&self) -> QSqrt2 {
-        let d = BigInt::one() << self.k;
-        QSqrt2::new(
-            num_rational::BigRational::new(self.a.clone(), d.clone()),
-            num_rational::BigRational::new(self.b.clone(), d),
-        )
-    }
-}
-
-/// `sum |z|^2` over `amps`, exactly.
+/// `sum |z|^2` over `amps`, exactly (the mass scan with every entry counted).
 fn sum_norms<'a, I>(amps: I) -> Result<QSqrt2, SimError>
 where
-    I: Iterator<Item = &'a Complex<Exact>> + Clone,
+    I: Iterator<Item = &'a Complex<Exact>>,
 {
-    let mut acc = Exact::ZERO;
-    let mut fits = true;
-    for z in amps.clone() {
-        match norm2(z).and_then(|n| acc.checked_add(n)) {
-            Some(v) => acc = v,
-            None => {
-                fits = false;
-                break;
-            }
-        }
-    }
-    if fits {
-        return Ok(acc.to_qsqrt2().unwrap_or_default());
-    }
-    let mut w = Wide::default();
+    let mut m = MassScan::default();
     for z in amps {
-        w.add_norm(z)?;
+        m.add(z, true);
     }
-    Ok(w.to_qsqrt2())
+    Ok(m.finish()?.all.to_qsqrt2())
 }
 
 impl State<Exact> {
-    /// `(mass where the physical (mask, value) holds, total mass)`, exactly.
-    fn masses_exact(&self, mask: u64, value: u64) -> Result<(QSqrt2, QSqrt2), SimError> {
-        let mut yes = QSqrt2::zero();
-        let mut all = QSqrt2::zero();
-        for s in &self.sectors {
-            let hit = s
-                .keys
-                .iter()
-                .zip(&s.amps)
-                .filter(move |(k, _)| *k & mask == value)
-                .map(|(_, a)| a);
-            yes = &yes + &sum_norms(hit)?;
-            all = &all + &sum_norms(s.amps.iter())?;
-        }
-        Ok((yes, all))
+    /// The exact masses where the physical `(mask, value)` holds and in total, with the
+    /// smallest `k` of either side's components: one scan per sector
+    /// ([`MassScan`](super::kernels::MassScan): 256-bit sums per denominator, big integers
+    /// only at the end).
+    fn masses_exact(&self, mask: u64, value: u64) -> Result<Masses, SimError> {
+        self.sectors
+            .iter()
+            .map(|s| scan_masses(&s.keys, &s.amps, mask, value))
+            .fold(MassScan::default(), MassScan::merge)
+            .finish()
     }
 
     /// The squared norm `N` of the (unnormalised) state, exactly: the sum of `|alpha|^2`, an
@@ -119,7 +46,7 @@ impl State<Exact> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn norm_exact(&self) -> Result<Probability, SimError> {
-        self.masses_exact(0, 0).map(|(_, all)| all)
+        self.masses_exact(0, 0).map(|m| m.all.to_qsqrt2())
     }
 
     /// The exact probability that `pred` holds: `(sum of |alpha|^2 where it holds) / N`.
@@ -134,11 +61,11 @@ impl State<Exact> {
     /// ```
     pub fn probability_exact(&self, pred: Predicate) -> Result<Probability, SimError> {
         let (mask, value) = self.check_predicate(pred)?;
-        let (yes, all) = self.masses_exact(mask, value)?;
-        if all.is_zero() {
+        let m = self.masses_exact(mask, value)?;
+        if m.all.is_zero() {
             return Err(SimError::ZeroNorm);
         }
-        Ok(&yes / &all)
+        Ok(m.yes.ratio(&m.all))
     }
 
     /// Projects onto `outcome` of `pred` without renormalising (the state stays exact; `N`
@@ -159,19 +86,23 @@ impl State<Exact> {
     /// ```
     pub fn force_exact(&mut self, pred: Predicate, outcome: bool) -> Result<Probability, SimError> {
         let (mask, value) = self.check_predicate(pred)?;
-        let (yes, all) = self.masses_exact(mask, value)?;
-        if all.is_zero() {
+        let m = self.masses_exact(mask, value)?;
+        if m.all.is_zero() {
             return Err(SimError::ZeroNorm);
         }
-        let mass = if outcome { yes } else { &all - &yes };
+        let mass = if outcome {
+            m.yes.clone()
+        } else {
+            m.all.minus(&m.yes)
+        };
         if mass.is_zero() {
             return Err(SimError::ZeroProbabilityOutcome {
                 outcome,
                 probability: 0.0,
             });
         }
-        self.project_exact(mask, value, outcome);
-        Ok(&mass / &all)
+        self.project_exact(mask, value, outcome, &m);
+        Ok(mass.ratio(&m.all))
     }
 
     /// Measures `pred`: draws one `f64` `r` from `rng` (always exactly one, so replays stay
@@ -195,34 +126,60 @@ impl State<Exact> {
         pred: Predicate,
         rng: &mut R,
     ) -> Result<(bool, Probability), SimError> {
-        let (mask, value) = self.check_predicate(pred)?;
-        let (yes, all) = self.masses_exact(mask, value)?;
-        let r: f64 = rng.random();
-        if all.is_zero() {
-            return Err(SimError::ZeroNorm);
-        }
-        let p = &yes / &all;
-        let r = QSqrt2::from_f64(r).unwrap_or_default();
-        let mut outcome = r < p;
-        let p_of = |o: bool| if o { p.clone() } else { &QSqrt2::one() - &p };
-        if p_of(outcome).is_zero() {
-            outcome = !outcome;
-        }
-        self.project_exact(mask, value, outcome);
-        Ok((outcome, p_of(outcome)))
+        let (outcome, m) = self.measure_exact_outcome(pred, rng)?;
+        let mass = if outcome { m.yes } else { m.all.minus(&m.yes) };
+        Ok((outcome, mass.ratio(&m.all)))
     }
 
-    /// Keeps the entries where `(key & mask == value) == keep`, then divides out the common
-    /// power of two.
-    fn project_exact(&mut self, mask: u64, value: u64, keep: bool) {
+    /// [`State::measure_exact`] without the final division: the outcome (decided by the
+    /// exact comparison `r < yes / N`, done on integers) and the masses it was decided on.
+    pub(crate) fn measure_exact_outcome<R: rand::Rng + ?Sized>(
+        &mut self,
+        pred: Predicate,
+        rng: &mut R,
+    ) -> Result<(bool, Masses), SimError> {
+        let (mask, value) = self.check_predicate(pred)?;
+        let m = self.masses_exact(mask, value)?;
+        let r: f64 = rng.random();
+        if m.all.is_zero() {
+            return Err(SimError::ZeroNorm);
+        }
+        // r is a dyadic rational in [0, 1): (rm + 0*sqrt2) / 2^re exactly.
+        let (rm, _, re) = Exact::from_f64(r).parts().unwrap_or((0, 0, 0));
+        let mut outcome = m.yes.ratio_exceeds(&m.all, rm, re);
+        // An outcome of probability exactly 0 is never chosen.
+        let zero = |o: bool| {
+            if o {
+                m.yes.is_zero()
+            } else {
+                m.all.minus(&m.yes).is_zero()
+            }
+        };
+        if zero(outcome) {
+            outcome = !outcome;
+        }
+        self.project_exact(mask, value, outcome, &m);
+        Ok((outcome, m))
+    }
+
+    /// Keeps the entries where `(key & mask == value) == keep` and, in the same pass,
+    /// divides out the common power of two of the kept amplitudes (every amplitude times
+    /// `2^m`, `m` the smallest `k` of their non-zero components, which the mass scan `masses`
+    /// found).
+    fn project_exact(&mut self, mask: u64, value: u64, keep: bool, masses: &Masses) {
+        let kmin = if keep {
+            masses.kmin_yes
+        } else {
+            masses.kmin_no
+        };
+        let shift = if kmin == u32::MAX { 0 } else { kmin };
         for s in &mut self.sectors {
-            let n = scan::project(&mut s.keys, &mut s.amps, mask, value, keep, Exact::ONE);
+            let n = project_shift(&mut s.keys, &mut s.amps, mask, value, keep, shift);
             s.keys.truncate(n);
             s.amps.truncate(n);
         }
         self.finish_pass();
         self.shrink_to_survivors();
-        self.rescale_exact();
     }
 
     /// Multiplies every amplitude by `2^m` with `m` the smallest `k` of all coefficients.
@@ -319,28 +276,5 @@ impl State<Exact> {
     /// ```
     pub fn norm_sqrt_exact(&self) -> Result<Option<QSqrt2>, SimError> {
         Ok(self.norm_exact()?.sqrt())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wide_sums_agree_with_i128_sums() {
-        let zs: Vec<Complex<Exact>> = (1..50)
-            .map(|i| Complex::new(Exact::new(i, -2 * i + 1, 7), Exact::new(3 - i, i, 5)))
-            .collect();
-        let fast = sum_norms(zs.iter()).unwrap();
-        let mut w = Wide::default();
-        for z in &zs {
-            w.add_norm(z).unwrap();
-        }
-        assert_eq!(w.to_qsqrt2(), fast);
-        // A sum that needs big integers: coefficients near 2^100 squared.
-        let big = Complex::new(Exact::new(1i128 << 100, 1, 0), Exact::ZERO);
-        let s = sum_norms([big, big].iter()).unwrap();
-        let expect = QSqrt2::from_parts(1i128 << 100, 1, 0);
-        assert_eq!(s, &(&expect * &expect) * &QSqrt2::rational(2, 1));
     }
 }

@@ -82,14 +82,10 @@ pub(crate) fn phase<T: Amplitude>(
     sel: Selector,
     factor: Complex<T>,
 ) {
-    // Unconditional multiply-and-select: a conditional store would compile to masked
-    // gather/scatter, which is several times slower than streaming.
-    let one = Complex::new(T::one(), T::zero());
+    // The per-type pass (`Amplitude::mul_phase_where`): multiply-and-select for the floats,
+    // swaps and negations for `Exact`.
     let apply = |ks: &[u64], as_: &mut [Complex<T>]| {
-        for (k, a) in ks.iter().zip(as_.iter_mut()) {
-            let f = if sel.holds(*k) { factor } else { one };
-            *a = T::mul_phase(*a, f);
-        }
+        T::mul_phase_where(ks, as_, |k| sel.holds(k), factor);
     };
     if keys.len() <= BLOCK {
         apply(keys, amps);
