@@ -6,7 +6,7 @@ use crate::kernels::pair::{self, PairGate};
 use crate::kernels::scan::{self, Selector};
 use crate::key::{Cond, Controls, Predicate};
 use crate::memory::Buffer;
-use crate::state::{Sector, State, MAX_ANCILLAS};
+use crate::state::{MAX_ANCILLAS, Sector, State};
 use num_complex::Complex;
 
 /// From this many basis states on, a controlled iSwap runs in place (`kernels::permute`):

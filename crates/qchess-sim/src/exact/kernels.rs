@@ -4,8 +4,8 @@
 //! end) and the projection that moves the kept entries and divides out the common power of
 //! two in the same pass.
 
-use super::ring::{Exact, POISON_K};
 use super::QSqrt2;
+use super::ring::{Exact, POISON_K};
 use crate::error::SimError;
 use num_bigint::BigInt;
 use num_complex::Complex;
@@ -571,11 +571,7 @@ mod tests {
         };
         let coef = |rng: &mut dyn rand::RngCore| -> i128 {
             let v = (rng.random::<u128>() >> (128 - bits)) as i128;
-            if rng.random() {
-                -v
-            } else {
-                v
-            }
+            if rng.random() { -v } else { v }
         };
         let (a, b) = (coef(rng), if rng.random() { coef(rng) } else { 0 });
         Exact::new(a, b, rng.random_range(0..=kspread))

@@ -1,7 +1,7 @@
 //! Exact read-outs and measurement of a `State<Exact>`: sums of `|alpha|^2` in Z[1/sqrt2]
 //! (i128 while it fits, big integers after), probabilities in Q(sqrt2).
 
-use super::kernels::{project_shift, scan_masses, MassScan, Masses};
+use super::kernels::{MassScan, Masses, project_shift, scan_masses};
 use super::{Exact, Probability, QSqrt2};
 use crate::error::SimError;
 use crate::key::Predicate;
