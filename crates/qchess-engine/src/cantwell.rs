@@ -7,7 +7,9 @@ use crate::node::{SearchNode, Searchable, Terminal};
 use crate::search::EngineError;
 use qchess_board::{Color, Geometry, PieceKind, Square};
 use qchess_cantwell::circuit::Variant;
+use qchess_cantwell::possibility::{Classified, classify, valid_pattern};
 use qchess_cantwell::{Game, GameStatus};
+use qchess_cantwell::{MoveShape, QcanMove};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -39,6 +41,87 @@ impl Searchable for Game {
     fn search_root(&self, _seed: u64) -> Result<CantwellNode, EngineError> {
         Ok(CantwellNode::new(self.clone()))
     }
+}
+
+/// How far back in the game the search looks for repeated positions (plies).
+const EARLIER_PLIES: usize = 16;
+
+/// The node key of `game`: the FEN's letters, side, castling and e.p. fields (not its move
+/// counters, so a repeated position has the same key), the 64 square probabilities (rounded
+/// to 1e-12) and the state size.
+fn key_of(game: &Game) -> u64 {
+    let mut h = DefaultHasher::new();
+    for field in game.fen().split_whitespace().take(4) {
+        field.hash(&mut h);
+    }
+    for p in game.probabilities() {
+        ((p * 1e12).round() as i64).hash(&mut h);
+    }
+    game.state_size().hash(&mut h);
+    h.finish()
+}
+
+/// The capture variants among [`Game::possible_moves`], in its order, without classifying
+/// the other candidates: a capture is a two-square move from a letter of the side to move onto
+/// a square holding an enemy letter (D10), so only those squares are tried (a pawn's diagonal
+/// steps, with the four promotions on the last rank; a piece's pattern squares, then a king's
+/// castling squares).
+fn capture_candidates(game: &Game) -> Vec<Classified> {
+    let layer = game.classical();
+    let side = layer.flags.side_to_move;
+    let v = &layer.pieces;
+    let enemy = |t: Square| v.get(t).is_some_and(|p| p.color != side);
+    let mut out = Vec::new();
+    let mut try_move = |from: Square, to: Square, promotion: Option<PieceKind>| {
+        let mut mv = QcanMove::plain(MoveShape::Standard { from, to });
+        mv.promotion = promotion;
+        if let Ok(c) = classify(layer, &mv) {
+            if c.variant == Variant::Capture {
+                out.push(c);
+            }
+        }
+    };
+    for s in Square::ALL {
+        let Some(piece) = v.get(s).filter(|p| p.color == side) else {
+            continue;
+        };
+        if piece.kind == PieceKind::Pawn {
+            let fwd: i8 = if side == Color::White { 1 } else { -1 };
+            let last = if side == Color::White { 7 } else { 0 };
+            for df in [-1, 1] {
+                let Some(t) = s.offset(df, fwd).filter(|&t| enemy(t)) else {
+                    continue;
+                };
+                if t.rank() == last {
+                    for k in [
+                        PieceKind::Queen,
+                        PieceKind::Rook,
+                        PieceKind::Bishop,
+                        PieceKind::Knight,
+                    ] {
+                        try_move(s, t, Some(k));
+                    }
+                } else {
+                    try_move(s, t, None);
+                }
+            }
+            continue;
+        }
+        for t in Square::ALL {
+            if enemy(t) && valid_pattern(piece.kind, s, t) {
+                try_move(s, t, None);
+            }
+        }
+        if piece.kind == PieceKind::King && s.file() == 4 {
+            for f in [2u8, 6] {
+                let t = Square::new(f, s.rank());
+                if enemy(t) {
+                    try_move(s, t, None);
+                }
+            }
+        }
+    }
+    out
 }
 
 fn with_outcome(mv: &str, outcome: Option<bool>) -> String {
@@ -92,6 +175,36 @@ impl SearchNode for CantwellNode {
                 out
             }
             Err(_) => vec![(Some(false), 1.0)],
+        }
+    }
+
+    /// A move that measures nothing is played at once; a measuring one is played with `.m1`
+    /// (its probability is what the game's circuit reports) and stays played when `.m1` is
+    /// the more likely outcome (ties: `.m1` first, as in [`SearchNode::outcomes`]).
+    fn outcomes_applied(&mut self, mv: &String) -> (Vec<(Option<bool>, f64)>, bool) {
+        let Ok(c) = self.game.classify(mv) else {
+            return (Vec::new(), false);
+        };
+        if !c.move_type.measures(c.variant) {
+            let played = self.game.apply(mv, &mut self.rng).is_ok();
+            return (vec![(None, 1.0)], played);
+        }
+        match self
+            .game
+            .apply(&with_outcome(mv, Some(true)), &mut self.rng)
+        {
+            Ok(record) => {
+                let p = record.probability.unwrap_or(1.0);
+                if p < 1.0 - 1e-12 && 1.0 - p > p {
+                    let _ = self.game.undo();
+                    (vec![(Some(false), 1.0 - p), (Some(true), p)], false)
+                } else if p < 1.0 - 1e-12 {
+                    (vec![(Some(true), p), (Some(false), 1.0 - p)], true)
+                } else {
+                    (vec![(Some(true), p)], true)
+                }
+            }
+            Err(_) => (vec![(Some(false), 1.0)], false),
         }
     }
 
@@ -150,12 +263,54 @@ impl SearchNode for CantwellNode {
         if !self.game.status().is_ongoing() {
             return Vec::new();
         }
-        self.game
-            .possible_moves()
+        capture_candidates(&self.game)
             .into_iter()
-            .filter(|c| c.variant == Variant::Capture && self.game.changes_state(c))
+            .filter(|c| self.game.changes_state(c))
             .map(|c| qchess_cantwell::legal::notation_of(&c))
             .collect()
+    }
+
+    /// Captures by the expected material they take (the victim's value times the chance
+    /// that it and the mover are there), the cheaper mover first among equals; promotions by
+    /// the piece gained. Every capture ranks above 0, every other move 0.
+    fn order_score(&mut self, mv: &String) -> f64 {
+        let Ok(c) = self.game.classify(mv) else {
+            return 0.0;
+        };
+        let probs = self.game.probabilities();
+        let pieces = self.game.pieces();
+        let p = |sq: Square| probs[sq.index() as usize];
+        let mut score = 0.0;
+        if c.variant == Variant::Capture {
+            let mut victims = c.shape.targets();
+            victims.extend(c.ep_square);
+            let taken: f64 = victims
+                .into_iter()
+                .filter_map(|t| {
+                    let v = pieces.get(t)?;
+                    (v.color != c.mover.color).then(|| p(t) * piece_value(v.kind))
+                })
+                .sum();
+            let there: f64 = c.shape.sources().into_iter().map(p).sum();
+            score += 1.0 + taken * there.min(1.0) + (2000.0 - piece_value(c.mover.kind)) / 1000.0;
+        }
+        if let Some(k) = c.promotion {
+            score += piece_value(k) - piece_value(PieceKind::Pawn);
+        }
+        score
+    }
+
+    /// The keys of the last [`EARLIER_PLIES`] positions of the game (its own undo, on a copy).
+    fn earlier_keys(&mut self) -> Option<Vec<u64>> {
+        let mut game = self.game.clone();
+        let mut keys = Vec::new();
+        for _ in 0..EARLIER_PLIES {
+            if game.undo().is_err() {
+                break;
+            }
+            keys.push(key_of(&game));
+        }
+        Some(keys)
     }
 
     fn is_tactical(&mut self, mv: &String) -> bool {
@@ -165,13 +320,7 @@ impl SearchNode for CantwellNode {
     }
 
     fn key(&self) -> u64 {
-        let mut h = DefaultHasher::new();
-        self.game.fen().hash(&mut h);
-        for p in self.game.probabilities() {
-            p.to_bits().hash(&mut h);
-        }
-        self.game.state_size().hash(&mut h);
-        h.finish()
+        key_of(&self.game)
     }
 
     fn token(&self, mv: &String, outcome: &Option<bool>) -> String {

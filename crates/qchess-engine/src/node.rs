@@ -33,6 +33,15 @@ pub trait SearchNode {
     /// The outcomes of `mv` with their exact probabilities (summing to 1); empty when `mv`
     /// cannot be played.
     fn outcomes(&mut self, mv: &Self::Move) -> Vec<(Self::Outcome, f64)>;
+    /// [`SearchNode::outcomes`], most likely first (ties in their order), and whether `mv` is
+    /// now already applied with the first of them (as by [`SearchNode::apply`], to be taken
+    /// back by [`SearchNode::undo`]): a variant that plays the move to learn its probabilities
+    /// keeps it played instead of playing it twice. The default applies nothing.
+    fn outcomes_applied(&mut self, mv: &Self::Move) -> (Vec<(Self::Outcome, f64)>, bool) {
+        let mut outs = self.outcomes(mv);
+        outs.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal));
+        (outs, false)
+    }
     /// Plays `mv` with `outcome`; `false` (and nothing changed) when the rule crate refuses.
     fn apply(&mut self, mv: &Self::Move, outcome: &Self::Outcome) -> bool;
     /// Takes back the last [`SearchNode::apply`].
@@ -53,6 +62,20 @@ pub trait SearchNode {
         let mut moves = self.moves();
         moves.retain(|m| self.is_tactical(m));
         moves
+    }
+    /// How promising `mv` looks before it is searched, for move ordering only (never for a
+    /// value): larger first. The default is `1` for a tactical move and `0` otherwise (captures
+    /// first, each group in the rule crate's order); a variant may rank its captures by the
+    /// expected value they take (most valuable victim, least valuable attacker).
+    fn order_score(&mut self, mv: &Self::Move) -> f64 {
+        if self.is_tactical(mv) { 1.0 } else { 0.0 }
+    }
+    /// The keys ([`SearchNode::key`]) of the positions earlier in the game that the search
+    /// treats as drawn by repetition when it meets them again (and a position repeated on the
+    /// search path likewise), or `None` (the default) when the variant's search does not
+    /// score repetitions.
+    fn earlier_keys(&mut self) -> Option<Vec<u64>> {
+        None
     }
     /// A hash of everything the value of this node depends on (transposition table key).
     fn key(&self) -> u64;

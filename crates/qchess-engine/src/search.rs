@@ -5,7 +5,7 @@ use crate::node::{SearchNode, Searchable, Terminal};
 use qchess_board::Color;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,6 +17,10 @@ pub const WIN_SCORE: f64 = 100_000.0;
 
 /// Quiescence looks this many captures deep at most.
 const QUIESCENCE_DEPTH: u32 = 3;
+
+/// The width of the null window a decision node's later moves are first searched with
+/// (principal variation search); scores are expected centipawns, so a hundredth of one.
+const NULL_WINDOW: f64 = 0.01;
 
 /// The time the engine keeps back from a `movetime` for unwinding and answering.
 const TIME_MARGIN: Duration = Duration::from_millis(15);
@@ -200,9 +204,17 @@ impl Engine {
             aborted: false,
             tt: HashMap::new(),
             tt_cap: self.options.tt_entries.max(1),
+            killers: Vec::new(),
+            path: Vec::new(),
+            earlier: None,
         };
         if s.node.terminal().is_some() {
             return Err(EngineError::NoMove);
+        }
+        if let Some(keys) = s.node.earlier_keys() {
+            s.earlier = Some(keys.into_iter().collect());
+            let root = s.node.key();
+            s.path.push(root);
         }
         let mut root_moves = s.node.moves();
         if root_moves.is_empty() {
@@ -222,8 +234,8 @@ impl Engine {
             })
             .collect();
         let noise_of: Vec<(MoveOf<G>, f64)> = root_moves.iter().cloned().zip(noise).collect();
-        // Captures first from the start.
-        order(&mut s.node, &mut root_moves, None);
+        // Captures first from the start (the most promising first).
+        order(&mut s.node, &mut root_moves, None, &[]);
         let max_depth = limits.depth.unwrap_or_else(|| {
             if limits.nodes.is_some() || limits.movetime.is_some() {
                 64
@@ -246,13 +258,21 @@ impl Engine {
             // to order the next iteration.
             let mut values: Vec<f64> = Vec::with_capacity(root_moves.len());
             for mv in &root_moves {
-                // With noise every root move needs its exact value, not a bound.
-                let window = if noise_amp > 0.0 {
-                    f64::NEG_INFINITY
+                // With noise every root move needs its exact value, not a bound. Without,
+                // every move after the first is tried with a null window above the best so
+                // far and searched again with the whole window only when it beats it.
+                let v = if noise_amp > 0.0 {
+                    s.chance(mv, depth, f64::NEG_INFINITY, f64::INFINITY, 0, false)
+                } else if alpha == f64::NEG_INFINITY {
+                    s.chance(mv, depth, alpha, f64::INFINITY, 0, false)
                 } else {
-                    alpha
+                    match s.chance(mv, depth, alpha, alpha + NULL_WINDOW, 0, false) {
+                        Some(v) if !s.aborted && v >= alpha + NULL_WINDOW => {
+                            s.chance(mv, depth, alpha, f64::INFINITY, 0, false)
+                        }
+                        v => v,
+                    }
                 };
-                let v = s.chance(mv, depth, window, f64::INFINITY, 0, false);
                 if s.aborted {
                     completed = false;
                     break;
@@ -381,24 +401,46 @@ struct Searcher<N: SearchNode> {
     aborted: bool,
     tt: HashMap<u64, Entry<N::Move>>,
     tt_cap: usize,
+    /// Per ply, the last two quiet moves that cut a decision node off (killer moves).
+    killers: Vec<[Option<N::Move>; 2]>,
+    /// The keys of the decision nodes from the root to the current node (repetitions).
+    path: Vec<u64>,
+    /// The keys of the game's earlier positions, when the variant scores repetitions.
+    earlier: Option<HashSet<u64>>,
 }
 
-/// Orders `moves`: the table's move first, then captures, each group in the rule crate's order.
-fn order<N: SearchNode>(node: &mut N, moves: &mut Vec<N::Move>, first: Option<&N::Move>) {
-    let mut tactical = Vec::new();
-    let mut quiet = Vec::new();
+/// Orders `moves`: the table's move first, then the moves [`SearchNode::order_score`] ranks
+/// above 0 (captures), best first, then the killer moves, then the rest; ties keep the rule
+/// crate's order.
+fn order<N: SearchNode>(
+    node: &mut N,
+    moves: &mut Vec<N::Move>,
+    first: Option<&N::Move>,
+    killers: &[Option<N::Move>],
+) {
     let mut head = Vec::new();
+    let mut tactical = Vec::new();
+    let mut killer: Vec<(usize, N::Move)> = Vec::new();
+    let mut quiet = Vec::new();
     for mv in moves.drain(..) {
         if first == Some(&mv) {
             head.push(mv);
-        } else if node.is_tactical(&mv) {
-            tactical.push(mv);
+            continue;
+        }
+        let score = node.order_score(&mv);
+        if score > 0.0 {
+            tactical.push((mv, score));
+        } else if let Some(i) = killers.iter().position(|k| k.as_ref() == Some(&mv)) {
+            killer.push((i, mv));
         } else {
             quiet.push(mv);
         }
     }
+    tactical.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal));
+    killer.sort_by_key(|(i, _)| *i);
     moves.extend(head);
-    moves.extend(tactical);
+    moves.extend(tactical.into_iter().map(|(m, _)| m));
+    moves.extend(killer.into_iter().map(|(_, m)| m));
     moves.extend(quiet);
 }
 
@@ -435,6 +477,11 @@ impl<N: SearchNode> Searcher<N> {
             self.aborted = true;
         }
         self.aborted
+    }
+
+    /// Whether the position of `key` occurred earlier in the game or on the search path.
+    fn is_repetition(&self, key: u64) -> bool {
+        self.earlier.as_ref().is_some_and(|e| e.contains(&key)) || self.path.contains(&key)
     }
 
     fn store(&mut self, key: u64, depth: u32, value: f64, bound: Bound, best: Option<N::Move>) {
@@ -511,10 +558,19 @@ impl<N: SearchNode> Searcher<N> {
         if let Some(t) = self.node.terminal() {
             return Self::terminal_value(t, side, ply);
         }
+        let key = if self.earlier.is_some() {
+            let key = self.node.key();
+            if self.is_repetition(key) {
+                return 0.0; // scored as a draw: the search does not walk in circles
+            }
+            Some(key)
+        } else {
+            None
+        };
         if depth == 0 {
             return self.quiesce(alpha, beta, ply, QUIESCENCE_DEPTH);
         }
-        let key = self.node.key();
+        let key = key.unwrap_or_else(|| self.node.key());
         let mut tt_move = None;
         if let Some(e) = self.tt.get(&key) {
             tt_move = e.best.clone();
@@ -534,27 +590,60 @@ impl<N: SearchNode> Searcher<N> {
         if moves.is_empty() {
             return self.static_eval();
         }
-        order(&mut self.node, &mut moves, tt_move.as_ref());
+        let slot = ply as usize;
+        if self.killers.len() <= slot {
+            self.killers.resize(slot + 1, [None, None]);
+        }
+        let killers = self.killers[slot].clone();
+        order(&mut self.node, &mut moves, tt_move.as_ref(), &killers);
         let alpha0 = alpha;
         let mut best = f64::NEG_INFINITY;
         let mut best_move = None;
+        if self.earlier.is_some() {
+            self.path.push(key);
+        }
         for mv in moves {
-            let Some(v) = self.chance(&mv, depth, alpha, beta, ply, false) else {
+            // Principal variation search: after the first move, a null window above alpha,
+            // and the whole window again only for a move that beats alpha.
+            let v = if best_move.is_none() || beta - alpha <= NULL_WINDOW {
+                self.chance(&mv, depth, alpha, beta, ply, false)
+            } else {
+                match self.chance(&mv, depth, alpha, alpha + NULL_WINDOW, ply, false) {
+                    Some(v) if !self.aborted && v >= alpha + NULL_WINDOW && v < beta => {
+                        self.chance(&mv, depth, alpha, beta, ply, false)
+                    }
+                    v => v,
+                }
+            };
+            let Some(v) = v else {
                 continue;
             };
             if self.aborted {
-                return 0.0;
+                break;
             }
             if v > best {
                 best = v;
-                best_move = Some(mv);
+                best_move = Some(mv.clone());
             }
             if v > alpha {
                 alpha = v;
             }
             if alpha >= beta {
+                if !self.node.is_tactical(&mv) {
+                    let k = &mut self.killers[slot];
+                    if k[0].as_ref() != Some(&mv) {
+                        k[1] = k[0].take();
+                        k[0] = Some(mv);
+                    }
+                }
                 break;
             }
+        }
+        if self.earlier.is_some() {
+            self.path.pop();
+        }
+        if self.aborted {
+            return 0.0;
         }
         if best_move.is_none() {
             return self.static_eval();
@@ -586,7 +675,8 @@ impl<N: SearchNode> Searcher<N> {
         if self.out_of_time() {
             return 0.0;
         }
-        let moves = self.node.tactical_moves();
+        let mut moves = self.node.tactical_moves();
+        order(&mut self.node, &mut moves, None, &[]);
         for mv in moves {
             let Some(v) = self.chance(&mv, qdepth, alpha, beta, ply, true) else {
                 continue;
@@ -623,33 +713,45 @@ impl<N: SearchNode> Searcher<N> {
         if self.out_of_time() {
             return Some(0.0);
         }
-        let mut outs = self.node.outcomes(mv);
+        // The outcomes most likely first; the first may already be played.
+        let (outs, mut pending) = self.node.outcomes_applied(mv);
         if outs.is_empty() {
+            if pending {
+                self.node.undo();
+            }
             return None;
         }
-        outs.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal));
         let (lo, hi) = (-WIN_SCORE, WIN_SCORE);
         let mut sum = 0.0;
         let mut rest: f64 = outs.iter().map(|(_, p)| p).sum();
         let mut played = false;
         for (o, p) in outs {
-            if p <= 0.0 {
-                continue;
-            }
+            let applied = std::mem::take(&mut pending);
             // Star1: the window this child must fall in to matter, given the values so far
             // and the bounds of the unexplored rest.
             let a_i = (alpha - sum - (rest - p) * hi) / p;
             let b_i = (beta - sum - (rest - p) * lo) / p;
-            if a_i >= hi {
-                return Some(sum + rest * hi);
+            let early = if p <= 0.0 {
+                Some(None)
+            } else if a_i >= hi {
+                Some(Some(sum + rest * hi))
+            } else if b_i <= lo {
+                Some(Some(sum + rest * lo))
+            } else if self.out_of_time() {
+                Some(Some(0.0))
+            } else {
+                None
+            };
+            if let Some(result) = early {
+                if applied {
+                    self.node.undo();
+                }
+                match result {
+                    None => continue,
+                    Some(v) => return Some(v),
+                }
             }
-            if b_i <= lo {
-                return Some(sum + rest * lo);
-            }
-            if self.out_of_time() {
-                return Some(0.0);
-            }
-            if !self.node.apply(mv, &o) {
+            if !applied && !self.node.apply(mv, &o) {
                 rest -= p;
                 continue;
             }

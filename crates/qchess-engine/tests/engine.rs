@@ -620,3 +620,29 @@ fn akl_evaluation_averages_the_two_types() {
     let v = node.evaluate();
     assert!((v - (-430.0 - 39.0 - 25.0)).abs() < 1e-9, "{v}");
 }
+
+/// Cantwell repetitions: after 1. Kg1 Kg8 2. Kh1 Kh8 White, a queen down, can only draw by
+/// going back to a position the game had (scored 0); every other move keeps the queen's
+/// deficit. The earlier keys are the game's own positions, most recent first.
+#[test]
+fn cantwell_search_scores_a_repeated_position_as_a_draw() {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    let start = "1q5k/8/8/8/8/8/8/7K w - - 0 1";
+    let mut game = qchess_cantwell::Game::from_fen(start).unwrap();
+    let mut keys = vec![game.search_root(0).unwrap().key()];
+    for mv in ["h1g1", "h8g8", "g1h1", "g8h8"] {
+        game.apply(mv, &mut rng).unwrap();
+        keys.push(game.search_root(0).unwrap().key());
+    }
+    // The position after 2...Kh8 is the start again (move counters aside).
+    assert_eq!(keys[4], keys[0]);
+    let mut node = game.search_root(0).unwrap();
+    let earlier = node.earlier_keys().unwrap();
+    assert_eq!(earlier[..4], [keys[3], keys[2], keys[1], keys[0]]);
+    let r = engine(0).search(&game, &Limits::depth(1)).unwrap();
+    assert_eq!((r.best.as_str(), r.score), ("h1g1", 0.0));
+    // From the same position with no history, the queen counts.
+    let fresh = qchess_cantwell::Game::from_fen(start).unwrap();
+    let r = engine(0).search(&fresh, &Limits::depth(1)).unwrap();
+    assert!(r.score < -800.0, "{}", r.score);
+}
