@@ -31,6 +31,7 @@ pub mod circuit;
 pub mod classical;
 pub mod error;
 pub mod game;
+pub mod growth;
 pub mod legal;
 pub mod notation;
 pub mod position;

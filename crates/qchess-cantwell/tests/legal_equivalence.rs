@@ -237,39 +237,15 @@ fn each_candidate_agrees_with_the_reference() {
     }
 }
 
-/// Plays splits until the state holds at least `states` basis states: each ply the side to
-/// move splits its most likely piece onto two squares empty in every branch (the walk of
-/// `benches/legal.rs`), then `extra` random legal moves, checking every position after the
+/// Plays splits until the state holds at least `states` basis states
+/// ([`qchess_cantwell::growth::split_walk`], the walk of `benches/legal.rs`), then `extra` random legal moves, checking every position after the
 /// walk. Above 4096 basis states the simulator decides most questions from sampled basis
 /// states (`QuantumState::local_effects`), not from a full read: these positions check that
 /// path against the reference too.
 fn walk_then_random(fen: &str, states: usize, extra: usize, seed: u64, total: &mut LegalStats) {
     let mut game = Game::from_fen(fen).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    while game.state_size() < states {
-        let probs = game.probabilities();
-        let p = |sq: qchess_board::Square| probs[sq.index() as usize];
-        let mut splits: Vec<(i64, String)> = game
-            .possible_moves()
-            .into_iter()
-            .filter_map(|c| match c.shape {
-                qchess_cantwell::MoveShape::Split { from, to1, to2 }
-                    if p(to1) == 0.0 && p(to2) == 0.0 && !game.classically_blocked(&c, &probs) =>
-                {
-                    Some((-((p(from) * 1e6) as i64), notation_of(&c)))
-                }
-                _ => None,
-            })
-            .collect();
-        splits.sort();
-        // The most likely source first; a split that changes nothing is refused, skip it.
-        if !splits
-            .iter()
-            .any(|(_, mv)| game.apply(mv, &mut rng).is_ok())
-        {
-            break;
-        }
-    }
+    qchess_cantwell::growth::split_walk(&mut game, states, &mut rng);
     assert!(game.state_size() >= states, "{fen}: {}", game.state_size());
     for ply in 0..=extra {
         if !game.status().is_ongoing() {

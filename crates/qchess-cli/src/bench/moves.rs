@@ -41,26 +41,17 @@
 
 use crate::error::CliError;
 use clap::{Args, ValueEnum};
-use qchess_board::{Color, Piece, PieceKind, Square};
+use qchess_board::Square;
+use qchess_cantwell::growth::{GROWTH_FEN, growth_position};
 use qchess_cantwell::{Game, GameError};
 use qchess_sim::{Amplitude, Controls, Predicate, QuantumState, SimError, State};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::time::Instant;
 
-/// The position every run starts from.
-pub const START_FEN: &str = "N3k3/2NNn3/1n1n2N1/3N1nn1/1nN1p3/3n2N1/4N2n/RN2K1N1 w - - 0 1";
-
-/// The first set-up move: the b1 knight half on a3 (the rook's path), half on d2.
-const FIRST_SPLIT: &str = "b1^a3d2";
-
-/// Black's waiting move when the set-up ends with Black to move.
-const BLACK_TEMPO: &str = "e8d8";
-
-/// Squares the growth knights never use: the timed moves' sources, targets and paths.
-const RESERVED: [&str; 15] = [
-    "a1", "a2", "a3", "a4", "a5", "b1", "d2", "e1", "g1", "f3", "h3", "e4", "e8", "d8", "c3",
-];
+/// The position every run starts from ([`qchess_cantwell::growth`], shared with the
+/// legal-move benchmark and tests).
+pub const START_FEN: &str = GROWTH_FEN;
 
 /// The move to time.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -180,37 +171,6 @@ fn sq(name: &str) -> Square {
     name.parse().expect("a square name of this module")
 }
 
-fn reserved(s: Square) -> bool {
-    RESERVED.iter().any(|r| sq(r) == s)
-}
-
-/// The next growth split of the side to move: its growth knight's most likely square (ties:
-/// the lowest square) with two empty, unreserved knight targets, taking the targets with the
-/// most empty onward knight squares (ties: the lowest), which keeps room for later splits.
-/// `None` when there is none. From [`START_FEN`] this reaches 3.0 x 10^7 basis states.
-pub fn next_split<S: QuantumState>(game: &Game<S>) -> Option<String> {
-    let knight = Piece::new(game.side_to_move(), PieceKind::Knight);
-    let pieces = game.pieces();
-    let free = |t: &Square| pieces.get(*t).is_none() && !reserved(*t);
-    let steps = |s: Square| qchess_board::knight_attacks(s).into_iter();
-    let mut sources: Vec<(i64, Square)> = Square::ALL
-        .iter()
-        .copied()
-        .filter(|&s| pieces.get(s) == Some(knight) && !reserved(s))
-        // Rounded, so that sums in another order (other thread counts) pick the same square.
-        .map(|s| (-(game.probability(s) * 1e6).round() as i64, s))
-        .collect();
-    sources.sort_by_key(|&(p, s)| (p, s.index()));
-    sources.into_iter().find_map(|(_, s)| {
-        let mut targets: Vec<(usize, Square)> = steps(s)
-            .filter(free)
-            .map(|t| (steps(t).filter(free).count(), t))
-            .collect();
-        targets.sort_by_key(|&(room, t)| (std::cmp::Reverse(room), t.index()));
-        (targets.len() >= 2).then(|| format!("{s}^{}{}", targets[0].1, targets[1].1))
-    })
-}
-
 fn game_error(context: &str, e: GameError) -> CliError {
     CliError::failure(format!("bench move: {context}: {} ({e})", e.kind()))
 }
@@ -219,36 +179,19 @@ fn sim_error(context: &str, e: SimError) -> CliError {
     CliError::failure(format!("bench move: {context}: {e}"))
 }
 
-/// Plays the set-up: a position with at least `n` basis states and White to move.
+/// Plays the set-up ([`growth_position`]): a position with at least `n` basis states and
+/// White to move.
 pub fn setup<S: QuantumState>(n: usize) -> Result<(Game<S>, Vec<String>), CliError> {
-    let mut game =
-        Game::<S>::from_fen_backend(START_FEN).map_err(|e| game_error("the start position", e))?;
-    game.set_snapshot_budget(0);
-    let mut rng = ChaCha8Rng::seed_from_u64(0);
-    let mut played = Vec::new();
-    let mut play = |game: &mut Game<S>, mv: String| -> Result<(), CliError> {
-        game.apply(&mv, &mut rng)
-            .map_err(|e| game_error(&format!("set-up move {mv}"), e))?;
-        played.push(mv);
-        Ok(())
-    };
-    play(&mut game, FIRST_SPLIT.to_string())?;
-    while game.state_size() < n {
-        let Some(mv) = next_split(&game) else {
-            return Err(CliError::failure(format!(
-                "bench move: the set-up position reaches at most {} basis states; ask for fewer",
-                game.state_size()
-            )));
-        };
-        play(&mut game, mv)?;
-    }
-    if game.side_to_move() == Color::Black {
-        play(&mut game, BLACK_TEMPO.to_string())?;
+    let (game, played) = growth_position::<S>(n).map_err(|e| game_error("set-up", e))?;
+    if game.state_size() < n {
+        return Err(CliError::failure(format!(
+            "bench move: the set-up position reaches at most {} basis states; ask for fewer",
+            game.state_size()
+        )));
     }
     Ok((game, played))
 }
 
-/// Reads a `kB` field of `/proc/self/status`, in bytes.
 fn status_bytes(field: &str) -> Option<usize> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = s.lines().find(|l| l.starts_with(field))?;
@@ -508,7 +451,10 @@ mod tests {
         let (game, setup) = setup::<State<f64>>(1).expect("a tiny set-up");
         assert_eq!(
             setup,
-            vec![FIRST_SPLIT.to_string(), BLACK_TEMPO.to_string()]
+            vec![
+                qchess_cantwell::growth::GROWTH_FIRST_SPLIT.to_string(),
+                qchess_cantwell::growth::GROWTH_BLACK_TEMPO.to_string()
+            ]
         );
         for kind in [
             MoveKind::Jump,
