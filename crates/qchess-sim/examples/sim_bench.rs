@@ -2,13 +2,14 @@
 //! the same measurement as `qchess bench sim`, one JSON line, without building the CLI. With
 //! `game` the input is `qchess_sim::bench::game_state` (a game-shaped state: fixed
 //! background, many small groups) instead of `random_state`.
-//! `... --example sim_bench -- prob STATES [THREADS] [f32]` times the probability scan alone.
+//! `... --example sim_bench -- prob STATES [THREADS] [f32|exact]` times the probability scan
+//! alone (for `exact`: the exact mass scan and the one division, rounded once).
 
 use qchess_sim::bench::{BenchOp, BenchResult, Shape, run_op_shaped};
 
-/// `prob STATES [THREADS] [f32]`: the probability scan alone (`State::probability` of one
+/// `prob STATES [THREADS] [f32|exact]`: the probability scan alone (`State::probability` of one
 /// qubit), median wall and calling-thread CPU seconds of up to 50 calls.
-fn time_probability(n: usize, threads: usize, f32: bool) {
+fn time_probability(n: usize, threads: usize, f32: bool, exact: bool) {
     fn run<T: qchess_sim::Amplitude>(n: usize) -> (f64, f64) {
         let s = qchess_sim::bench::random_state::<T>(n).expect("state");
         let cpu = || {
@@ -29,9 +30,15 @@ fn time_probability(n: usize, threads: usize, f32: bool) {
         cpus.sort_by(f64::total_cmp);
         (wall[wall.len() / 2], cpus[cpus.len() / 2])
     }
-    let (w, c) = if f32 { run::<f32>(n) } else { run::<f64>(n) };
+    let (w, c) = if f32 {
+        run::<f32>(n)
+    } else if exact {
+        run::<qchess_sim::Exact>(n)
+    } else {
+        run::<f64>(n)
+    };
     println!(
-        "{{\"op\":\"prob\",\"states\":{n},\"threads\":{threads},\"f32\":{f32},\"seconds\":{w},\"cpu_seconds\":{c},\"states_per_sec\":{},\"cpu_states_per_sec\":{}}}",
+        "{{\"op\":\"prob\",\"states\":{n},\"threads\":{threads},\"f32\":{f32},\"exact\":{exact},\"seconds\":{w},\"cpu_seconds\":{c},\"states_per_sec\":{},\"cpu_states_per_sec\":{}}}",
         n as f64 / w,
         if c > 0.0 {
             (n as f64 / c).to_string()
@@ -54,7 +61,8 @@ fn main() {
             .build()
             .expect("thread pool");
         let f32 = args.iter().any(|s| s == "f32");
-        pool.install(|| time_probability(n, threads, f32));
+        let exact = args.iter().any(|s| s == "exact");
+        pool.install(|| time_probability(n, threads, f32, exact));
         return;
     }
     let op = match args.get(1).map(String::as_str) {
@@ -65,7 +73,7 @@ fn main() {
         Some("measure") => BenchOp::Measure,
         _ => {
             eprintln!(
-                "usage: sim_bench iswap|slide|split|merge|measure STATES THREADS [f32|exact] [game] | prob STATES [THREADS] [f32]"
+                "usage: sim_bench iswap|slide|split|merge|measure STATES THREADS [f32|exact] [game] | prob STATES [THREADS] [f32|exact]"
             );
             std::process::exit(2);
         }

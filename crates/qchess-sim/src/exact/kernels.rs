@@ -22,27 +22,34 @@ const UNIT_I: u8 = 0;
 const UNIT_MINUS_I: u8 = 1;
 const UNIT_MINUS_ONE: u8 = 2;
 
-/// `x` negated where the mask `m` is all ones (wrapping: `i128::MIN` stays `i128::MIN`,
-/// which [`unit_pass`] detects), `x` where it is 0.
+/// `-x` if `h`, else `x`; a negation that overflows (an `i128::MIN` coefficient) sets
+/// `bad` (the value written is then wrong, and the caller undoes and redoes the pass).
 #[inline(always)]
-fn cneg(x: Exact, m: i128) -> Exact {
+fn cneg(x: Exact, h: bool, bad: &mut bool) -> Exact {
+    let (na, oa) = x.a.overflowing_neg();
+    let (nb, ob) = x.b.overflowing_neg();
+    *bad |= h & (oa | ob);
     Exact {
-        a: (x.a ^ m).wrapping_sub(m),
-        b: (x.b ^ m).wrapping_sub(m),
+        a: if h { na } else { x.a },
+        b: if h { nb } else { x.b },
         k: x.k,
     }
 }
 
-/// Whether a coefficient is `i128::MIN` (whose negation does not fit).
+/// `x` if `h`, else `y`, field by field (conditional moves, no branch).
 #[inline(always)]
-fn has_min(x: Exact) -> bool {
-    (x.a == i128::MIN) | (x.b == i128::MIN)
+fn sel(h: bool, x: Exact, y: Exact) -> Exact {
+    Exact {
+        a: if h { x.a } else { y.a },
+        b: if h { x.b } else { y.b },
+        k: if h { x.k } else { y.k },
+    }
 }
 
-/// Multiplies by the unit `U` where `holds`, branch-free: the entry's `(re, im)` pair is read
-/// at an index chosen by the predicate (the swap) and negated by a mask. Negation wraps;
-/// returns whether any coefficient read or written is `i128::MIN` (then the caller undoes
-/// the pass and redoes it checked). Poison (`a = b = 0`, `k = u32::MAX`) stays poison.
+/// Multiplies by the unit `U` where `holds`, branch-free: the swap and the negations are
+/// conditional moves. Negation wraps; returns whether a negation overflowed (an
+/// `i128::MIN` coefficient: then the caller undoes the pass and redoes it checked). Poison
+/// (`a = b = 0`, `k = u32::MAX`) stays poison.
 #[inline(always)]
 fn unit_pass<const U: u8, F: Fn(u64) -> bool>(
     keys: &[u64],
@@ -52,17 +59,14 @@ fn unit_pass<const U: u8, F: Fn(u64) -> bool>(
     let mut bad = false;
     for (key, z) in keys.iter().zip(amps.iter_mut()) {
         let h = holds(*key);
-        let m = -i128::from(h);
-        let pair = [z.re, z.im];
-        let (hi, lo) = (usize::from(h), usize::from(!h));
+        let (x, y) = (z.re, z.im);
         let (re, im) = match U {
             // i * (re + i im) = -im + i re
-            UNIT_I => (cneg(pair[hi], m), pair[lo]),
+            UNIT_I => (cneg(sel(h, y, x), h, &mut bad), sel(h, x, y)),
             // -i * (re + i im) = im - i re
-            UNIT_MINUS_I => (pair[hi], cneg(pair[lo], m)),
-            _ => (cneg(z.re, m), cneg(z.im, m)),
+            UNIT_MINUS_I => (sel(h, y, x), cneg(sel(h, x, y), h, &mut bad)),
+            _ => (cneg(x, h, &mut bad), cneg(y, h, &mut bad)),
         };
-        bad |= has_min(re) | has_min(im);
         *z = Complex::new(re, im);
     }
     bad
@@ -288,17 +292,15 @@ const POISONED: SimError = SimError::ExactOverflow {
     context: "an amplitude overflowed earlier",
 };
 
-/// No denominator yet (the current sums are zero).
-const NO_K: u32 = u32::MAX;
-
 /// The mass scan's state: exact sums of `|alpha|^2` over all entries and over the entries
 /// where a predicate holds ("yes"), plus the smallest `k` of the non-zero components of the
 /// yes and the no entries (the power of two a projection onto either outcome divides out).
 ///
 /// Components whose coefficients fit 63 bits go to 256-bit sums for their denominator
-/// `4^k`: the sums of the current `k` in registers, the other denominators met in a short
+/// `4^k`: the sums of the current `k` (initially 0), the other denominators met in a short
 /// list (swapped in when `k` changes). Larger coefficients go to big-integer sums. No
-/// reduction happens until [`MassScan::finish`].
+/// reduction happens until [`MassScan::finish`]. [`scan_block`] runs the common case (both
+/// components below `2^62` at the current `k`, or zero) on local sums.
 #[derive(Clone, Debug)]
 pub(crate) struct MassScan {
     k: u32,
@@ -313,7 +315,7 @@ pub(crate) struct MassScan {
 impl Default for MassScan {
     fn default() -> Self {
         Self {
-            k: NO_K,
+            k: 0,
             cur: Sums::default(),
             spill: Vec::new(),
             big: None,
@@ -400,10 +402,6 @@ impl MassScan {
 
     /// Makes `k` the current denominator, parking the current sums.
     fn switch_to(&mut self, k: u32) {
-        if self.k == NO_K {
-            self.k = k;
-            return;
-        }
         let cur = std::mem::take(&mut self.cur);
         let old = std::mem::replace(&mut self.k, k);
         if let Some(i) = self.spill.iter().position(|e| e.0 == k) {
@@ -419,11 +417,7 @@ impl MassScan {
         self.poisoned |= o.poisoned;
         self.kmin_yes = self.kmin_yes.min(o.kmin_yes);
         self.kmin_no = self.kmin_no.min(o.kmin_no);
-        let mut parts: Vec<(u32, Sums)> = o.spill;
-        if o.k != NO_K {
-            parts.push((o.k, o.cur));
-        }
-        for (k, s) in parts {
+        for (k, s) in o.spill.into_iter().chain([(o.k, o.cur)]) {
             self.switch_to(k);
             let c = &mut self.cur;
             for (t, f) in [
@@ -452,8 +446,7 @@ impl MassScan {
             return Err(POISONED);
         }
         let (mut yes, mut all) = self.big.map(|b| *b).unwrap_or_default();
-        let cur = (self.k != NO_K).then_some((self.k, self.cur));
-        for (k, s) in self.spill.into_iter().chain(cur) {
+        for (k, s) in self.spill.into_iter().chain([(self.k, self.cur)]) {
             yes.add(s.yes_x.to_bigint(), s.yes_y.to_bigint(), 2 * k);
             all.add(s.all_x.to_bigint(), s.all_y.to_bigint(), 2 * k);
         }
@@ -466,6 +459,92 @@ impl MassScan {
     }
 }
 
+/// Whether both coefficients of `v` lie in `[-2^62, 2^62)`: then `a^2 + 2b^2 < 2^126` and
+/// `|2ab| <= 2^125`, so one entry's two components sum below `2^127` in `u128`/`i128`.
+#[inline(always)]
+fn fits62(v: Exact) -> bool {
+    ((v.a ^ (v.a >> 127)) | (v.b ^ (v.b >> 127))) >> 62 == 0
+}
+
+/// `(a^2 + 2b^2, 2ab)` of a component that [`fits62`].
+#[inline(always)]
+fn norm_terms(v: Exact) -> (u128, i128) {
+    let (a, b) = (v.a as i64, v.b as i64);
+    let (ua, ub) = (u128::from(a.unsigned_abs()), u128::from(b.unsigned_abs()));
+    (ua * ua + 2 * (ub * ub), 2 * (i128::from(a) * i128::from(b)))
+}
+
+/// The mass scan of a run of entries. The common entry (both components [`fits62`], each
+/// zero or at the current denominator `k`) is added to local sums (an entry's `x` below
+/// `2^127`, accumulated in a `u128` and a carry count; `y` in a `u128` and a signed high
+/// word), which the compiler keeps in registers; any other entry flushes them into the
+/// [`MassScan`] and takes its general path (new denominator, big coefficients, poison).
+fn scan_block(keys: &[u64], amps: &[Complex<Exact>], mask: u64, value: u64) -> MassScan {
+    let mut st = MassScan::default();
+    let n = keys.len().min(amps.len());
+    let mut i = 0;
+    while i < n {
+        let k0 = st.k;
+        let (mut ax, mut axc, mut yx, mut yxc) = (0u128, 0u64, 0u128, 0u64);
+        let (mut ay, mut ayh, mut yy, mut yyh) = (0u128, 0i64, 0u128, 0i64);
+        let (mut any_yes, mut any_no) = (false, false);
+        while i < n {
+            let z = amps[i];
+            let (re, im) = (z.re, z.im);
+            // Zero is canonical (0, 0, 0); poison (k = u32::MAX) is never taken here.
+            let zre = (re.a | re.b) == 0 && re.k == 0;
+            let zim = (im.a | im.b) == 0 && im.k == 0;
+            let ok = fits62(re) & fits62(im) & (zre | (re.k == k0)) & (zim | (im.k == k0));
+            if !ok {
+                break;
+            }
+            let yes = keys[i] & mask == value;
+            let (xr, yr) = norm_terms(re);
+            let (xi, yi) = norm_terms(im);
+            let (x, y) = (xr + xi, yr + yi);
+            let m = 0u128.wrapping_sub(u128::from(yes));
+            let (s, c) = ax.overflowing_add(x);
+            ax = s;
+            axc += u64::from(c);
+            let (s, c) = yx.overflowing_add(x & m);
+            yx = s;
+            yxc += u64::from(c);
+            let (s, c) = ay.overflowing_add(y as u128);
+            ay = s;
+            ayh += (y >> 127) as i64 + i64::from(c);
+            let ym = y & m as i128;
+            let (s, c) = yy.overflowing_add(ym as u128);
+            yy = s;
+            yyh += (ym >> 127) as i64 + i64::from(c);
+            let nonzero = !(zre & zim);
+            any_yes |= nonzero & yes;
+            any_no |= nonzero & !yes;
+            i += 1;
+        }
+        let c = &mut st.cur;
+        for (t, lo, hi) in [
+            (&mut c.all_x, ax, axc as i64),
+            (&mut c.yes_x, yx, yxc as i64),
+            (&mut c.all_y, ay, ayh),
+            (&mut c.yes_y, yy, yyh),
+        ] {
+            t.add_u(lo);
+            t.hi = t.hi.wrapping_add(i128::from(hi));
+        }
+        if any_yes {
+            st.kmin_yes = st.kmin_yes.min(k0);
+        }
+        if any_no {
+            st.kmin_no = st.kmin_no.min(k0);
+        }
+        if i < n {
+            st.add(&amps[i], keys[i] & mask == value);
+            i += 1;
+        }
+    }
+    st
+}
+
 /// The mass scan of one sector's entries for the predicate `key & mask == value`, in the
 /// fixed blocks of `kernels::scan` (parallel, combined in block order).
 pub(crate) fn scan_masses(
@@ -475,11 +554,7 @@ pub(crate) fn scan_masses(
     value: u64,
 ) -> MassScan {
     let parts = crate::kernels::scan::map_blocks(keys.len(), |s, e| {
-        let mut m = MassScan::default();
-        for (k, z) in keys[s..e].iter().zip(&amps[s..e]) {
-            m.add(z, k & mask == value);
-        }
-        m
+        scan_block(&keys[s..e], &amps[s..e], mask, value)
     });
     parts
         .into_iter()
@@ -557,33 +632,51 @@ mod tests {
             .unwrap_or(u32::MAX)
     }
 
-    /// A random component: sizes from tiny to near-overflow (up to 126 bits), `k` in a
-    /// narrow or a wide range, often zero.
-    fn component(rng: &mut impl Rng, kspread: u32) -> Exact {
+    /// A random component: sizes from tiny to near-overflow (up to 126 bits; with
+    /// `all_sizes` false mostly below 2^62, the scan's fast path, with some at the 62/63-bit
+    /// boundaries), `k` in `0..=kspread`, often zero.
+    fn component(rng: &mut impl Rng, kspread: u32, all_sizes: bool) -> Exact {
         if rng.random_ratio(1, 4) {
             return Exact::ZERO;
         }
-        let bits = match rng.random_range(0..4) {
-            0 => rng.random_range(1..8),
-            1 => rng.random_range(8..63),
-            2 => rng.random_range(60..66),
-            _ => rng.random_range(66..127),
+        let bits = match rng.random_range(0..if all_sizes { 4 } else { 20 }) {
+            0 => rng.random_range(60..66),
+            1 => rng.random_range(66..127),
+            2..10 => rng.random_range(1..8),
+            _ => rng.random_range(8..63),
         };
         let coef = |rng: &mut dyn rand::RngCore| -> i128 {
-            let v = (rng.random::<u128>() >> (128 - bits)) as i128;
+            let v = match rng.random_range(0..50) {
+                0 => 1i128 << (bits - 1), // a power of two: 2^62 is just outside the fast path
+                _ => (rng.random::<u128>() >> (128 - bits)) as i128,
+            };
             if rng.random() { -v } else { v }
         };
         let (a, b) = (coef(rng), if rng.random() { coef(rng) } else { 0 });
         Exact::new(a, b, rng.random_range(0..=kspread))
     }
 
-    fn random_entries(seed: u64, n: usize, kspread: u32) -> (Vec<u64>, Vec<Complex<Exact>>) {
+    fn random_entries_sized(
+        seed: u64,
+        n: usize,
+        kspread: u32,
+        all_sizes: bool,
+    ) -> (Vec<u64>, Vec<Complex<Exact>>) {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let keys: Vec<u64> = (0..n).map(|_| rng.random::<u64>()).collect();
         let amps = (0..n)
-            .map(|_| Complex::new(component(&mut rng, kspread), component(&mut rng, kspread)))
+            .map(|_| {
+                Complex::new(
+                    component(&mut rng, kspread, all_sizes),
+                    component(&mut rng, kspread, all_sizes),
+                )
+            })
             .collect();
         (keys, amps)
+    }
+
+    fn random_entries(seed: u64, n: usize, kspread: u32) -> (Vec<u64>, Vec<Complex<Exact>>) {
+        random_entries_sized(seed, n, kspread, true)
     }
 
     #[test]
@@ -599,10 +692,36 @@ mod tests {
             (6, 1, 5),
             (7, 0, 5),
         ] {
-            let (keys, amps) = random_entries(seed, n, kspread);
+            for all_sizes in [true, false] {
+                let (keys, amps) = random_entries_sized(seed, n, kspread, all_sizes);
+                check_scan(&keys, &amps, seed);
+            }
+        }
+        // Coefficients at the fast path's boundaries, one entry each and all together.
+        let edge = [
+            Exact::new(1 << 62, 0, 3),
+            Exact::new(-(1 << 62), 1, 3),
+            Exact::new((1 << 62) - 1, -(1 << 62), 3),
+            Exact::new(i128::from(i64::MAX), 1, 3),
+            Exact::new(i128::from(i64::MIN), 1, 3),
+            Exact::new(i128::MAX, i128::MIN + 1, 0),
+            Exact::new(1, 1, 3),
+            Exact::ZERO,
+        ];
+        let amps: Vec<Complex<Exact>> = edge
+            .iter()
+            .flat_map(|&x| edge.iter().map(move |&y| Complex::new(x, y)))
+            .collect();
+        let keys: Vec<u64> = (0..amps.len() as u64).collect();
+        check_scan(&keys, &amps, 0);
+    }
+
+    /// The scan against [`reference`] for a few predicates.
+    fn check_scan(keys: &[u64], amps: &[Complex<Exact>], seed: u64) {
+        {
             for (mask, value) in [(0, 0), (1, 1), (0b110, 0b010), (u64::MAX, 7)] {
-                let m = scan_masses(&keys, &amps, mask, value).finish().unwrap();
-                let (yes, all) = reference(&keys, &amps, mask, value).unwrap();
+                let m = scan_masses(keys, amps, mask, value).finish().unwrap();
+                let (yes, all) = reference(keys, amps, mask, value).unwrap();
                 assert_eq!(
                     m.yes.to_qsqrt2(),
                     yes.to_qsqrt2(),
@@ -611,25 +730,26 @@ mod tests {
                 assert_eq!(m.all.to_qsqrt2(), all.to_qsqrt2(), "seed {seed}");
                 assert_eq!(
                     m.kmin_yes,
-                    kmin_reference(&keys, &amps, |k| k & mask == value)
+                    kmin_reference(keys, amps, |k| k & mask == value)
                 );
-                assert_eq!(
-                    m.kmin_no,
-                    kmin_reference(&keys, &amps, |k| k & mask != value)
-                );
+                assert_eq!(m.kmin_no, kmin_reference(keys, amps, |k| k & mask != value));
             }
         }
     }
 
     #[test]
     fn the_scan_reports_poison() {
-        let (keys, mut amps) = random_entries(9, 100, 4);
-        assert!(scan_masses(&keys, &amps, 0, 0).finish().is_ok());
-        amps[57].im = Exact::POISON;
-        assert!(matches!(
-            scan_masses(&keys, &amps, 0, 0).finish(),
-            Err(SimError::ExactOverflow { .. })
-        ));
+        for all_sizes in [true, false] {
+            for at in [0, 57, 99] {
+                let (keys, mut amps) = random_entries_sized(9, 100, 4, all_sizes);
+                assert!(scan_masses(&keys, &amps, 0, 0).finish().is_ok());
+                amps[at].im = Exact::POISON;
+                assert!(matches!(
+                    scan_masses(&keys, &amps, 0, 0).finish(),
+                    Err(SimError::ExactOverflow { .. })
+                ));
+            }
+        }
     }
 
     #[test]

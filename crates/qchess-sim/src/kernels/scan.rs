@@ -84,8 +84,14 @@ pub(crate) fn phase<T: Amplitude>(
 ) {
     // The per-type pass (`Amplitude::mul_phase_where`): multiply-and-select for the floats,
     // swaps and negations for `Exact`.
-    let apply = |ks: &[u64], as_: &mut [Complex<T>]| {
-        T::mul_phase_where(ks, as_, |k| sel.holds(k), factor);
+    // The selector is matched once per block, not per entry.
+    let apply = |ks: &[u64], as_: &mut [Complex<T>]| match sel {
+        Selector::Equals { mask, value } => {
+            T::mul_phase_where(ks, as_, move |k| k & mask == value, factor)
+        }
+        Selector::Differ { p, q } => {
+            T::mul_phase_where(ks, as_, move |k| ((k >> p) ^ (k >> q)) & 1 == 1, factor)
+        }
     };
     if keys.len() <= BLOCK {
         apply(keys, amps);
@@ -104,16 +110,6 @@ pub(crate) enum Selector {
     Equals { mask: u64, value: u64 },
     /// Bits `p` and `q` differ.
     Differ { p: u32, q: u32 },
-}
-
-impl Selector {
-    #[inline(always)]
-    fn holds(self, k: u64) -> bool {
-        match self {
-            Selector::Equals { mask, value } => k & mask == value,
-            Selector::Differ { p, q } => ((k >> p) ^ (k >> q)) & 1 == 1,
-        }
-    }
 }
 
 /// Keeps the entries with `(key & mask == value) == keep`, scaling them by `scale`; compacts
