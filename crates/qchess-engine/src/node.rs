@@ -19,7 +19,7 @@ pub enum Terminal {
 /// Every method delegates to the rule crate; an implementation holds no rule logic of its own.
 pub trait SearchNode {
     /// A decision of the side to move.
-    type Move: Clone + PartialEq + fmt::Debug + fmt::Display;
+    type Move: Clone + PartialEq + fmt::Debug + fmt::Display + Send;
     /// One outcome of a decision (a measurement result, dice rolls, a collapse).
     type Outcome: Clone + fmt::Debug;
 
@@ -84,8 +84,9 @@ pub trait SearchNode {
     fn token(&self, mv: &Self::Move, outcome: &Self::Outcome) -> String;
 }
 
-/// A game the engine can search: it builds the search's root node.
-pub trait Searchable {
+/// A game the engine can search: it builds the search's root node. `Sync`, because a search
+/// runs on a worker thread of its own (see [`crate::Engine::search`]).
+pub trait Searchable: Sync {
     /// The node type of the search.
     type Node: SearchNode;
     /// The root node. `seed` draws whatever the side to move cannot know (Akl's unseen

@@ -22,6 +22,10 @@ const QUIESCENCE_DEPTH: u32 = 3;
 /// (principal variation search); scores are expected centipawns, so a hundredth of one.
 const NULL_WINDOW: f64 = 0.01;
 
+/// Stack size of the search's worker thread (the usual main-thread size; the search recurses
+/// a few frames per ply).
+const SEARCH_STACK: usize = 8 << 20;
+
 /// The time the engine keeps back from a `movetime` for unwinding and answering.
 const TIME_MARGIN: Duration = Duration::from_millis(15);
 
@@ -169,6 +173,12 @@ impl Engine {
     }
 
     /// Searches `game` within `limits`.
+    ///
+    /// The search runs on the one worker of a rayon pool of one thread (made once per calling
+    /// thread), so the simulator's parallel loops, which on the small states of a game are
+    /// much cheaper run in place than handed to other threads, run in place; their results do
+    /// not depend on the thread count. Where that pool cannot be started the search runs on
+    /// the calling thread.
     pub fn search<G: Searchable>(
         &mut self,
         game: &G,
@@ -179,6 +189,28 @@ impl Engine {
 
     /// [`Engine::search`], calling `info` after every completed iteration.
     pub fn search_with_info<G: Searchable>(
+        &mut self,
+        game: &G,
+        limits: &Limits,
+        info: impl FnMut(&SearchResult<MoveOf<G>>) + Send,
+    ) -> Result<SearchResult<MoveOf<G>>, EngineError> {
+        thread_local! {
+            static POOL: Option<rayon::ThreadPool> = rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .thread_name(|_| "qchess-engine".to_string())
+                .stack_size(SEARCH_STACK)
+                .build()
+                .ok();
+        }
+        let run = || self.search_in_place(game, limits, info);
+        POOL.with(|pool| match pool {
+            Some(pool) => pool.install(run),
+            None => run(),
+        })
+    }
+
+    /// [`Engine::search_with_info`] on the calling thread.
+    fn search_in_place<G: Searchable>(
         &mut self,
         game: &G,
         limits: &Limits,
