@@ -481,11 +481,24 @@ impl<S: QuantumState> Game<S> {
         scale: f64,
         w: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
-        crate::position::Position::write_json(
+        self.write_position_json_with(scale, &mut |_| Ok(()), w)
+    }
+
+    /// [`Game::write_position_json`] with more fields: `extra` writes them (each as
+    /// `,"name":value`) before the object's closing brace, as `qchess eval` adds the exact
+    /// amplitudes of an exact state.
+    pub fn write_position_json_with(
+        &self,
+        scale: f64,
+        extra: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+        w: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        crate::position::Position::write_json_with(
             &self.state,
             &self.layer,
             self.fifty_reference,
             scale,
+            extra,
             w,
         )
     }
@@ -928,6 +941,32 @@ impl<S: QuantumState> Game<S> {
             })?;
         }
         Ok(game)
+    }
+
+    /// [`Game::from_state_backend`] with the 50-move reference of a serialised position: the
+    /// summed square probabilities at the last reset of the 50-move counter (rules-notes
+    /// D14; `None`: the current sum), as [`crate::position::Position`] records it. For a
+    /// state read from another form than the float amplitudes (`qchess eval` reads an exact
+    /// state from its string form).
+    ///
+    /// ```
+    /// use qchess_cantwell::{ClassicalLayer, Game};
+    /// use qchess_sim::State;
+    /// let layer = ClassicalLayer::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1").unwrap();
+    /// let state = State::<f64>::classical(layer.pieces.occupied_mask());
+    /// let game = Game::from_state_parts(state, layer, Some(2.0)).unwrap();
+    /// assert_eq!(game.fifty_move_reference(), 2.0);
+    /// ```
+    ///
+    /// # Errors
+    /// [`GameError::Position`] when letters and occupancy disagree.
+    pub fn from_state_parts(
+        state: S,
+        layer: ClassicalLayer,
+        fifty_move_reference: Option<f64>,
+    ) -> Result<Self, GameError> {
+        crate::position::check_letters(&state, &layer)?;
+        Ok(Self::from_parts(state, layer, fifty_move_reference))
     }
 
     /// [`Game::from_position`] on the simulator backend `S`.

@@ -62,7 +62,15 @@ pub fn board_squares(board: u64) -> String {
     names.join(" ")
 }
 
-fn parse_board_squares(s: &str) -> Result<u64, String> {
+/// The board of a space-separated square list ([`board_squares`] read back): an error names
+/// a word that is not a square or a square listed twice.
+///
+/// ```
+/// use qchess_cantwell::position::{board_squares, parse_board_squares};
+/// assert_eq!(board_squares(parse_board_squares("e8 a3").unwrap()), "a3 e8");
+/// assert!(parse_board_squares("a3 a3").is_err());
+/// ```
+pub fn parse_board_squares(s: &str) -> Result<u64, String> {
     let mut board = 0u64;
     for name in s.split_whitespace() {
         let sq: Square = name
@@ -110,6 +118,19 @@ impl Position {
         scale: f64,
         w: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
+        Self::write_json_with(state, layer, fifty_reference, scale, &mut |_| Ok(()), w)
+    }
+
+    /// [`Position::write_json`], then `extra` (more fields, each written as
+    /// `,"name":value`) before the closing brace.
+    pub fn write_json_with<S: QuantumState>(
+        state: &S,
+        layer: &ClassicalLayer,
+        fifty_reference: f64,
+        scale: f64,
+        extra: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+        w: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
         w.write_all(b"{\"fen\":")?;
         serde_json::to_writer(&mut *w, &layer.to_fen())?;
         w.write_all(b",\"amplitudes\":[")?;
@@ -127,6 +148,7 @@ impl Position {
         }
         w.write_all(b"],\"fifty_move_reference\":")?;
         serde_json::to_writer(&mut *w, &fifty_reference)?;
+        extra(w)?;
         w.write_all(b"}")
     }
 

@@ -235,16 +235,20 @@ fn unknown_arithmetic_names_the_allowed_values() {
 
 #[test]
 fn exact_overflow_refuses_the_move_and_the_run_goes_on() {
-    // A serialised position whose second amplitude is 2^-125: any gate on that sector could
-    // outgrow i128 (docs/exact.md's pre-check), so the move is refused and changes nothing.
+    // A serialised position whose second amplitude is 2^-125: a gate that multiplies by
+    // 1/sqrt2 on that sector could outgrow i128 (docs/exact.md's pre-check), so the split is
+    // refused and changes nothing. (A jump only multiplies by i, which never grows a
+    // coefficient: it is played, below.)
     let tiny = 2f64.powi(-125);
     let position = json!({"fen": "7k/8/8/8/8/8/8/KN6 w - - 0 1", "amplitudes": [
         {"board": "a1 b1 h8", "ancillas": "0", "re": 1.0, "im": 0.0},
         {"board": "a1 h8", "ancillas": "0", "re": tiny, "im": 0.0}]});
     let answers = eval_lines(&[
         json!({"variant": "cantwell", "arithmetic": "exact", "position": position,
-               "moves": ["b1c3"]}),
+               "moves": ["b1^a3c3"]}),
         json!({"variant": "cantwell", "arithmetic": "exact", "moves": ["b1^a3c3"]}),
+        json!({"variant": "cantwell", "arithmetic": "exact", "position": position,
+               "moves": ["b1c3"]}),
     ]);
     let a = &answers[0];
     assert_eq!(a["ok"], true, "{a}");
@@ -268,6 +272,13 @@ fn exact_overflow_refuses_the_move_and_the_run_goes_on() {
     // The next line is answered as usual.
     assert_eq!(answers[1]["ok"], true);
     assert_eq!(answers[1]["probabilities_exact"]["a3"], "1/2");
+    // The jump on the same state: the exact probabilities are unchanged by it.
+    let j = &answers[2];
+    assert_eq!(j["moves"][0]["applied"], true, "{j}");
+    assert_eq!(
+        j["distribution_exact"]["a1 h8"],
+        format!("1/{}", add_one(&two250))
+    );
 }
 
 /// 2^n in decimal (no big-integer crate in the tests).
@@ -319,4 +330,88 @@ fn bounded_like_the_distribution() {
     );
     assert_eq!(all["distribution_exact"].as_object().unwrap().len(), 4);
     assert_eq!(all["amplitudes_exact"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn an_exact_answers_position_reads_back_exactly() {
+    // The unnormalisable state of the test above (N = 5/2+sqrt2): its answer's position,
+    // sent back with one more move, gives the same exact answer as the whole line.
+    let fen = "7k/8/8/8/8/2n5/8/K7 w - - 0 1";
+    let line = [
+        "a1^a2b1", "h8g8", "a2^a1b2", "g8h8", "b1^a1b2", "h8g8", "b2c3.m0",
+    ];
+    let a = eval_one(
+        json!({"variant": "cantwell", "position": fen, "moves": line,
+        "arithmetic": "exact"}),
+    );
+    let pos = &a["position"];
+    assert_eq!(pos["norm_exact"], "5/2+1*sqrt2");
+    assert_eq!(
+        pos["amplitudes_exact"],
+        json!([{"board": "a1 c3 g8", "ancillas": "0", "re": "0", "im": "1+1/2*sqrt2"},
+               {"board": "b1 c3 g8", "ancillas": "0", "re": "-1", "im": "0"}])
+    );
+    let mut whole: Vec<&str> = line.to_vec();
+    whole.push("g8h8");
+    let back = eval_lines(&[
+        json!({"variant": "cantwell", "position": pos, "moves": ["g8h8"],
+            "arithmetic": "exact", "amplitudes": true}),
+        json!({"variant": "cantwell", "position": fen, "moves": whole,
+            "arithmetic": "exact", "amplitudes": true}),
+    ]);
+    assert_eq!(back[0]["ok"], true, "{}", back[0]);
+    for field in [
+        "probabilities_exact",
+        "distribution_exact",
+        "amplitudes_exact",
+        "norm_exact",
+    ] {
+        assert_eq!(back[0][field], back[1][field], "{field}");
+    }
+    assert_eq!(back[0]["distribution_exact"]["a1 c3 h8"], "7/17+4/17*sqrt2");
+    assert_eq!(
+        back[0]["position"]["amplitudes_exact"],
+        back[1]["position"]["amplitudes_exact"]
+    );
+    // The float modes read the float amplitudes beside them.
+    let f = eval_one(json!({"variant": "cantwell", "position": pos, "moves": ["g8h8"]}));
+    let p = f["distribution"]["a1 c3 h8"].as_f64().unwrap();
+    assert!((p - (7.0 + 4.0 * 2f64.sqrt()) / 17.0).abs() < 1e-12, "{f}");
+    assert!(f.get("position").unwrap().get("amplitudes_exact").is_none());
+}
+
+#[test]
+fn exact_position_amplitudes_may_have_odd_denominators() {
+    // 1/3 and i/3: N = 2/9, each board 1/2; the state is kept as 1 and i (times 3, N = 2).
+    let pos = json!({"fen": "7k/8/8/8/8/8/8/N6K w - - 0 1",
+        "amplitudes": [{"board": "a1 h1 h8", "ancillas": "0", "re": std::f64::consts::FRAC_1_SQRT_2, "im": 0.0},
+                       {"board": "h1 h8", "ancillas": "0", "re": 0.0, "im": std::f64::consts::FRAC_1_SQRT_2}],
+        "amplitudes_exact": [{"board": "a1 h1 h8", "ancillas": "0", "re": "1/3", "im": "0"},
+                             {"board": "h1 h8", "ancillas": "0", "re": "0", "im": "1/3"}]});
+    let a = eval_one(
+        json!({"variant": "cantwell", "position": pos, "arithmetic": "exact",
+        "amplitudes": true}),
+    );
+    assert_eq!(a["probabilities_exact"]["a1"], "1/2");
+    // N = 2 has a root in Q(sqrt2): the amplitudes are shown normalised, 1/sqrt2 and i/sqrt2.
+    assert_eq!(a["norm_exact"], "1");
+    assert_eq!(
+        a["amplitudes_exact"],
+        json!([{"board": "h1 h8", "ancillas": "0", "re": "0", "im": H},
+               {"board": "a1 h1 h8", "ancillas": "0", "re": H, "im": "0"}])
+    );
+    // A value that is not in the string form is refused and names the entry.
+    let mut bad = pos.clone();
+    bad["amplitudes_exact"][1]["im"] = json!("one third");
+    let r = eval_lines(&[json!({"variant": "cantwell", "position": bad, "arithmetic": "exact"})]);
+    assert_eq!(r[0]["ok"], false);
+    assert_eq!(r[0]["error"]["kind"], "position");
+    assert!(
+        r[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("entry 1"),
+        "{}",
+        r[0]
+    );
 }

@@ -35,7 +35,7 @@ use qchess_board::attacks::between;
 use qchess_cantwell::circuit::{self, OccupancyMove};
 use qchess_cantwell::game::OCCUPIED_EPS;
 use qchess_cantwell::position::{AmplitudeEntry, board_squares};
-use qchess_cantwell::{Game, GameError, Position};
+use qchess_cantwell::{ClassicalLayer, Game, GameError, Position};
 use qchess_sim::{Exact, Key, QuantumState, State};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -264,7 +264,7 @@ fn fen_of_pieces(obj: &Map<String, Value>, unknown: &mut u64) -> Result<String, 
     ))
 }
 
-fn load_game<S: QuantumState>(position: &Value) -> Result<Game<S>, EvalError> {
+fn load_game<S: Arith>(position: &Value) -> Result<Game<S>, EvalError> {
     match position {
         Value::Null => Ok(Game::new_backend()),
         Value::String(fen) => Game::from_fen_backend(fen).map_err(|e| {
@@ -275,6 +275,17 @@ fn load_game<S: QuantumState>(position: &Value) -> Result<Game<S>, EvalError> {
             let pos: Position = serde_json::from_value(position.clone()).map_err(|e| {
                 EvalError::new("position", format!("bad serialised position: {e}")).at("position")
             })?;
+            // Exact arithmetic reads the exact amplitudes when the position has them (an exact
+            // answer's position does); the floats beside them are for the float modes.
+            if let Some(state) = obj
+                .get("amplitudes_exact")
+                .and_then(S::from_exact_amplitudes)
+            {
+                let layer = ClassicalLayer::from_fen(&pos.fen)
+                    .map_err(|e| EvalError::new("position", e.to_string()).at("position.fen"))?;
+                return Game::from_state_parts(state?, layer, pos.fifty_move_reference)
+                    .map_err(|e| EvalError::new("position", e.to_string()).at("position"));
+            }
             Game::from_position_backend(&pos)
                 .map_err(|e| EvalError::new("position", e.to_string()).at("position"))
         }
@@ -349,11 +360,21 @@ fn eval_game<S: Arith>(
     };
     // An exact state is kept unnormalised: its floats are scaled to norm 1.
     let scale = float_scale(game.state());
+    // Exact arithmetic adds the exact amplitudes, which a request's position reads back.
+    let exact = if fits {
+        game.state().position_exact(&mut budget)?
+    } else {
+        None
+    };
     let held = Rc::new(Held::Game(Box::new(game)));
     if fits {
         let owner = Rc::clone(&held);
         out.stream("position", move |w| match owner.as_ref() {
-            Held::Game(game) => game.write_position_json(scale, w),
+            Held::Game(game) => game.write_position_json_with(
+                scale,
+                &mut |w| w.write_all(exact.as_deref().unwrap_or_default()),
+                w,
+            ),
             Held::State(_) => Ok(()),
         });
     } else {

@@ -12,7 +12,7 @@ use super::super::frame::{Answer, Shape};
 use super::super::limits::AnswerBudget;
 use super::Held;
 use qchess_board::Square;
-use qchess_cantwell::position::board_squares;
+use qchess_cantwell::position::{board_squares, parse_board_squares};
 use qchess_sim::{
     Amplitude, Complex, Exact, Key, Predicate, Probability, QSqrt2, QuantumState, SimError, State,
 };
@@ -66,6 +66,22 @@ pub(super) trait Arith: QuantumState {
         let _ = (held, out, twins, budget);
         Ok(())
     }
+
+    /// The exact fields of the answer's `position` object, written after its float fields
+    /// (`,"amplitudes_exact":[..],"norm_exact":".."`), built before the answer is written
+    /// (asked of `budget` first); `None` for the floats.
+    fn position_exact(&self, budget: &mut AnswerBudget) -> Result<Option<Vec<u8>>, EvalError> {
+        let _ = budget;
+        Ok(None)
+    }
+
+    /// The state of a request's `position.amplitudes_exact` (the list an exact answer's
+    /// `position` holds), for exact arithmetic; `None` for the floats, which read the float
+    /// `amplitudes` instead.
+    fn from_exact_amplitudes(list: &Value) -> Option<Result<Self, EvalError>> {
+        let _ = list;
+        None
+    }
 }
 
 /// [`Arith::for_each_entry_f64`] of a local state.
@@ -101,6 +117,46 @@ const MAX_RESCALE: u32 = 256;
 impl Arith for State<Exact> {
     fn norm_before(&self) -> Option<QSqrt2> {
         self.norm_exact().ok()
+    }
+
+    fn position_exact(&self, budget: &mut AnswerBudget) -> Result<Option<Vec<u8>>, EvalError> {
+        let norm = self.norm_exact().map_err(arithmetic_error)?;
+        let root = norm.sqrt();
+        budget.ask(self.len().saturating_mul(EXACT_AMPLITUDE_BYTES), "position")?;
+        let mut list: Vec<Value> = Vec::new();
+        budget.reserve(&mut list, self.len(), "position")?;
+        let mut failed = None;
+        self.for_each_entry(&mut |k, a| {
+            if failed.is_none() {
+                match amplitude_exact_json(k, a, root.as_ref()) {
+                    Ok(v) => list.push(v),
+                    Err(e) => failed = Some(e),
+                }
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        let norm_text = match root {
+            Some(_) => "1".to_string(),
+            None => norm.to_string(),
+        };
+        let mut text = b",\"amplitudes_exact\":".to_vec();
+        serde_json::to_writer(&mut text, &list)
+            .and_then(|()| {
+                text.extend_from_slice(b",\"norm_exact\":");
+                serde_json::to_writer(&mut text, &norm_text)
+            })
+            .map_err(|e| EvalError::new("arithmetic", format!("position: {e}")))?;
+        Ok(Some(text))
+    }
+
+    /// Reads `{"board", "ancillas", "re", "im"}` entries with exact string values. Values
+    /// with odd denominators (amplitudes normalised by a `sqrt(N)` that is not a power of
+    /// two) are all multiplied by the least common multiple of those odd parts, which
+    /// changes no probability: an exact state is kept unnormalised (docs/exact.md).
+    fn from_exact_amplitudes(list: &Value) -> Option<Result<Self, EvalError>> {
+        Some(exact_state_of(list))
     }
 
     /// A move is unitary gates (which keep the exact squared norm `N`) and at most one
@@ -257,4 +313,63 @@ fn amplitude_exact_json(
         json!({"board": board_squares(k.board), "ancillas": format!("{:x}", k.ancillas),
               "re": part(a.re)?, "im": part(a.im)?}),
     )
+}
+
+/// [`Arith::from_exact_amplitudes`] of `State<Exact>`.
+fn exact_state_of(list: &Value) -> Result<State<Exact>, EvalError> {
+    use num_bigint::BigInt;
+    use num_integer::Integer;
+    use num_traits::One;
+    let bad = |i: usize, what: String| {
+        EvalError::new("position", format!("amplitudes_exact entry {i}: {what}"))
+            .at(format!("position.amplitudes_exact.{i}"))
+    };
+    let Some(items) = list.as_array() else {
+        return Err(
+            EvalError::new("position", "\"amplitudes_exact\" must be a list")
+                .at("position.amplitudes_exact"),
+        );
+    };
+    let mut parsed = Vec::with_capacity(items.len());
+    let mut odd = BigInt::one();
+    for (i, item) in items.iter().enumerate() {
+        let text = |name: &str| -> Result<&str, EvalError> {
+            item.get(name)
+                .and_then(Value::as_str)
+                .ok_or_else(|| bad(i, format!("\"{name}\" must be a string")))
+        };
+        let board = parse_board_squares(text("board")?).map_err(|r| bad(i, r))?;
+        let ancillas = u128::from_str_radix(text("ancillas")?.trim_start_matches("0x"), 16)
+            .map_err(|_| bad(i, "\"ancillas\" is not a hexadecimal number".into()))?;
+        let mut part = |name: &str| -> Result<QSqrt2, EvalError> {
+            let q: QSqrt2 = text(name)?
+                .parse()
+                .map_err(|e| bad(i, format!("\"{name}\": {e}")))?;
+            for d in [q.x().denom(), q.y().denom()] {
+                let mut d = d.clone();
+                while d.is_even() {
+                    d >>= 1u32;
+                }
+                odd = odd.lcm(&d);
+            }
+            Ok(q)
+        };
+        let (re, im) = (part("re")?, part("im")?);
+        parsed.push((Key { board, ancillas }, re, im));
+    }
+    let scale = QSqrt2::new(
+        num_rational::BigRational::from_integer(odd),
+        num_rational::BigRational::from_integer(BigInt::from(0)),
+    );
+    let mut entries = Vec::with_capacity(parsed.len());
+    for (i, (k, re, im)) in parsed.into_iter().enumerate() {
+        let exact = |q: QSqrt2| {
+            (&q * &scale)
+                .to_exact()
+                .ok_or_else(|| bad(i, "a coefficient does not fit i128".into()))
+        };
+        entries.push((k, Complex::new(exact(re)?, exact(im)?)));
+    }
+    State::<Exact>::from_amplitudes(entries, qchess_sim::Normalization::Renormalize)
+        .map_err(|e| EvalError::new("position", format!("amplitudes_exact: {e}")))
 }
