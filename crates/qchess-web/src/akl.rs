@@ -13,9 +13,9 @@
 use crate::error::ApiError;
 use qchess_akl::{
     AklError, AklMove, Game, GameRecord, GameStatus, PieceState, PlayerView, RandomMover, Rules,
-    Style, TouchOutcome, TouchResult, TurnEntry, TypeSet, Visibility, parse_destination,
+    Style, TouchOutcome, TouchResult, TurnEntry, Visibility, parse_destination,
 };
-use qchess_board::{Color, PieceKind, Square};
+use qchess_board::{Color, Square};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value, json};
 
@@ -81,29 +81,24 @@ pub fn record(game: &Game) -> (String, bool) {
     }
 }
 
-fn letter(kind: PieceKind) -> String {
-    kind.to_char().to_ascii_uppercase().to_string()
-}
-
-fn letters(set: TypeSet) -> Vec<String> {
-    set.iter().map(letter).collect()
-}
-
 /// What `viewer` may know, and only that: built from [`PlayerView`] alone.
 pub fn state(view: &PlayerView) -> Map<String, Value> {
     let mut pieces = Map::new();
     for p in &view.pieces {
         let (quantum, current) = match p.state {
             PieceState::Quantum => (true, Value::Null),
-            PieceState::Classical(k) => (false, Value::String(letter(k))),
+            PieceState::Classical(k) => (false, Value::String(crate::wire::akl_letter(k))),
         };
-        let pair = p
-            .pair
-            .map(|pair| vec![letter(pair.primary), letter(pair.secondary)]);
+        let pair = p.pair.map(|pair| {
+            vec![
+                crate::wire::akl_letter(pair.primary),
+                crate::wire::akl_letter(pair.secondary),
+            ]
+        });
         pieces.insert(
             p.square.to_string(),
             json!({"color": p.color.fen_char().to_string(), "quantum": quantum, "type": current,
-                   "known": letters(p.known), "pair": pair}),
+                   "known": crate::wire::akl_letters(p.known), "pair": pair}),
         );
     }
     let mut out = Map::new();
@@ -115,7 +110,7 @@ pub fn state(view: &PlayerView) -> Map<String, Value> {
             None => Value::Null,
             Some((sq, kind, moves)) => json!({
                 "square": sq.to_string(),
-                "type": letter(*kind),
+                "type": crate::wire::akl_letter(*kind),
                 "legal_moves": moves.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
             }),
         },
@@ -135,7 +130,7 @@ pub fn state(view: &PlayerView) -> Map<String, Value> {
         json!(
             view.captured
                 .iter()
-                .map(|(c, k)| format!("{}{}", c.fen_char(), letter(*k)))
+                .map(|(c, k)| format!("{}{}", c.fen_char(), crate::wire::akl_letter(*k)))
                 .collect::<Vec<_>>()
         ),
     );
@@ -151,33 +146,19 @@ pub fn state(view: &PlayerView) -> Map<String, Value> {
     out
 }
 
-fn turn_json(e: &TurnEntry) -> Value {
-    let turn = match e.dest {
-        Some(_) => "moved",
-        None if e.check => "check_by_collapse",
-        None => "no_legal_move",
-    };
-    json!({
-        "turn": turn,
-        "from": e.from.to_string(),
-        "collapse": e.collapse.map(letter),
-        "to": e.dest.map(|d| d.to.to_string()),
-        "captured": e.dest.and_then(|d| d.capture).map(|c| letter(c.captured)),
-        "promotion": e.dest.and_then(|d| d.promotion).map(letter),
-        "superposed": e.dest.is_some_and(|d| d.superposed),
-    })
-}
-
 fn touch_json(game: &Game, t: &TouchOutcome) -> Value {
     match &t.result {
         TouchResult::MustMove(moves) => json!({
             "turn": "awaiting_move",
             "from": t.square.to_string(),
-            "collapse": t.collapsed.map(letter),
-            "type": letter(t.kind),
+            "collapse": t.collapsed.map(crate::wire::akl_letter),
+            "type": crate::wire::akl_letter(t.kind),
             "legal_moves": moves.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
         }),
-        _ => game.history().last().map_or(Value::Null, turn_json),
+        _ => game
+            .history()
+            .last()
+            .map_or(Value::Null, crate::wire::akl_turn),
     }
 }
 
@@ -246,10 +227,10 @@ pub fn apply(game: &mut Game, text: &str, rng: &mut ChaCha8Rng) -> Result<Value,
         trial.touch(mv.from, rng).map_err(|e| akl_error(&e))?;
         let entry = trial.play(mv, rng).map_err(|e| akl_error(&e))?;
         *game = trial;
-        return Ok(report(text, turn_json(&entry), game));
+        return Ok(report(text, crate::wire::akl_turn(&entry), game));
     }
     let entry = game.play(mv, rng).map_err(|e| akl_error(&e))?;
-    Ok(report(text, turn_json(&entry), game))
+    Ok(report(text, crate::wire::akl_turn(&entry), game))
 }
 
 /// The random mover plays one whole turn for the side to move.
@@ -262,7 +243,7 @@ pub fn random(game: &mut Game, rng: &mut ChaCha8Rng) -> Result<Option<Value>, Ap
         .play_turn(game, rng)
         .map_err(|e| akl_error(&e))?;
     Ok(game.history().get(before).map(|e| {
-        json!({"move": e.to_string(), "applied": true, "outcome": turn_json(e),
+        json!({"move": e.to_string(), "applied": true, "outcome": crate::wire::akl_turn(e),
                "notation": e.to_string(), "error": Value::Null})
     }))
 }
@@ -305,7 +286,7 @@ pub fn engine(
         }
     }
     Ok(game.history().get(before).map(|e| {
-        json!({"move": e.to_string(), "applied": true, "outcome": turn_json(e),
+        json!({"move": e.to_string(), "applied": true, "outcome": crate::wire::akl_turn(e),
                "notation": e.to_string(), "error": Value::Null})
     }))
 }

@@ -2,7 +2,8 @@
 //! with the field names of `qchess eval --variant cantwell`.
 
 use crate::error::ApiError;
-use qchess_board::{Color, Square};
+use crate::wire::side;
+use qchess_board::Square;
 use qchess_cantwell::game::OCCUPIED_EPS;
 use qchess_cantwell::position::board_squares;
 use qchess_cantwell::{Game, GameError, Position, RuleOptions};
@@ -87,10 +88,6 @@ pub fn record(game: &Game) -> String {
         repetition_claim_measurement: game.options().repetition_claim_measurement,
     };
     serde_json::to_string_pretty(&saved).unwrap_or_default()
-}
-
-fn side(c: Color) -> &'static str {
-    if c == Color::White { "w" } else { "b" }
 }
 
 /// The whole state (nothing in Cantwell chess is hidden).

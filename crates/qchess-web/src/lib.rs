@@ -28,6 +28,7 @@ mod niels;
 mod page;
 mod render;
 mod session;
+pub mod wire;
 
 pub use error::ApiError;
 

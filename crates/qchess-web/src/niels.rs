@@ -2,10 +2,11 @@
 //! names of `qchess eval --variant niels`.
 
 use crate::error::ApiError;
-use qchess_board::{Color, Geometry, Square};
+use crate::wire::side;
+use qchess_board::{Geometry, Square};
 use qchess_niels::{
-    Diagonal, DrawReason, Game, GameRecord, Mark, Move, MoveOutcome, NielsError, Occupant, Rules,
-    Status, group_outcomes,
+    Diagonal, DrawReason, Game, GameRecord, Mark, Move, NielsError, Occupant, Rules, Status,
+    group_outcomes,
 };
 use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
@@ -48,30 +49,6 @@ pub fn import(text: &str) -> Result<Game, ApiError> {
 /// The record as text.
 pub fn record(game: &Game) -> String {
     game.record().to_string()
-}
-
-fn side(c: Color) -> &'static str {
-    if c == Color::White { "w" } else { "b" }
-}
-
-fn mark_name(m: Mark) -> &'static str {
-    match m {
-        Mark::Red => "red",
-        Mark::Blue => "blue",
-    }
-}
-
-fn outcome_json(o: &MoveOutcome) -> Value {
-    json!({
-        "rolls": o.rolls.iter().map(|r| json!({"player": side(r.player), "value": r.value})).collect::<Vec<_>>(),
-        "collapses": o.collapses.iter().map(|c| json!({
-            "piece": c.piece.fen_char().to_string(), "square": c.square.to_string(), "mark": mark_name(c.mark)
-        })).collect::<Vec<_>>(),
-        "capture_attempted": o.capture_attempted,
-        "captured": o.captured.map(|p| p.fen_char().to_string()),
-        "tunnelled": o.tunnelled,
-        "aborted": o.aborted,
-    })
 }
 
 fn status_name(status: Status) -> &'static str {
@@ -189,7 +166,7 @@ pub fn apply(
     .map_err(|e| niels_error(&e))?;
     let notation = game.history().last().map(|h| h.mv.to_string());
     Ok(
-        json!({"move": text, "applied": true, "outcome": outcome_json(&outcome),
+        json!({"move": text, "applied": true, "outcome": crate::wire::niels_outcome(&outcome),
               "notation": notation, "error": Value::Null}),
     )
 }

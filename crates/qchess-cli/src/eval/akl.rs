@@ -24,7 +24,7 @@ use super::frame::{MoveReport, ReasonCode, Refusal};
 use super::{Answer, EvalError, Request};
 use qchess_akl::{
     AklError, AklPosition, Game, PieceState, PlayerView, Rules, Style, TouchResult, TurnEntry,
-    TypeSet, Visibility, attacks_of, parse_destination,
+    Visibility, attacks_of, parse_destination,
 };
 use qchess_board::{Bitboard, Color, Fraction, PieceKind, Square};
 use rand::SeedableRng;
@@ -133,7 +133,7 @@ pub fn eval(request: Request) -> Result<Answer, EvalError> {
             None => Value::Null,
             Some((sq, kind, moves)) => json!({
                 "square": sq.to_string(),
-                "type": letter(kind),
+                "type": qchess_web::wire::akl_letter(kind),
                 "legal_moves": moves.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
             }),
         },
@@ -256,8 +256,8 @@ fn apply_entry_text(
                 chances(
                     json!({
                         "turn": "awaiting_move",
-                        "collapse": out.collapsed.map(letter),
-                        "type": letter(out.kind),
+                        "collapse": out.collapsed.map(qchess_web::wire::akl_letter),
+                        "type": qchess_web::wire::akl_letter(out.kind),
                         "legal_moves": moves.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
                     }),
                     Some(out.kind),
@@ -268,7 +268,7 @@ fn apply_entry_text(
             _ => {
                 let done = *game.history().last().expect("the touch ended the turn");
                 (
-                    chances(turn_json(&done), Some(out.kind), None),
+                    chances(qchess_web::wire::akl_turn(&done), Some(out.kind), None),
                     Value::String(done.to_string()),
                 )
             }
@@ -279,7 +279,7 @@ fn apply_entry_text(
     let kind = done.collapse.or_else(|| touched.and_then(|p| p.current()));
     let captured = done.dest.and_then(|d| d.capture).map(|c| c.captured);
     Ok((
-        chances(turn_json(&done), kind, captured),
+        chances(qchess_web::wire::akl_turn(&done), kind, captured),
         Value::String(done.to_string()),
     ))
 }
@@ -328,27 +328,10 @@ fn with_probabilities(
 fn chance_maps(chances: &[(PieceKind, Fraction)]) -> (Value, Value) {
     let (mut floats, mut exact) = (Map::new(), Map::new());
     for (kind, c) in chances {
-        floats.insert(letter(*kind), json!(c.to_f64()));
-        exact.insert(letter(*kind), json!(c.to_string()));
+        floats.insert(qchess_web::wire::akl_letter(*kind), json!(c.to_f64()));
+        exact.insert(qchess_web::wire::akl_letter(*kind), json!(c.to_string()));
     }
     (Value::Object(floats), Value::Object(exact))
-}
-
-fn turn_json(e: &TurnEntry) -> Value {
-    let turn = match e.dest {
-        Some(_) => "moved",
-        None if e.check => "check_by_collapse",
-        None => "no_legal_move",
-    };
-    json!({
-        "turn": turn,
-        "from": e.from.to_string(),
-        "collapse": e.collapse.map(letter),
-        "to": e.dest.map(|d| d.to.to_string()),
-        "captured": e.dest.and_then(|d| d.capture).map(|c| letter(c.captured)),
-        "promotion": e.dest.and_then(|d| d.promotion).map(letter),
-        "superposed": e.dest.is_some_and(|d| d.superposed),
-    })
 }
 
 /// The refusal of an entry the game rejected, with its stable reason code.
@@ -417,14 +400,6 @@ fn illegal_code(game: &Game, mv: &str) -> ReasonCode {
     }
 }
 
-fn letter(kind: PieceKind) -> String {
-    kind.to_char().to_ascii_uppercase().to_string()
-}
-
-fn letters(set: TypeSet) -> Vec<String> {
-    set.iter().map(letter).collect()
-}
-
 fn color_letter(c: Color) -> String {
     c.fen_char().to_string()
 }
@@ -432,7 +407,7 @@ fn color_letter(c: Color) -> String {
 fn state_fields(state: PieceState) -> (bool, Value) {
     match state {
         PieceState::Quantum => (true, Value::Null),
-        PieceState::Classical(k) => (false, Value::String(letter(k))),
+        PieceState::Classical(k) => (false, Value::String(qchess_web::wire::akl_letter(k))),
     }
 }
 
@@ -441,14 +416,18 @@ fn true_pieces(game: &Game) -> Value {
     for (sq, p) in game.position().pieces() {
         let (quantum, current) = state_fields(p.state);
         let types: Vec<String> = if p.is_king() {
-            vec![letter(PieceKind::King)]
+            vec![qchess_web::wire::akl_letter(PieceKind::King)]
         } else {
-            p.pair.types().into_iter().map(letter).collect()
+            p.pair
+                .types()
+                .into_iter()
+                .map(qchess_web::wire::akl_letter)
+                .collect()
         };
         map.insert(
             sq.to_string(),
             json!({"color": color_letter(p.color), "types": types, "quantum": quantum,
-                   "type": current, "known": letters(p.known)}),
+                   "type": current, "known": qchess_web::wire::akl_letters(p.known)}),
         );
     }
     Value::Object(map)
@@ -458,13 +437,16 @@ fn view_json(view: &PlayerView) -> Value {
     let mut map = Map::new();
     for p in &view.pieces {
         let (quantum, current) = state_fields(p.state);
-        let pair = p
-            .pair
-            .map(|pair| vec![letter(pair.primary), letter(pair.secondary)]);
+        let pair = p.pair.map(|pair| {
+            vec![
+                qchess_web::wire::akl_letter(pair.primary),
+                qchess_web::wire::akl_letter(pair.secondary),
+            ]
+        });
         map.insert(
             p.square.to_string(),
             json!({"color": color_letter(p.color), "quantum": quantum, "type": current,
-                   "known": letters(p.known), "pair": pair}),
+                   "known": qchess_web::wire::akl_letters(p.known), "pair": pair}),
         );
     }
     Value::Object(map)

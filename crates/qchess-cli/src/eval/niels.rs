@@ -74,7 +74,7 @@ pub fn eval(request: Request) -> Result<Answer, EvalError> {
                 list.iter()
                     .map(|(p, pr, o)| {
                         json!({"probability": pr.to_f64(), "probability_exact": pr.to_string(),
-                               "outcome": outcome_json(o), "position": p.to_string()})
+                               "outcome": qchess_web::wire::niels_outcome(o), "position": p.to_string()})
                     })
                     .collect::<Vec<_>>()
             }),
@@ -96,7 +96,11 @@ pub fn eval(request: Request) -> Result<Answer, EvalError> {
             None => match play_token(&mut game, text, &mut dice) {
                 Ok(outcome) => {
                     let notation = game.history().last().map(|h| h.mv.to_string());
-                    MoveReport::applied(text, outcome_json(&outcome), json!(notation))
+                    MoveReport::applied(
+                        text,
+                        qchess_web::wire::niels_outcome(&outcome),
+                        json!(notation),
+                    )
                 }
                 Err(e) => MoveReport::refused(text, &refusal(&e)),
             },
@@ -188,8 +192,8 @@ fn play_turn(
             return Err(e);
         }
     };
-    let mut outcome = outcome_json(&second);
-    let head = outcome_json(&first);
+    let mut outcome = qchess_web::wire::niels_outcome(&second);
+    let head = qchess_web::wire::niels_outcome(&first);
     if let (Value::Object(map), Value::Object(h)) = (&mut outcome, &head) {
         for key in ["rolls", "collapses"] {
             let mut joined = h
@@ -379,26 +383,6 @@ fn illegal_code(reason: &str) -> ReasonCode {
     } else {
         ReasonCode::NotAMoveOfThisPiece
     }
-}
-
-fn mark_name(m: Mark) -> &'static str {
-    match m {
-        Mark::Red => "red",
-        Mark::Blue => "blue",
-    }
-}
-
-fn outcome_json(o: &MoveOutcome) -> Value {
-    json!({
-        "rolls": o.rolls.iter().map(|r| json!({"player": side(r.player), "value": r.value})).collect::<Vec<_>>(),
-        "collapses": o.collapses.iter().map(|c| json!({
-            "piece": c.piece.fen_char().to_string(), "square": c.square.to_string(), "mark": mark_name(c.mark)
-        })).collect::<Vec<_>>(),
-        "capture_attempted": o.capture_attempted,
-        "captured": o.captured.map(|p| p.fen_char().to_string()),
-        "tunnelled": o.tunnelled,
-        "aborted": o.aborted,
-    })
 }
 
 /// One colour's check (8.7) and mate status: `"check"` is `"certain"`, `"possible"` or
