@@ -300,7 +300,7 @@ impl SearchNode for CantwellNode {
         score
     }
 
-    /// The keys of the last [`EARLIER_PLIES`] positions of the game (its own undo, on a copy).
+    /// The keys of the last 16 positions of the game (its own undo, on a copy).
     fn earlier_keys(&mut self) -> Option<Vec<u64>> {
         let mut game = self.game.clone();
         let mut keys = Vec::new();
