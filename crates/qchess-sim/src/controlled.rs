@@ -111,7 +111,8 @@ impl<T: Amplitude> State<T> {
                 }
             })
             .collect();
-        *self = State::from_shard(moved, index + 1, self.cap())?;
+        *self =
+            State::from_shard_budgeted(moved, index + 1, self.cap(), Some(self.memory_budget()))?;
         Ok(index)
     }
 
@@ -208,7 +209,12 @@ impl<T: Amplitude> State<T> {
                 }
             })
             .collect();
-        *self = State::from_shard(moved, self.ancilla_count(), self.cap())?;
+        *self = State::from_shard_budgeted(
+            moved,
+            self.ancilla_count(),
+            self.cap(),
+            Some(self.memory_budget()),
+        )?;
         Ok(())
     }
 
@@ -297,7 +303,12 @@ impl<T: Amplitude> State<T> {
             .filter(|(key, _)| keep(key.board))
             .map(|(k, a)| (k, a * scale))
             .collect();
-        *self = State::from_shard(kept, self.ancilla_count(), self.cap())?;
+        *self = State::from_shard_budgeted(
+            kept,
+            self.ancilla_count(),
+            self.cap(),
+            Some(self.memory_budget()),
+        )?;
         Ok(())
     }
 
@@ -315,6 +326,7 @@ impl<T: Amplitude> State<T> {
         };
         let cap = self.cap();
         let mut fresh = State::from_amplitudes(entries, normalization)?.with_cap(cap);
+        fresh.set_memory_budget(self.memory_budget());
         if let Some(s) =
             (&mut fresh as &mut dyn std::any::Any).downcast_mut::<State<crate::Exact>>()
         {

@@ -349,9 +349,20 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn from_shard(
+        entries: Vec<(Key, Complex<T>)>,
+        ancilla_count: u32,
+        cap: usize,
+    ) -> Result<Self, SimError> {
+        Self::from_shard_budgeted(entries, ancilla_count, cap, None)
+    }
+
+    /// [`State::from_shard`] with the memory budget given (`Some`: a gate rebuilding a state
+    /// keeps that state's own budget, and measures nothing) or measured (`None`).
+    pub(crate) fn from_shard_budgeted(
         mut entries: Vec<(Key, Complex<T>)>,
         ancilla_count: u32,
         cap: usize,
+        budget: Option<usize>,
     ) -> Result<Self, SimError> {
         if entries
             .iter()
@@ -421,7 +432,7 @@ impl<T: Amplitude> State<T> {
             pool: Pool::default(),
             peak: 0,
         };
-        state.budget = crate::memory::budget_holding(state.bytes());
+        state.budget = budget.unwrap_or_else(|| crate::memory::budget_holding(state.bytes()));
         Ok(state)
     }
 
