@@ -125,18 +125,7 @@ impl Arith for State<Exact> {
         budget.ask(self.len().saturating_mul(EXACT_AMPLITUDE_BYTES), "position")?;
         let mut list: Vec<Value> = Vec::new();
         budget.reserve(&mut list, self.len(), "position")?;
-        let mut failed = None;
-        self.for_each_entry(&mut |k, a| {
-            if failed.is_none() {
-                match amplitude_exact_json(k, a, root.as_ref()) {
-                    Ok(v) => list.push(v),
-                    Err(e) => failed = Some(e),
-                }
-            }
-        });
-        if let Some(e) = failed {
-            return Err(e);
-        }
+        push_every_amplitude(self, root.as_ref(), &mut list)?;
         let norm_text = match root {
             Some(_) => "1".to_string(),
             None => norm.to_string(),
@@ -271,23 +260,31 @@ impl Arith for State<Exact> {
             }
             None => {
                 // In the order the float listing streams them.
-                let mut failed = None;
-                state.for_each_entry(&mut |k, a| {
-                    if failed.is_none() {
-                        match amplitude_exact_json(k, a, root.as_ref()) {
-                            Ok(v) => list.push(v),
-                            Err(e) => failed = Some(e),
-                        }
-                    }
-                });
-                if let Some(e) = failed {
-                    return Err(e);
-                }
+                push_every_amplitude(state, root.as_ref(), &mut list)?;
             }
         }
         out.insert("amplitudes_exact", list);
         Ok(())
     }
+}
+
+/// Pushes every stored basis state's [`amplitude_exact_json`] onto `list`, in storage order
+/// (the order of the float listing); stops at the first that cannot be written.
+fn push_every_amplitude(
+    state: &State<Exact>,
+    root: Option<&QSqrt2>,
+    list: &mut Vec<Value>,
+) -> Result<(), EvalError> {
+    let mut failed = None;
+    state.for_each_entry(&mut |k, a| {
+        if failed.is_none() {
+            match amplitude_exact_json(k, a, root) {
+                Ok(v) => list.push(v),
+                Err(e) => failed = Some(e),
+            }
+        }
+    });
+    failed.map_or(Ok(()), Err)
 }
 
 /// One basis state with its exact amplitude (divided by `root`, `sqrt(N)`, when it lies in
