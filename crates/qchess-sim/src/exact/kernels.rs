@@ -587,15 +587,9 @@ pub(crate) fn project_shift(
     keep: bool,
     m: u32,
 ) -> usize {
-    let mut w = 0;
-    for r in 0..keys.len() {
-        let k = keys[r];
-        let z = amps[r];
-        keys[w] = k;
-        amps[w] = Complex::new(shift_down(z.re, m), shift_down(z.im, m));
-        w += usize::from((k & mask == value) == keep);
-    }
-    w
+    crate::kernels::scan::project_map(keys, amps, mask, value, keep, |z| {
+        Complex::new(shift_down(z.re, m), shift_down(z.im, m))
+    })
 }
 
 #[cfg(test)]

@@ -122,12 +122,28 @@ pub(crate) fn project<T: Amplitude>(
     keep: bool,
     scale: T,
 ) -> usize {
+    project_map(keys, amps, mask, value, keep, |a| a * scale)
+}
+
+/// Keeps the entries with `(key & mask == value) == keep`, each amplitude replaced by
+/// `f(amplitude)`; compacts in place (order kept, branch-free: every entry is written and
+/// the write position advances only for kept ones) and returns the new length. The one
+/// projection loop of [`project`] and of the exact projection's shift.
+#[inline]
+pub(crate) fn project_map<T: Amplitude>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    mask: u64,
+    value: u64,
+    keep: bool,
+    f: impl Fn(Complex<T>) -> Complex<T>,
+) -> usize {
     let mut w = 0;
     for r in 0..keys.len() {
         let k = keys[r];
         let a = amps[r];
         keys[w] = k;
-        amps[w] = a * scale;
+        amps[w] = f(a);
         w += usize::from((k & mask == value) == keep);
     }
     w
