@@ -4,6 +4,10 @@
 //! background, many small groups) instead of `random_state`.
 //! `... --example sim_bench -- prob STATES [THREADS] [f32|exact]` times the probability scan
 //! alone (for `exact`: the exact mass scan and the one division, rounded once).
+//! `... --example sim_bench -- roofline STATES [THREADS]` measures the memory roofline a
+//! measurement runs against: one read of f64 key and amplitude arrays of that many entries
+//! (24 B each, what the probability scan must read) and one copy of them into mapped memory
+//! (what a projection that keeps every entry would move), in GB/s and the states/s they allow.
 
 use qchess_sim::bench::{BenchOp, BenchResult, Shape, run_op_shaped};
 
@@ -48,8 +52,70 @@ fn time_probability(n: usize, threads: usize, f32: bool, exact: bool) {
     );
 }
 
+/// `roofline STATES [THREADS]`: median GB/s of a read-only pass over `n` keys and f64
+/// amplitudes (blocks of 65 536 entries, as the scans cut them) and of a copy of both arrays
+/// into already-mapped memory, with the states/s each allows.
+fn roofline(n: usize) {
+    use rayon::prelude::*;
+    let keys: Vec<u64> = (0..n as u64).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
+    let amps: Vec<num_complex::Complex<f64>> = (0..n)
+        .map(|i| num_complex::Complex::new(i as f64, 1.0))
+        .collect();
+    let (mut k2, mut a2) = (keys.clone(), amps.clone());
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (mut read, mut copy) = (Vec::new(), Vec::new());
+    for _ in 0..9 {
+        let t = std::time::Instant::now();
+        let s: f64 = keys
+            .par_chunks(1 << 16)
+            .zip(amps.par_chunks(1 << 16))
+            .map(|(ks, as_)| {
+                let x = ks.iter().fold(0u64, |a, &k| a ^ k);
+                as_.iter().map(|a| a.re + a.im).sum::<f64>() + (x & 1) as f64
+            })
+            .sum();
+        read.push(t.elapsed().as_secs_f64());
+        std::hint::black_box(s);
+        let t = std::time::Instant::now();
+        k2.par_chunks_mut(1 << 16)
+            .zip(keys.par_chunks(1 << 16))
+            .for_each(|(d, s)| d.copy_from_slice(s));
+        a2.par_chunks_mut(1 << 16)
+            .zip(amps.par_chunks(1 << 16))
+            .for_each(|(d, s)| d.copy_from_slice(s));
+        copy.push(t.elapsed().as_secs_f64());
+        std::hint::black_box((&k2, &a2));
+    }
+    let (r, c) = (median(read), median(copy));
+    let bytes = (n * 24) as f64;
+    println!(
+        "{{\"op\":\"roofline\",\"states\":{n},\"threads\":{},\"read_gb_per_sec\":{},\"copy_gb_per_sec\":{},\"read_states_per_sec\":{},\"copy_states_per_sec\":{}}}",
+        rayon::current_num_threads(),
+        bytes / r / 1e9,
+        2.0 * bytes / c / 1e9,
+        n as f64 / r,
+        n as f64 / c
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("roofline") {
+        let n = args
+            .get(2)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(10_000_000);
+        let threads: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("thread pool")
+            .install(|| roofline(n));
+        return;
+    }
     if args.get(1).map(String::as_str) == Some("prob") {
         let n = args
             .get(2)
