@@ -4,6 +4,8 @@
 //!
 //! ```text
 //! entry := touch [ "->" dest ] [ "+" | "#" ]
+//!        | SQUARE [ "-" ] SQUARE [ [ "=" ] T ] [ "+" | "#" ]
+//!                                       the plain form: e2e4, e2-e4, e2 e4, e7e8q, e7e8=Q
 //! touch := SQUARE                       classical piece (or a collapse left to be inferred)
 //!        | "<" T "|" SQUARE ">"         the touched piece collapsed to T      (<Q|d8>)
 //! dest  := [ "<" T "|" T ">" ] SQUARE [ "=" T ] [ "|psi>" | "|psi>_prom" ]
@@ -195,6 +197,14 @@ impl Cursor<'_> {
         Ok(sq)
     }
 
+    /// Whether a square name such as `e4` starts here.
+    fn at_square(&self) -> bool {
+        matches!(
+            (self.text.get(self.pos), self.text.get(self.pos + 1)),
+            (Some('a'..='h'), Some('1'..='8'))
+        )
+    }
+
     fn kind(&mut self) -> Result<PieceKind, AklError> {
         let k = self
             .peek()
@@ -224,6 +234,22 @@ fn parse_entry(input: &str) -> Result<TurnEntry, AklError> {
     };
     let dest = if c.eat("->") {
         Some(parse_dest(&mut c)?)
+    } else if c.eat("-") || c.at_square() {
+        // The plain forms every variant's front end accepts: `e2e4`, `e2-e4`, `e2 e4` (blanks
+        // are dropped), a promotion as `e7e8=Q` or `e7e8q`.
+        let mut d = parse_dest(&mut c)?;
+        if d.promotion.is_none()
+            && !d.superposed
+            && c.peek().is_some_and(|ch| ch != '+' && ch != '#')
+        {
+            let k = c.kind()?;
+            if k == PieceKind::King {
+                c.pos -= 1;
+                return Err(c.err("a pawn promotes to any type but king: Q, R, B, N or P"));
+            }
+            d.promotion = Some(k);
+        }
+        Some(d)
     } else {
         None
     };

@@ -109,6 +109,30 @@ fn entries_print_and_parse_in_both_styles() {
 }
 
 #[test]
+fn the_plain_forms_of_every_variant_read_as_the_arrow_form() {
+    let arrow: TurnEntry = "e2 -> e4".parse().unwrap();
+    for text in ["e2e4", "e2-e4", "e2 e4", "e2 - e4"] {
+        assert_eq!(text.parse::<TurnEntry>().unwrap(), arrow, "{text}");
+    }
+    let promotion: TurnEntry = "e7 -> e8=Q".parse().unwrap();
+    for text in ["e7e8q", "e7e8=Q", "e7e8Q", "e7 e8=q", "e7-e8q"] {
+        assert_eq!(text.parse::<TurnEntry>().unwrap(), promotion, "{text}");
+    }
+    // Printed in the canonical arrow form; a check mark and a collapse bra still read.
+    assert_eq!("e2e4".parse::<TurnEntry>().unwrap().to_string(), "e2 -> e4");
+    assert_eq!(
+        "<P|e2>e4+".parse::<TurnEntry>().unwrap().to_string(),
+        "<P|e2> -> e4+"
+    );
+    for (bad, at) in [("e7e8k", 4), ("e2e9", 2), ("e2--e4", 3), ("e2e4e5", 4)] {
+        match bad.parse::<TurnEntry>() {
+            Err(AklError::Notation { at: got, .. }) => assert_eq!(got, at, "{bad}"),
+            other => panic!("{bad:?} gave {other:?}"),
+        }
+    }
+}
+
+#[test]
 fn the_texts_sourceless_ket_is_a_destination_in_superposition() {
     for text in [
         "|psi> -> e5",

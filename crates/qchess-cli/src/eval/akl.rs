@@ -4,7 +4,9 @@
 //! * `"position"`: `"startpos"` (default: the standard start, secondary types drawn from the
 //!   seed) or an AKL-FEN string (docs/akl.md, "Position text").
 //! * `"moves"`: turn entries in the bra-ket notation, applied in order: `"<P|e2> -> e4"`,
-//!   `"f2 -> f3"` (collapse inferred from the move), `"<Q|d1>"` (touch only). A bare touch of a
+//!   `"f2 -> f3"` (collapse inferred from the move; also written `"f2f3"`, `"f2-f3"`,
+//!   `"f2 f3"`, promotions `"e7e8q"` or `"e7e8=Q"`, as `qchess play` takes them), `"<Q|d1>"`
+//!   (touch only). A bare touch of a
 //!   quantum piece, `"g1"`, collapses at random; when the piece can move, the next entry may
 //!   finish the turn with its destination alone: `"-> f3"`, or the rules text's `"|psi> -> e5"`
 //!   (the piece ends on e5 in superposition). A refused entry is reported with
@@ -467,6 +469,22 @@ mod tests {
     fn eval_req(req: &Map<String, Value>) -> Result<Value, EvalError> {
         let ctx = super::super::Context::default();
         eval(Request::new(req, &ctx)).map(Answer::into_value)
+    }
+
+    #[test]
+    fn plain_moves_read_as_in_qchess_play() {
+        // `e2e4`, `e2-e4` and `e2 e4` are the arrow form `e2 -> e4` (collapse inferred): the
+        // same answer for the same seed, the record in the canonical notation.
+        let arrow = run(r#"{"variant": "akl", "seed": 5, "moves": ["e2 -> e4", "g8 -> f6"]}"#);
+        assert_eq!(arrow["moves"][0]["applied"], true);
+        for (white, black) in [("e2e4", "g8f6"), ("e2-e4", "g8 f6")] {
+            let plain = run(&format!(
+                r#"{{"variant": "akl", "seed": 5, "moves": ["{white}", "{black}"]}}"#
+            ));
+            assert_eq!(plain["moves"][0]["notation"], arrow["moves"][0]["notation"]);
+            assert_eq!(plain["record"], arrow["record"], "{white} {black}");
+            assert_eq!(plain["position"], arrow["position"]);
+        }
     }
 
     #[test]
