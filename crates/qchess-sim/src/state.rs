@@ -768,7 +768,9 @@ impl<T: Amplitude> State<T> {
     /// A dense pair gate in place (`kernels::expand`): pass 1 flags the unpartnered pair
     /// entries (read-only, so the cap, the budget and the growth reservation are all settled
     /// before anything changes), then each sector grows by exactly its new entries and pass 2
-    /// rewrites it backwards. Peak: the grown state plus one bit per entry.
+    /// rewrites it backwards. A large single sector is cut into pieces at group boundaries,
+    /// each flagged by its own pass 1 and expanded by its own pass 2 (parallel tasks,
+    /// `expand::expand_pieces`). Peak: the grown state plus two bits per entry.
     fn apply_dense_in_place<Pre, Post>(
         &mut self,
         gate: PairGate<T>,
@@ -781,56 +783,49 @@ impl<T: Amplitude> State<T> {
     {
         let n = self.len();
         let threads = rayon::current_num_threads();
-        // Pass 1: one bitmap per sector, sized for its output later (the growth is unknown
-        // yet, so for its input first).
-        let words = |len: usize| len.div_ceil(64) + 1;
-        let flag_bytes: usize = self.sectors.iter().map(|s| words(s.keys.len()) * 16).sum();
-        self.ask(flag_bytes)?;
-        let mut flags: Vec<Vec<expand::Flags>> = Vec::new();
         let oom = |_| SimError::OutOfMemory { states: n };
-        flags.try_reserve_exact(self.sectors.len()).map_err(oom)?;
-        for s in &self.sectors {
-            let mut f = Vec::new();
-            f.try_reserve_exact(words(s.keys.len())).map_err(oom)?;
-            f.resize(words(s.keys.len()), [0u64; 2]);
-            flags.push(f);
-        }
+        // Pass 1: one bitmap per sector (or per piece), sized for its output later (the
+        // growth is unknown yet, so for its input first).
+        let words = |len: usize| len.div_ceil(64) + 1;
+        let mut flags: Vec<Vec<expand::Flags>> = Vec::new();
+        let mut pieces: Vec<expand::Piece> = Vec::new();
         let grow: Vec<usize> = if self.sectors.len() == 1 && threads > 1 && n >= PARALLEL_MIN {
             let s = &self.sectors[0];
             let ranges = pair::group_ranges(&s.keys, gate.hi, threads * 4);
-            let parts: Vec<(usize, Vec<expand::Flags>, usize)> = ranges
+            self.ask(ranges.iter().map(|&(a, b)| words(b - a) * 16).sum())?;
+            pieces = ranges
                 .par_iter()
-                .map(|&(a, b)| {
-                    let mut local = vec![[0u64; 2]; words(b - a)];
-                    let c = expand::mark_unpartnered(
-                        &s.keys[a..b],
+                .with_max_len(1)
+                .map(|&(start, end)| {
+                    let mut f = Vec::new();
+                    f.try_reserve_exact(words(end - start)).map_err(oom)?;
+                    f.resize(words(end - start), [0u64; 2]);
+                    let grow = expand::mark_unpartnered(
+                        &s.keys[start..end],
                         gate.lo,
                         gate.hi,
                         gate.cond,
-                        &mut local,
+                        &mut f,
                     );
-                    (a, local, c)
+                    Ok(expand::Piece {
+                        start,
+                        end,
+                        grow,
+                        flags: f,
+                    })
                 })
-                .collect();
-            let global = &mut flags[0];
-            let mut total = 0;
-            for (a, local, c) in parts {
-                total += c;
-                let (base, sh) = (a >> 6, a & 63);
-                for (wi, &pair) in local.iter().enumerate() {
-                    for (which, word) in pair.into_iter().enumerate() {
-                        if word == 0 {
-                            continue;
-                        }
-                        global[base + wi][which] |= word << sh;
-                        if sh > 0 {
-                            global[base + wi + 1][which] |= word >> (64 - sh);
-                        }
-                    }
-                }
-            }
-            vec![total]
+                .collect::<Result<_, SimError>>()?;
+            vec![pieces.iter().map(|p| p.grow).sum()]
         } else {
+            let flag_bytes: usize = self.sectors.iter().map(|s| words(s.keys.len()) * 16).sum();
+            self.ask(flag_bytes)?;
+            flags.try_reserve_exact(self.sectors.len()).map_err(oom)?;
+            for s in &self.sectors {
+                let mut f = Vec::new();
+                f.try_reserve_exact(words(s.keys.len())).map_err(oom)?;
+                f.resize(words(s.keys.len()), [0u64; 2]);
+                flags.push(f);
+            }
             self.sectors
                 .par_iter()
                 .zip(flags.par_iter_mut())
@@ -851,6 +846,10 @@ impl<T: Amplitude> State<T> {
             .iter()
             .zip(&grow)
             .map(|(s, &e)| (words(s.keys.len() + e) - words(s.keys.len())) * 16)
+            .chain(pieces.iter().map(|p| {
+                let len = p.end - p.start;
+                (words(len + p.grow) - words(len)) * 16
+            }))
             .sum();
         let growth: usize = self
             .sectors
@@ -874,32 +873,58 @@ impl<T: Amplitude> State<T> {
             f.try_reserve_exact(need.saturating_sub(f.len()))
                 .map_err(oom)?;
         }
+        for p in &mut pieces {
+            let need = words(p.end - p.start + p.grow);
+            p.flags
+                .try_reserve_exact(need.saturating_sub(p.flags.len()))
+                .map_err(oom)?;
+        }
         // Nothing can fail from here on.
-        let held = self.bytes() + flags.iter().map(|f| f.capacity() * 16).sum::<usize>();
+        let held = self.bytes()
+            + flags.iter().map(|f| f.capacity() * 16).sum::<usize>()
+            + pieces
+                .iter()
+                .map(|p| p.flags.capacity() * 16)
+                .sum::<usize>();
         self.peak = self.peak.max(held);
         let zero = Complex::new(T::zero(), T::zero());
-        self.sectors
-            .par_iter_mut()
-            .zip(flags.par_iter_mut())
-            .zip(grow.par_iter())
-            .for_each(|((s, f), &e)| {
-                let len = s.keys.len();
-                if e == 0 && len == 0 {
-                    return;
-                }
-                f.resize(words(len + e), [0; 2]);
-                s.keys.resize(len + e, 0);
-                s.amps.resize(len + e, zero);
-                let out = expand::expand(&mut s.keys, &mut s.amps, len, &gate, f, &pre, &post);
-                s.keys.truncate(out);
-                s.amps.truncate(out);
-                // Keep up to half the state as room to grow into; give back more.
-                let limit = out + out / 2 + 64;
-                if s.keys.capacity() > limit {
-                    s.keys.shrink_to(out);
-                    s.amps.shrink_to(out);
-                }
-            });
+        // Keep up to half the state as room to grow into; give back more.
+        let trim = |s: &mut Sector<T>, out: usize| {
+            s.keys.truncate(out);
+            s.amps.truncate(out);
+            let limit = out + out / 2 + 64;
+            if s.keys.capacity() > limit {
+                s.keys.shrink_to(out);
+                s.amps.shrink_to(out);
+            }
+        };
+        if !pieces.is_empty() {
+            let s = &mut self.sectors[0];
+            for p in &mut pieces {
+                p.flags.resize(words(p.end - p.start + p.grow), [0; 2]);
+            }
+            s.keys.resize(n + g, 0);
+            s.amps.resize(n + g, zero);
+            let out =
+                expand::expand_pieces(&mut s.keys, &mut s.amps, &mut pieces, &gate, &pre, &post);
+            trim(s, out);
+        } else {
+            self.sectors
+                .par_iter_mut()
+                .zip(flags.par_iter_mut())
+                .zip(grow.par_iter())
+                .for_each(|((s, f), &e)| {
+                    let len = s.keys.len();
+                    if e == 0 && len == 0 {
+                        return;
+                    }
+                    f.resize(words(len + e), [0; 2]);
+                    s.keys.resize(len + e, 0);
+                    s.amps.resize(len + e, zero);
+                    let out = expand::expand(&mut s.keys, &mut s.amps, len, &gate, f, &pre, &post);
+                    trim(s, out);
+                });
+        }
         self.finish_pass();
         Ok(())
     }

@@ -221,6 +221,112 @@ where
     Post: Fn(u64, Complex<T>) -> Complex<T>,
 {
     let total = keys.len();
+    let w = expand_top(keys, amps, n, gate, flags, pre, post);
+    if w > 0 {
+        keys.copy_within(w..total, 0);
+        amps.copy_within(w..total, 0);
+    }
+    total - w
+}
+
+/// One piece of a parallel pass 2: the input run `[start, end)` (whole groups), the entries
+/// it creates (`grow`, pass 1's count on it) and its own bitmap, indexed from `start` and
+/// covering at least `end - start + grow` bits.
+pub(crate) struct Piece {
+    pub start: usize,
+    pub end: usize,
+    pub grow: usize,
+    pub flags: Vec<Flags>,
+}
+
+/// [`expand`] of a run cut into `pieces` (consecutive, from 0 to the input length `n`, with
+/// `keys.len() == amps.len() == n + ` the sum of their `grow`), the pieces run as parallel
+/// tasks. Piece `j` writes exactly `[start_j + G_j, end_j + G_j + grow_j)` (`G_j` the growth of
+/// the pieces before it), so first every piece's input is moved up by its `G_j` (back to front,
+/// a memmove), which makes the pieces' regions disjoint; each then expands in its own region
+/// as [`expand`] does, and a final pass closes the gaps cancellations left. Every entry is
+/// computed as in [`expand`]: the output is bit-identical for any cut and any thread count.
+pub(crate) fn expand_pieces<T, Pre, Post>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    pieces: &mut [Piece],
+    gate: &PairGate<T>,
+    pre: &Pre,
+    post: &Post,
+) -> usize
+where
+    T: Amplitude,
+    Pre: Fn(u64, Complex<T>) -> Complex<T> + Sync,
+    Post: Fn(u64, Complex<T>) -> Complex<T> + Sync,
+{
+    use rayon::prelude::*;
+    // Move each piece's input to the bottom of its output region, last piece first.
+    let mut before: Vec<usize> = Vec::with_capacity(pieces.len());
+    let mut g = 0;
+    for p in pieces.iter() {
+        before.push(g);
+        g += p.grow;
+    }
+    debug_assert_eq!(keys.len(), pieces.last().map_or(0, |p| p.end) + g);
+    for (p, &shift) in pieces.iter().zip(&before).rev() {
+        if shift > 0 && p.end > p.start {
+            keys.copy_within(p.start..p.end, p.start + shift);
+            amps.copy_within(p.start..p.end, p.start + shift);
+        }
+    }
+    // Disjoint regions, one task each.
+    let mut tasks = Vec::with_capacity(pieces.len());
+    let (mut ks, mut vs) = (&mut *keys, &mut *amps);
+    for p in pieces.iter_mut() {
+        let size = p.end - p.start + p.grow;
+        let (k, kr) = std::mem::take(&mut ks).split_at_mut(size);
+        let (v, vr) = std::mem::take(&mut vs).split_at_mut(size);
+        (ks, vs) = (kr, vr);
+        tasks.push((k, v, p));
+    }
+    let tops: Vec<(usize, usize)> = tasks
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|(k, v, p)| {
+            let w = if p.end > p.start {
+                expand_top(k, v, p.end - p.start, gate, &mut p.flags, pre, post)
+            } else {
+                k.len()
+            };
+            (w, k.len())
+        })
+        .collect();
+    // Close the gaps (only where entries cancelled), front to back.
+    let (mut out, mut base) = (0, 0);
+    for (w, size) in tops {
+        let (from, to) = (base + w, base + size);
+        if from != out {
+            keys.copy_within(from..to, out);
+            amps.copy_within(from..to, out);
+        }
+        out += to - from;
+        base += size;
+    }
+    out
+}
+
+/// [`expand`] without the final move: the output is `keys[w..]`, `amps[w..]`; returns `w`.
+#[allow(clippy::too_many_arguments)]
+fn expand_top<T, Pre, Post>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    n: usize,
+    gate: &PairGate<T>,
+    flags: &mut [Flags],
+    pre: Pre,
+    post: Post,
+) -> usize
+where
+    T: Amplitude,
+    Pre: Fn(u64, Complex<T>) -> Complex<T>,
+    Post: Fn(u64, Complex<T>) -> Complex<T>,
+{
+    let total = keys.len();
     let a = 1u64 << gate.lo;
     let b = 1u64 << gate.hi;
     let ab = a | b;
@@ -325,11 +431,7 @@ where
         }
         end = start;
     }
-    if w > 0 {
-        keys.copy_within(w..total, 0);
-        amps.copy_within(w..total, 0);
-    }
-    total - w
+    w
 }
 
 #[cfg(test)]
@@ -337,9 +439,12 @@ mod tests {
     use super::*;
     use crate::kernels::pair::{self, VecSink};
 
-    type Phase<'a> = &'a dyn Fn(u64, Complex<f64>) -> Complex<f64>;
+    type Phase<'a> = &'a (dyn Fn(u64, Complex<f64>) -> Complex<f64> + Sync);
 
     static CANCELLED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    /// Runs of the parallel pass 2 that were cut into more than one piece.
+    static PIECES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
     /// Groups whose pair entries pass 1 flagged whole (one half without pair entries).
     pub(super) static WHOLE: std::sync::atomic::AtomicUsize =
@@ -375,6 +480,41 @@ mod tests {
             CANCELLED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
         (k, a)
+    }
+
+    /// Runs the parallel pass 2 ([`expand_pieces`]) on a copy of the run cut into about
+    /// `parts` pieces at group boundaries, each flagged by its own pass 1.
+    fn in_pieces(
+        keys: &[u64],
+        amps: &[Complex<f64>],
+        gate: &PairGate<f64>,
+        pre: impl Fn(u64, Complex<f64>) -> Complex<f64> + Sync,
+        post: impl Fn(u64, Complex<f64>) -> Complex<f64> + Sync,
+        parts: usize,
+    ) -> (Vec<u64>, Vec<Complex<f64>>, usize) {
+        let mut pieces: Vec<Piece> = pair::group_ranges(keys, gate.hi, parts)
+            .into_iter()
+            .map(|(start, end)| {
+                let mut flags = vec![[0u64; 2]; (end - start).div_ceil(64) + 1];
+                let grow =
+                    mark_unpartnered(&keys[start..end], gate.lo, gate.hi, gate.cond, &mut flags);
+                flags.resize((end - start + grow).div_ceil(64) + 1, [0; 2]);
+                Piece {
+                    start,
+                    end,
+                    grow,
+                    flags,
+                }
+            })
+            .collect();
+        let g: usize = pieces.iter().map(|p| p.grow).sum();
+        let (mut k, mut a) = (keys.to_vec(), amps.to_vec());
+        k.resize(keys.len() + g, 0);
+        a.resize(keys.len() + g, Complex::new(0.0, 0.0));
+        let len = expand_pieces(&mut k, &mut a, &mut pieces, gate, &pre, &post);
+        k.truncate(len);
+        a.truncate(len);
+        (k, a, pieces.len())
     }
 
     /// The in-place kernel gives bit for bit what the out-of-place merge kernel gives: random
@@ -491,6 +631,19 @@ mod tests {
                     v.iter().map(|c| (c.re.to_bits(), c.im.to_bits())).collect()
                 };
                 assert_eq!(bits(&a), bits(&ra), "amplitudes, case {case}");
+                // The parallel pass 2, cut into 1 to 9 pieces (as many as the groups allow).
+                for parts in [1, 2, 3, 9] {
+                    let (kp, ap, cut) = in_pieces(&keys, &amps, &gate, p1, p2, parts);
+                    assert_eq!(kp, rk, "keys, case {case}, {parts} parts");
+                    assert_eq!(
+                        bits(&ap),
+                        bits(&ra),
+                        "amplitudes, case {case}, {parts} parts"
+                    );
+                    if cut > 1 {
+                        PIECES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
             }
         }
         // The cancelling inputs did cancel (and were dropped the same way).
@@ -498,5 +651,113 @@ mod tests {
         // The whole-class flagging ran, on many groups.
         let whole = WHOLE.load(std::sync::atomic::Ordering::Relaxed);
         assert!(whole >= 100, "{whole}");
+        // The parallel pass 2 ran cut into several pieces, on most runs.
+        let pieces = PIECES.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(pieces >= 500, "{pieces}");
+    }
+}
+
+#[cfg(test)]
+mod timing {
+    use super::*;
+
+    /// `cargo test --release -p qchess-sim --lib time_passes -- --ignored --nocapture`:
+    /// the two passes of the split's sqrt-iSwap at 1e7 (random and game states), timed.
+    #[test]
+    #[ignore]
+    fn time_passes() {
+        let n = 10_000_000;
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        for game in [false, true] {
+            let s = if game {
+                crate::bench::game_state::<f64>(n).unwrap()
+            } else {
+                crate::bench::random_state::<f64>(n).unwrap()
+            };
+            let (q, t1) = if game {
+                let (q, t1, _, _) = crate::bench::game_qubits(n);
+                (q, t1)
+            } else {
+                let (lo, mid, _) = crate::bench::qubits(n);
+                (mid, lo)
+            };
+            let keys = s.sectors[0].keys.clone();
+            let amps = s.sectors[0].amps.clone();
+            let cond = Cond {
+                mask: 0,
+                value: 0,
+                any: 0,
+            };
+            let gate = PairGate::new(
+                u32::from(q),
+                u32::from(t1),
+                cond,
+                Complex::new(h, 0.0),
+                Complex::new(0.0, h),
+            );
+            for _ in 0..3 {
+                let t = std::time::Instant::now();
+                let mut flags = vec![[0u64; 2]; n.div_ceil(64) + 1];
+                let g = mark_unpartnered(&keys, gate.lo, gate.hi, gate.cond, &mut flags);
+                let t1s = t.elapsed();
+                let (mut k, mut a) = (keys.clone(), amps.clone());
+                k.reserve_exact(g);
+                a.reserve_exact(g);
+                flags.resize((n + g).div_ceil(64) + 1, [0; 2]);
+                let t = std::time::Instant::now();
+                k.resize(n + g, 0);
+                a.resize(n + g, Complex::new(0.0, 0.0));
+                let tr = t.elapsed();
+                let t = std::time::Instant::now();
+                let len = expand(&mut k, &mut a, n, &gate, &mut flags, |_, v| v, |_, v| v);
+                let t2 = t.elapsed();
+                eprintln!(
+                    "game {game} grow {g} len {len}: pass 1 {t1s:?} resize {tr:?} pass 2 {t2:?}"
+                );
+            }
+            for threads in [1, 2] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                for _ in 0..3 {
+                    let t = std::time::Instant::now();
+                    let mut pieces: Vec<Piece> =
+                        crate::kernels::pair::group_ranges(&keys, gate.hi, 8)
+                            .into_iter()
+                            .map(|(start, end)| {
+                                let mut flags = vec![[0u64; 2]; (end - start).div_ceil(64) + 1];
+                                let grow = mark_unpartnered(
+                                    &keys[start..end],
+                                    gate.lo,
+                                    gate.hi,
+                                    gate.cond,
+                                    &mut flags,
+                                );
+                                flags.resize((end - start + grow).div_ceil(64) + 1, [0; 2]);
+                                Piece {
+                                    start,
+                                    end,
+                                    grow,
+                                    flags,
+                                }
+                            })
+                            .collect();
+                    let t1s = t.elapsed();
+                    let g: usize = pieces.iter().map(|p| p.grow).sum();
+                    let (mut k, mut a) = (keys.clone(), amps.clone());
+                    k.resize(n + g, 0);
+                    a.resize(n + g, Complex::new(0.0, 0.0));
+                    let t = std::time::Instant::now();
+                    let len = pool.install(|| {
+                        expand_pieces(&mut k, &mut a, &mut pieces, &gate, &|_, v| v, &|_, v| v)
+                    });
+                    let t2 = t.elapsed();
+                    eprintln!(
+                        "  pieces, {threads} threads: len {len} pass 1 {t1s:?} pass 2 {t2:?}"
+                    );
+                }
+            }
+        }
     }
 }
