@@ -6,4 +6,5 @@
 
 pub mod error;
 pub mod eval;
+pub mod plain_move;
 pub mod protocol;

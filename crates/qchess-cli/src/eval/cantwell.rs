@@ -324,7 +324,9 @@ fn eval_game<S: Arith>(
     let mut reports = Vec::with_capacity(moves.len());
     for mv in moves {
         let before = game.state().norm_before();
-        let report = match game.apply(mv, rng) {
+        // `e2 e4`, `e2-e4`, `e7e8=q` read as `qchess play` reads them (echoed as sent).
+        let text = crate::plain_move::rewrite(mv, crate::plain_move::cantwell_text);
+        let report = match game.apply(&text, rng) {
             Ok(rec) => {
                 let exact = game.state().outcome_exact(before.as_ref(), rec.probability);
                 let report =

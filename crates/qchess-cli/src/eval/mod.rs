@@ -197,6 +197,7 @@ fn eval_one(line: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn run_lines(input: &str) -> Vec<Value> {
         let mut out = Vec::new();
@@ -206,6 +207,44 @@ mod tests {
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect()
+    }
+
+    /// The answer to one line with each move's echoed text (`"move"`) removed.
+    fn without_echo(line: &str) -> Value {
+        let mut v = run_lines(line).remove(0);
+        for m in v["moves"].as_array_mut().unwrap() {
+            m.as_object_mut().unwrap().remove("move");
+        }
+        v
+    }
+
+    #[test]
+    fn every_variant_reads_the_plain_move_forms_of_qchess_play() {
+        let promote = "k7/4P3/8/8/8/8/8/K7 w - - 0 1";
+        for (variant, position, plain, canonical) in [
+            ("cantwell", "startpos", ["e2 e4", "e7-e5"], ["e2e4", "e7e5"]),
+            ("niels", "startpos", ["e2 e4", "e7-e5"], ["e2e4", "e7e5"]),
+            (
+                "akl",
+                "startpos",
+                ["e2 e4", "e7-e5"],
+                ["e2 -> e4", "e7 -> e5"],
+            ),
+            ("cantwell", promote, ["e7e8=q", "a8b7"], ["e7e8Q", "a8b7"]),
+            ("niels", promote, ["e7 e8Q", "a8b7"], ["e7e8=q", "a8b7"]),
+        ] {
+            let line = |m: [&str; 2]| {
+                json!({"variant": variant, "position": position, "seed": 9, "moves": m}).to_string()
+            };
+            let (a, b) = (without_echo(&line(plain)), without_echo(&line(canonical)));
+            assert_eq!(a["moves"][0]["applied"], true, "{variant} {plain:?}: {a}");
+            assert_eq!(a["moves"][1]["applied"], true, "{variant} {plain:?}: {a}");
+            assert_eq!(a, b, "{variant} {plain:?}");
+        }
+        // The answer echoes what was sent.
+        let v = run_lines(r#"{"variant": "niels", "moves": ["e2-e4"]}"#).remove(0);
+        assert_eq!(v["moves"][0]["move"], "e2-e4");
+        assert_eq!(v["moves"][0]["notation"], "e2e4");
     }
 
     #[test]

@@ -67,7 +67,10 @@ pub fn eval(request: Request) -> Result<Answer, EvalError> {
     let mut game = Game::from_position(rules, start);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut reports = Vec::with_capacity(moves.len());
-    for (i, text) in moves.iter().enumerate() {
+    for (i, sent) in moves.iter().enumerate() {
+        // `e2 e4`, `e2-e4`, `e7e8Q` read as `qchess play` reads them; answers echo `sent`.
+        let canonical = crate::plain_move::rewrite(sent, crate::plain_move::niels_text);
+        let text: &str = &canonical;
         // The full distribution, from the position before the move (a refused move has none).
         let outcomes = match qchess_niels::parse_token(text) {
             Ok((mv, _)) if want_outcomes => game.outcomes_exact(&mv).ok().map(|list| {
@@ -90,19 +93,19 @@ pub fn eval(request: Request) -> Result<Answer, EvalError> {
         let report = match remote_collapse_turn(text) {
             // A remote collapse and the move it makes: one entry, applied whole or not at all.
             Some((collapse, then)) => match play_turn(&mut game, collapse, then, &mut dice) {
-                Ok((outcome, notation)) => MoveReport::applied(text, outcome, json!(notation)),
-                Err(e) => MoveReport::refused(text, &refusal(&e)),
+                Ok((outcome, notation)) => MoveReport::applied(sent, outcome, json!(notation)),
+                Err(e) => MoveReport::refused(sent, &refusal(&e)),
             },
             None => match play_token(&mut game, text, &mut dice) {
                 Ok(outcome) => {
                     let notation = game.history().last().map(|h| h.mv.to_string());
                     MoveReport::applied(
-                        text,
+                        sent,
                         qchess_web::wire::niels_outcome(&outcome),
                         json!(notation),
                     )
                 }
-                Err(e) => MoveReport::refused(text, &refusal(&e)),
+                Err(e) => MoveReport::refused(sent, &refusal(&e)),
             },
         };
         let report = match (want_outcomes, outcomes) {

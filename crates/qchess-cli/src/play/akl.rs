@@ -214,10 +214,7 @@ impl Session for AklSession {
     }
 
     fn canonical(&self, from: Square, to: Square, promotion: Option<PieceKind>) -> String {
-        match promotion {
-            None => format!("{from} -> {to}"),
-            Some(k) => format!("{from} -> {to}={}", k.to_char().to_ascii_uppercase()),
-        }
+        qchess_cli::plain_move::akl_text(from, to, promotion)
     }
 
     fn play(&mut self, text: &str, io: &mut Io<'_>) -> Result<Played, String> {

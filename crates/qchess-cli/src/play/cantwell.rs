@@ -243,11 +243,7 @@ impl Session for CantwellSession {
     }
 
     fn canonical(&self, from: Square, to: Square, promotion: Option<PieceKind>) -> String {
-        let mut s = format!("{from}{to}");
-        if let Some(k) = promotion {
-            s.push(k.to_char().to_ascii_uppercase());
-        }
-        s
+        qchess_cli::plain_move::cantwell_text(from, to, promotion)
     }
 
     fn play(&mut self, text: &str, io: &mut Io<'_>) -> Result<Played, String> {

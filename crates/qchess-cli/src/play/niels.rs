@@ -256,10 +256,7 @@ impl Session for NielsSession {
     }
 
     fn canonical(&self, from: Square, to: Square, promotion: Option<PieceKind>) -> String {
-        match promotion {
-            None => format!("{from}{to}"),
-            Some(k) => format!("{from}{to}={}", k.to_char().to_ascii_lowercase()),
-        }
+        qchess_cli::plain_move::niels_text(from, to, promotion)
     }
 
     fn looks_like_move(&self, word: &str) -> bool {

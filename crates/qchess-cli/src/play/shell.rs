@@ -127,42 +127,7 @@ pub trait Session {
     fn against_computer(&self) -> bool;
 }
 
-/// Whether `word` starts with a square name such as `e2`.
-pub fn starts_with_square(word: &str) -> bool {
-    let b = word.as_bytes();
-    b.len() >= 2 && (b'a'..=b'h').contains(&b[0].to_ascii_lowercase()) && b[1].is_ascii_digit()
-}
-
-/// A plain move typed `e2e4`, `e2 e4`, `e2-e4`, `E2E4`, with an optional promotion `e7e8q`,
-/// `e7e8=Q`, `e7e8Q`, `e7 e8=q`. `None` when the text is not one of these forms.
-pub fn plain_move(text: &str) -> Option<(Square, Square, Option<PieceKind>)> {
-    let compact: String = text
-        .chars()
-        .filter(|c| !c.is_whitespace() && *c != '-')
-        .collect::<String>()
-        .to_ascii_lowercase();
-    let squares_part = text.trim();
-    // Only spaces or one hyphen may separate the squares.
-    if squares_part.matches('-').count() > 1 {
-        return None;
-    }
-    let b = compact.as_bytes();
-    if b.len() < 4 || !starts_with_square(&compact) || !starts_with_square(&compact[2..]) {
-        return None;
-    }
-    let from: Square = compact[0..2].parse().ok()?;
-    let to: Square = compact[2..4].parse().ok()?;
-    let rest = compact[4..].strip_prefix('=').unwrap_or(&compact[4..]);
-    let promotion = match rest {
-        "" => None,
-        "q" => Some(PieceKind::Queen),
-        "r" => Some(PieceKind::Rook),
-        "b" => Some(PieceKind::Bishop),
-        "n" => Some(PieceKind::Knight),
-        _ => return None,
-    };
-    Some((from, to, promotion))
-}
+pub use qchess_cli::plain_move::{plain_move, starts_with_square};
 
 /// The closest command word to `word`, if it is within two edits.
 pub fn did_you_mean<'a>(
@@ -394,27 +359,6 @@ pub fn run(session: &mut dyn Session, io: &mut Io<'_>) -> Result<(), CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn plain_moves_in_every_shared_form() {
-        let e2e4 = Some((Square::E2, Square::E4, None));
-        for text in ["e2e4", "e2 e4", "e2-e4", "E2E4", "e2  e4", "e2 - e4"] {
-            assert_eq!(plain_move(text), e2e4, "{text}");
-        }
-        let promo = Some((Square::E7, Square::E8, Some(PieceKind::Queen)));
-        for text in ["e7e8q", "e7e8=Q", "e7e8Q", "e7 e8=q", "e7-e8=q"] {
-            assert_eq!(plain_move(text), promo, "{text}");
-        }
-        assert_eq!(
-            plain_move("a7a8n"),
-            Some((Square::A7, Square::A8, Some(PieceKind::Knight)))
-        );
-        for text in [
-            "e2", "e2e9", "e2e4k", "b1^a3c3", "e2--e4", "hlep", "e2e4.m0", "e2e4x",
-        ] {
-            assert_eq!(plain_move(text), None, "{text}");
-        }
-    }
 
     #[test]
     fn did_you_mean_finds_near_words_only() {
