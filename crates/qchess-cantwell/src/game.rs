@@ -182,26 +182,28 @@ impl<S: QuantumState> Game<S> {
     pub fn from_fen_backend(fen: &str) -> Result<Self, GameError> {
         let layer = ClassicalLayer::from_fen(fen)?;
         let state = S::classical(layer.pieces.occupied_mask());
-        Ok(Self::from_parts(state, layer, None))
+        Self::from_parts(state, layer, None)
     }
 
     /// [`Game::from_state`] on the simulator backend `S`.
     pub fn from_state_backend(state: S, layer: ClassicalLayer) -> Result<Self, GameError> {
         crate::position::check_letters(&state, &layer)?;
-        Ok(Self::from_parts(state, layer, None))
+        Self::from_parts(state, layer, None)
     }
 
-    /// A game from a classical layer and an occupancy state the caller has checked.
+    /// A game from a classical layer and an occupancy state the caller has checked. The
+    /// start position's copy of the state is made within the state's memory budget
+    /// ([`GameError::StateTooLarge`] when it does not fit).
     pub(crate) fn from_parts(
         state: S,
         layer: ClassicalLayer,
         fifty_reference: Option<f64>,
-    ) -> Self {
+    ) -> Result<Self, GameError> {
         let probs = square_probabilities(&state);
         let fifty_reference = fifty_reference.unwrap_or_else(|| probs.iter().sum());
         let status = king_status(&layer.pieces);
         let start = Snapshot {
-            state: state.clone(),
+            state: state.try_clone(0).map_err(sim_error)?,
             layer,
             status,
             fifty_reference,
@@ -224,7 +226,7 @@ impl<S: QuantumState> Game<S> {
         game.memory_budget = game.state.memory_budget();
         game.sync_budget();
         game.fingerprints.push(game.fingerprint());
-        game
+        Ok(game)
     }
 
     /// The same game with the optional end rules set.
@@ -862,22 +864,37 @@ impl<S: QuantumState> Game<S> {
                         .is_some_and(|r| r.journal.base_state().is_some())
                 });
                 let records: Vec<MoveRecord> = self.history[from.unwrap_or(0)..n - 1].to_vec();
+                // Both copies are made within the memory budget, beside the state; a refusal
+                // puts the record place back and changes nothing.
+                let base_state = match from {
+                    Some(i) => {
+                        let r = self.undo[i].as_ref().expect("found above");
+                        r.journal
+                            .base_state()
+                            .expect("found above")
+                            .try_clone(self.state.bytes())
+                    }
+                    None => self.start.state.try_clone(self.state.bytes()),
+                };
+                let base_state = match base_state {
+                    Ok(s) => s,
+                    Err(e) => {
+                        self.undo.push(None);
+                        return Err(sim_error(e));
+                    }
+                };
                 let base = match from {
                     Some(i) => {
                         let r = self.undo[i].as_ref().expect("found above");
                         Snapshot {
-                            state: r.journal.base_state().expect("found above").clone(),
+                            state: base_state,
                             layer: r.layer,
                             status: r.status,
                             fifty_reference: r.fifty_reference,
                         }
                     }
                     None => Snapshot {
-                        state: self
-                            .start
-                            .state
-                            .try_clone(self.state.bytes())
-                            .map_err(sim_error)?,
+                        state: base_state,
                         ..self.start
                     },
                 };
@@ -966,13 +983,13 @@ impl<S: QuantumState> Game<S> {
         fifty_move_reference: Option<f64>,
     ) -> Result<Self, GameError> {
         crate::position::check_letters(&state, &layer)?;
-        Ok(Self::from_parts(state, layer, fifty_move_reference))
+        Self::from_parts(state, layer, fifty_move_reference)
     }
 
     /// [`Game::from_position`] on the simulator backend `S`.
     pub fn from_position_backend(position: &crate::position::Position) -> Result<Self, GameError> {
         let (state, layer, reference) = position.restore()?;
-        Ok(Self::from_parts(state, layer, reference))
+        Self::from_parts(state, layer, reference)
     }
 
     /// A fingerprint of letters, flags (without counters) and, with the repetition option, the
@@ -986,29 +1003,33 @@ impl<S: QuantumState> Game<S> {
         self.layer.flags.en_passant_file.hash(&mut h);
         if self.options.repetition_claim_measurement {
             // A global phase is no difference: rotate the first sizeable amplitude (in key
-            // order) onto the positive real axis before rounding.
-            let mut entries: Vec<(u128, u64, num_complex::Complex64)> = self
+            // order) onto the positive real axis before rounding. Two streaming passes, no
+            // copy of the entries (issue 10, Deliver 5): the first finds that amplitude, the
+            // second adds up one hash per entry (a sum, so the order the backend lists its
+            // entries in does not matter; keys are distinct, so equal sets give equal sums).
+            let first = self
                 .state
                 .entries_f64()
-                .map(|(k, a)| (k.ancillas, k.board, a))
-                .collect();
-            entries.sort_unstable_by_key(|e| (e.0, e.1));
-            let rot = entries
-                .iter()
-                .find(|e| e.2.norm() > 1e-6)
-                .map_or(num_complex::Complex64::new(1.0, 0.0), |e| {
-                    e.2.conj() / e.2.norm()
-                });
-            for (ancillas, board, a) in entries {
+                .filter(|(_, a)| a.norm() > 1e-6)
+                .min_by_key(|(k, _)| (k.ancillas, k.board));
+            let rot = first.map_or(num_complex::Complex64::new(1.0, 0.0), |(_, a)| {
+                a.conj() / a.norm()
+            });
+            let (mut sum, mut count) = (0u64, 0u64);
+            for (k, a) in self.state.entries_f64() {
                 let a = a * rot;
+                let mut e = std::collections::hash_map::DefaultHasher::new();
                 (
-                    ancillas,
-                    board,
+                    k.ancillas,
+                    k.board,
                     (a.re * 1e9).round() as i64,
                     (a.im * 1e9).round() as i64,
                 )
-                    .hash(&mut h);
+                    .hash(&mut e);
+                sum = sum.wrapping_add(e.finish());
+                count += 1;
             }
+            (count, sum).hash(&mut h);
         }
         h.finish()
     }

@@ -908,26 +908,67 @@ fn local_effects_on<T: Amplitude>(
     out
 }
 
-/// [`State::local_effects`] for any backend from its entries (`f64`, logical keys): sorted
-/// into sectors by ancillas, then read as the state's own sectors are.
+/// Bytes [`local_effects_of_entries`] holds per entry at its peak: the collected entry
+/// (key and `f64` amplitude) and its place in the sorted sectors (key and amplitude).
+pub(crate) const LOCAL_EFFECTS_ENTRY_BYTES: usize =
+    std::mem::size_of::<(crate::Key, Complex<f64>)>()
+        + std::mem::size_of::<u64>()
+        + std::mem::size_of::<Complex<f64>>();
+
+/// [`State::local_effects`] for any backend from its `len` entries (`f64`, logical keys):
+/// sorted into sectors by ancillas, then read as the state's own sectors are. The copy of
+/// the entries is counted against `available` bytes first
+/// ([`LOCAL_EFFECTS_ENTRY_BYTES`] per entry; [`SimError::StateTooLarge`] when it does not
+/// fit) and reserved fallibly ([`SimError::OutOfMemory`]); nothing is allocated for the
+/// entries before both checks pass.
 pub(crate) fn local_effects_of_entries(
     entries: impl Iterator<Item = (crate::Key, Complex<f64>)>,
+    len: usize,
+    available: usize,
     queries: &[LocalQuery],
     threshold: f64,
-) -> Vec<LocalAnswer> {
-    let mut all: Vec<(crate::Key, Complex<f64>)> = entries.collect();
+) -> Result<Vec<LocalAnswer>, crate::SimError> {
+    let asked = len.saturating_mul(LOCAL_EFFECTS_ENTRY_BYTES);
+    if asked > available {
+        return Err(crate::SimError::StateTooLarge { asked, available });
+    }
+    let oom = |_| crate::SimError::OutOfMemory { states: len };
+    let mut all: Vec<(crate::Key, Complex<f64>)> = Vec::new();
+    all.try_reserve_exact(len).map_err(oom)?;
+    for e in entries.take(len) {
+        all.push(e);
+    }
     all.sort_by_key(|e| (e.0.ancillas, e.0.board));
-    let mut keys: Vec<Vec<u64>> = Vec::new();
-    let mut amps: Vec<Vec<Complex<f64>>> = Vec::new();
+    // One sector per ancilla value, each reserved at its exact size before it is filled.
+    let mut sizes: Vec<usize> = Vec::new();
     let mut last = None;
-    for (k, a) in all {
+    for (k, _) in &all {
         if last != Some(k.ancillas) {
-            keys.push(Vec::new());
-            amps.push(Vec::new());
+            sizes.push(0);
             last = Some(k.ancillas);
         }
-        keys.last_mut().expect("pushed").push(k.board);
-        amps.last_mut().expect("pushed").push(a);
+        *sizes.last_mut().expect("pushed") += 1;
+    }
+    let mut keys: Vec<Vec<u64>> = Vec::new();
+    let mut amps: Vec<Vec<Complex<f64>>> = Vec::new();
+    keys.try_reserve_exact(sizes.len()).map_err(oom)?;
+    amps.try_reserve_exact(sizes.len()).map_err(oom)?;
+    for &n in &sizes {
+        let (mut k, mut a) = (Vec::new(), Vec::new());
+        k.try_reserve_exact(n).map_err(oom)?;
+        a.try_reserve_exact(n).map_err(oom)?;
+        keys.push(k);
+        amps.push(a);
+    }
+    let mut sector = 0usize;
+    let mut last = None;
+    for (k, a) in all {
+        if last.is_some() && last != Some(k.ancillas) {
+            sector += 1;
+        }
+        last = Some(k.ancillas);
+        keys[sector].push(k.board);
+        amps[sector].push(a);
     }
     let sectors: Vec<SectorRef<'_, f64>> = keys
         .iter()
@@ -938,7 +979,7 @@ pub(crate) fn local_effects_of_entries(
         .iter()
         .map(|q| Prepared::new(q, &|m| m, &|q| u32::from(q)))
         .collect();
-    local_effects_on(&sectors, &prepared, threshold)
+    Ok(local_effects_on(&sectors, &prepared, threshold))
 }
 
 impl<T: Amplitude> State<T> {
@@ -1237,5 +1278,244 @@ mod tests {
         assert_eq!(a[5], LocalAnswer::Changes);
         // Controlled on square 30, occupied in half the branches: the phase i only there.
         assert_eq!(a[6], LocalAnswer::Changes);
+    }
+}
+
+// ----- Fast marginals: the game's touched squares and its all-square read-out ------------
+
+/// Entries per partial sum of [`marginals_of_block`]: with equal weights a long running
+/// sum's rounding errors all lean the same way, so every 1024 entries start afresh.
+const PARTIAL: usize = 1024;
+
+/// `(sums of |a|^2 where key & masks[j] != 0, sum of all |a|^2)` over one block, for `N`
+/// masks known at compile time: two interleaved lanes of entries, so that consecutive
+/// entries do not wait on one another's additions.
+fn marginals_of_block<T: Amplitude, const N: usize>(
+    keys: &[u64],
+    amps: &[Complex<T>],
+    masks: &[u64; N],
+) -> ([f64; N], f64) {
+    let (mut sums, mut norm) = ([0.0f64; N], 0.0f64);
+    for (ks, az) in keys.chunks(PARTIAL).zip(amps.chunks(PARTIAL)) {
+        let (mut part, mut t) = ([[0.0f64; N]; 2], [0.0f64; 2]);
+        let pairs = ks.chunks_exact(2).zip(az.chunks_exact(2));
+        let rest = (
+            ks.chunks_exact(2).remainder(),
+            az.chunks_exact(2).remainder(),
+        );
+        for (k2, a2) in pairs {
+            for (l, (k, a)) in k2.iter().zip(a2).enumerate() {
+                let w = crate::kernels::scan::norm2(*a);
+                t[l] += w;
+                for (x, m) in part[l].iter_mut().zip(masks) {
+                    *x += if k & m != 0 { w } else { 0.0 };
+                }
+            }
+        }
+        for (k, a) in rest.0.iter().zip(rest.1) {
+            let w = crate::kernels::scan::norm2(*a);
+            t[0] += w;
+            for (x, m) in part[0].iter_mut().zip(masks) {
+                *x += if k & m != 0 { w } else { 0.0 };
+            }
+        }
+        for ((x, a), b) in sums.iter_mut().zip(&part[0]).zip(&part[1]) {
+            *x += a + b;
+        }
+        norm += t[0] + t[1];
+    }
+    (sums, norm)
+}
+
+/// [`marginals_of_block`] over every sector, blocks in parallel, summed in block order
+/// (the result does not depend on the thread count).
+fn marginals_of_n<T: Amplitude, const N: usize>(
+    state: &State<T>,
+    masks: &[u64; N],
+) -> ([f64; N], f64) {
+    let (mut sums, mut norm) = ([0.0f64; N], 0.0f64);
+    for s in &state.sectors {
+        let parts = crate::kernels::scan::map_blocks(s.keys.len(), |a, b| {
+            marginals_of_block::<T, N>(&s.keys[a..b], &s.amps[a..b], masks)
+        });
+        for (p, t) in parts {
+            for (x, y) in sums.iter_mut().zip(p) {
+                *x += y;
+            }
+            norm += t;
+        }
+    }
+    (sums, norm)
+}
+
+impl<T: Amplitude> State<T> {
+    /// Probability that each of `qubits` is 1: [`State::qubit_probabilities_of`] with one
+    /// compiled kernel per count of qubits (up to 8), two interleaved lanes of entries and
+    /// partial sums of 1024 entries; the touched-squares read of a game move. More than 8
+    /// qubits are read from [`State::qubit_probabilities`]. A qubit out of range gets 0.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, State};
+    /// let mut s = State::<f64>::classical(0b001);
+    /// s.split(0, 1, 2, Controls::NONE)?;
+    /// let p = s.marginals_of(&[2, 0, 1, 64]);
+    /// assert!((p[0] - 0.5).abs() < 1e-15 && p[1] == 0.0 && (p[2] - 0.5).abs() < 1e-15);
+    /// assert_eq!(p[3], 0.0);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn marginals_of(&self, qubits: &[u8]) -> Vec<f64> {
+        let mask = |q: u8| if q < 64 { 1u64 << self.perm.phys(q) } else { 0 };
+        let m = |i: usize| mask(qubits[i]);
+        let (sums, norm): (Vec<f64>, f64) = match qubits.len() {
+            0 => return Vec::new(),
+            1 => {
+                let (s, n) = marginals_of_n(self, &[m(0)]);
+                (s.to_vec(), n)
+            }
+            2 => {
+                let (s, n) = marginals_of_n(self, &[m(0), m(1)]);
+                (s.to_vec(), n)
+            }
+            3 => {
+                let (s, n) = marginals_of_n(self, &[m(0), m(1), m(2)]);
+                (s.to_vec(), n)
+            }
+            4 => {
+                let (s, n) = marginals_of_n(self, &[m(0), m(1), m(2), m(3)]);
+                (s.to_vec(), n)
+            }
+            5..=8 => {
+                let mut masks = [0u64; 8];
+                for (x, &q) in masks.iter_mut().zip(qubits) {
+                    *x = mask(q);
+                }
+                let (s, n) = marginals_of_n(self, &masks);
+                (s[..qubits.len()].to_vec(), n)
+            }
+            _ => {
+                let all = self.qubit_probabilities();
+                return qubits
+                    .iter()
+                    .map(|&q| all.get(usize::from(q)).copied().unwrap_or(0.0))
+                    .collect();
+            }
+        };
+        sums.iter()
+            .map(|&p| if norm > 0.0 { p / norm } else { p })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod fast_marginals_and_budget_tests {
+    use super::{LOCAL_EFFECTS_ENTRY_BYTES, local_effects_of_entries};
+    use crate::{
+        Complex, Controls, Key, LocalCircuit, LocalQuery, Normalization, QuantumState, SimError,
+        State,
+    };
+    use rand::{Rng, SeedableRng};
+
+    /// Random keys over 20 board bits in three ancilla sectors (some 300 000 entries: several
+    /// parallel blocks), qubits relabelled by uncontrolled iSwaps.
+    fn big_state(n: usize, seed: u64) -> State<f64> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut entries: Vec<(Key, Complex<f64>)> = (0..n)
+            .map(|_| {
+                let key = Key {
+                    board: (rng.random::<u64>() & 0xf_ffff) | 1 << 50,
+                    ancillas: rng.random_range(0..3u128),
+                };
+                (
+                    key,
+                    Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5),
+                )
+            })
+            .collect();
+        entries.sort_by_key(|e| e.0);
+        entries.dedup_by_key(|e| e.0);
+        let mut s = State::from_amplitudes(entries, Normalization::Renormalize).unwrap();
+        s.iswap(0, 33, Controls::NONE).unwrap();
+        s.iswap(5, 50, Controls::NONE).unwrap();
+        s
+    }
+
+    #[test]
+    fn marginals_of_match_the_full_marginals_for_every_count() {
+        for (n, seed) in [(0usize, 1u64), (7, 2), (5000, 3), (300_000, 4)] {
+            let s = if n == 0 {
+                State::<f64>::classical(0b1011)
+            } else {
+                big_state(n, seed)
+            };
+            let all = s.qubit_probabilities();
+            let pool: [u8; 12] = [0, 33, 5, 50, 7, 19, 20, 63, 1, 12, 64, 2];
+            for count in 0..=pool.len() {
+                let qs = &pool[..count];
+                let got = s.marginals_of(qs);
+                let old = s.qubit_probabilities_of(qs);
+                assert_eq!(got.len(), count);
+                for (i, &q) in qs.iter().enumerate() {
+                    let want = all.get(usize::from(q)).copied().unwrap_or(0.0);
+                    assert!(
+                        (got[i] - want).abs() < 1e-13,
+                        "n {n} count {count} q {q}: {} vs {want}",
+                        got[i]
+                    );
+                    assert!((got[i] - old[i]).abs() < 1e-13);
+                }
+            }
+            // The trait's touched-squares read is this kernel.
+            let via_trait = QuantumState::qubit_probabilities_of(&s, &[50, 5]);
+            assert_eq!(via_trait, s.marginals_of(&[50, 5]));
+        }
+    }
+
+    #[test]
+    fn copied_local_effects_are_counted_against_the_budget() {
+        let s = big_state(5000, 7);
+        let queries = vec![
+            LocalQuery::Presence(vec![(0b11, 0b01, 0)]),
+            LocalQuery::Circuit(LocalCircuit::iswap(0, 3, 0).unwrap()),
+            LocalQuery::Circuit(LocalCircuit::split(1, 21, 22).unwrap()),
+        ];
+        let want = s.local_effects(&queries, 1e-9);
+        let need = s.len() * LOCAL_EFFECTS_ENTRY_BYTES;
+        // Room for the copy: the same answers as the state's own read.
+        let got =
+            local_effects_of_entries(QuantumState::entries_f64(&s), s.len(), need, &queries, 1e-9)
+                .unwrap();
+        assert_eq!(got, want);
+        // One byte short: refused before anything is copied, with the bytes asked.
+        match local_effects_of_entries(
+            QuantumState::entries_f64(&s),
+            s.len(),
+            need - 1,
+            &queries,
+            1e-9,
+        ) {
+            Err(SimError::StateTooLarge { asked, available }) => {
+                assert_eq!((asked, available), (need, need - 1));
+            }
+            other => panic!("expected StateTooLarge, got {other:?}"),
+        }
+        // The trait's default goes through the same budget: what the state's budget leaves
+        // after its own bytes.
+        let tiny = s.clone().with_memory_budget(s.bytes() + 100);
+        let available = tiny.memory_budget() - tiny.bytes();
+        assert!(matches!(
+            local_effects_of_entries(
+                QuantumState::entries_f64(&tiny),
+                tiny.len(),
+                available,
+                &queries,
+                1e-9
+            ),
+            Err(SimError::StateTooLarge { .. })
+        ));
+        // The local state reads its sectors in place: no copy, so no refusal.
+        assert_eq!(
+            QuantumState::local_effects(&tiny, &queries, 1e-9).unwrap(),
+            want
+        );
     }
 }

@@ -150,18 +150,21 @@ impl<T: Amplitude> State<T> {
         value: u64,
         keep: bool,
     ) -> Result<(Self, f64, f64), SimError> {
+        use crate::kernels::scan::{BLOCK, map_blocks};
         use rayon::prelude::*;
-        let counts: Vec<usize> = self
+        let out_of = |k: u64| (k & mask == value) != keep;
+        // Removed entries per block of each sector (keys only): each block's removed entries
+        // then go straight to their own slot of the record, all blocks in parallel.
+        let block_counts: Vec<Vec<usize>> = self
             .sectors
             .iter()
             .map(|s| {
-                s.keys
-                    .par_iter()
-                    .with_min_len(1 << 14)
-                    .filter(|&&k| (k & mask == value) != keep)
-                    .count()
+                map_blocks(s.keys.len(), |a, b| {
+                    s.keys[a..b].iter().filter(|&&k| out_of(k)).count()
+                })
             })
             .collect();
+        let counts: Vec<usize> = block_counts.iter().map(|c| c.iter().sum()).collect();
         let total: usize = counts.iter().sum();
         // Room from the free pass buffers is already counted in the state's bytes (and its
         // pages are faulted in); only fresh memory is asked of the budget.
@@ -178,36 +181,40 @@ impl<T: Amplitude> State<T> {
             .try_reserve_exact(counts.iter().filter(|&&n| n > 0).count())
             .map_err(oom)?;
         let (mut gone, mut kept) = (0.0f64, 0.0f64);
-        for (s, &n) in self.sectors.iter().zip(&counts) {
+        for ((s, &n), per_block) in self.sectors.iter().zip(&counts).zip(&block_counts) {
             if n == 0 {
-                kept += s
-                    .amps
-                    .par_iter()
-                    .with_min_len(1 << 14)
-                    .map(|&a| crate::kernels::scan::norm2(a))
-                    .sum::<f64>();
+                kept += crate::kernels::scan::norm_sqr(&s.amps);
                 continue;
             }
-            // Branch-free: every entry is written at the next free slot, which only a
-            // removed entry takes (one spare slot at the end for the last kept ones).
             // A free pass buffer if one fits (warm pages: an undo gives its record's arrays
             // back to the pool, so apply / undo / apply reuses them), else fresh memory.
             let mut buf = self.pool.take(n + 1)?;
-            buf.ensure_initialized(n + 1)?;
+            buf.ensure_initialized(n)?;
             let (mut keys, mut amps) = (buf.keys, buf.amps);
-            let mut w = 0usize;
-            for (k, a) in s.keys.iter().zip(&s.amps) {
-                let out = usize::from((k & mask == value) != keep);
-                keys[w] = *k;
-                amps[w] = *a;
-                w += out;
-                let m = crate::kernels::scan::norm2(*a);
-                let f = out as f64;
-                gone += m * f;
-                kept += m * (1.0 - f);
-            }
             keys.truncate(n);
             amps.truncate(n);
+            let mut slots = Vec::new();
+            slots.try_reserve_exact(per_block.len()).map_err(oom)?;
+            let (mut ks, mut as_) = (&mut keys[..], &mut amps[..]);
+            for (b, &c) in per_block.iter().enumerate() {
+                let (k, kr) = ks.split_at_mut(c);
+                let (a, ar) = as_.split_at_mut(c);
+                slots.push((b, k, a));
+                (ks, as_) = (kr, ar);
+            }
+            let masses: Vec<(f64, f64)> = slots
+                .into_par_iter()
+                .with_max_len(1)
+                .map(|(b, k, a)| {
+                    let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(s.keys.len()));
+                    copy_removed(&s.keys[lo..hi], &s.amps[lo..hi], out_of, k, a)
+                })
+                .collect();
+            // Summed in block order: the same masses whatever the thread count.
+            for (g, k) in masses {
+                gone += g;
+                kept += k;
+            }
             sectors.push(Sector {
                 ancillas: s.ancillas,
                 keys,
@@ -381,6 +388,51 @@ impl<T: Amplitude> State<T> {
     }
 }
 
+/// Entries [`copy_removed`] stages on the stack before it copies them to their slot.
+const STAGE: usize = 256;
+
+/// Copies the entries of one block for which `out_of(key)` holds into `keys` / `amps`
+/// (exactly their number long), in order, and returns the squared norms of the copied and
+/// of the other entries. Branch-free: every entry is written to the next free place of a
+/// stack stage (only a copied entry takes it), and the stage goes to the slot whenever it
+/// holds a chunk's worth.
+fn copy_removed<T: Amplitude>(
+    src_keys: &[u64],
+    src_amps: &[Complex<T>],
+    out_of: impl Fn(u64) -> bool,
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+) -> (f64, f64) {
+    let zero = Complex::new(T::zero(), T::zero());
+    let mut stage_k = [0u64; 2 * STAGE];
+    let mut stage_a = [zero; 2 * STAGE];
+    let (mut w, mut at) = (0usize, 0usize);
+    let (mut gone, mut kept) = ([0.0f64; 2], [0.0f64; 2]);
+    for (ks, az) in src_keys.chunks(STAGE).zip(src_amps.chunks(STAGE)) {
+        // w < STAGE here, so w stays below 2 * STAGE.
+        for (i, (k, a)) in ks.iter().zip(az).enumerate() {
+            let out = usize::from(out_of(*k));
+            stage_k[w] = *k;
+            stage_a[w] = *a;
+            w += out;
+            let m = crate::kernels::scan::norm2(*a);
+            let f = out as f64;
+            gone[i & 1] += m * f;
+            kept[i & 1] += m * (1.0 - f);
+        }
+        if w >= STAGE {
+            keys[at..at + w].copy_from_slice(&stage_k[..w]);
+            amps[at..at + w].copy_from_slice(&stage_a[..w]);
+            at += w;
+            w = 0;
+        }
+    }
+    keys[at..at + w].copy_from_slice(&stage_k[..w]);
+    amps[at..at + w].copy_from_slice(&stage_a[..w]);
+    debug_assert_eq!(at + w, keys.len());
+    (gone[0] + gone[1], kept[0] + kept[1])
+}
+
 /// Merges `from` (sorted, disjoint keys) into `into` (sorted) in place, from the back.
 fn merge_into<T: Amplitude>(into: &mut Sector<T>, from: &Sector<T>) {
     let (n, m) = (into.keys.len(), from.keys.len());
@@ -510,5 +562,48 @@ mod tests {
         s.iswap_inv(0, 1, Controls::NONE).unwrap();
         s.unproject(removed).unwrap();
         assert!(close(&before, &s, 1e-15));
+    }
+
+    #[test]
+    fn projection_of_many_blocks_keeps_the_removed_entries_in_order() {
+        use crate::{Complex, Key, Normalization};
+        use rand::{Rng, SeedableRng};
+        // Some 400 000 entries in two ancilla sectors: several parallel blocks per sector.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let mut entries: Vec<(Key, Complex<f64>)> = (0..400_000)
+            .map(|_| {
+                let key = Key {
+                    board: rng.random::<u64>() & 0x3f_ffff,
+                    ancillas: u128::from(rng.random::<bool>()),
+                };
+                let a = Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5);
+                (key, a)
+            })
+            .collect();
+        entries.sort_by_key(|e| e.0);
+        entries.dedup_by_key(|e| e.0);
+        let mut before = State::from_amplitudes(entries, Normalization::Renormalize).unwrap();
+        before.iswap(2, 30, Controls::NONE).unwrap(); // physical and logical keys differ
+        for (pred, outcome) in [
+            (Predicate::One(30), true),
+            (Predicate::AllZero(0b1001), true),
+            (Predicate::AllZero(0b1001), false),
+        ] {
+            let mut s = before.clone();
+            let (p, removed) = s.force_keeping(pred, outcome).unwrap();
+            let mut plain = before.clone();
+            let p_plain = plain.force(pred, outcome).unwrap();
+            assert!((p - p_plain).abs() < 1e-13);
+            // The survivors are the plain projection's; the record the rest, in key order.
+            assert!(close(&s, &plain, 1e-15));
+            let gone: Vec<_> = before
+                .entries()
+                .filter(|(k, _)| pred.holds(k.board) != outcome)
+                .collect();
+            let kept: Vec<_> = removed.part().entries().collect();
+            assert_eq!(gone, kept);
+            s.unproject(removed).unwrap();
+            assert!(close(&before, &s, 1e-15));
+        }
     }
 }

@@ -239,7 +239,8 @@ fn atomic<S: QuantumState>(
         // A failure is taken back from the journal by `apply_recorded`.
         return body(state);
     }
-    let mut work = state.state.clone();
+    // The copy is asked of the state's memory budget first (an error changes nothing).
+    let mut work = state.state.try_clone(0)?;
     let mut journal = Journal::new();
     let applied = body(&mut Recorder::new(&mut work, &mut journal))?;
     *state.state = work;

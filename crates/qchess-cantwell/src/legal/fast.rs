@@ -35,8 +35,9 @@
 //! ([`LegalStats::fallback`] counts them). The derivation is written out in
 //! `docs/decisions.md` ("Definition 2 from read-only group overlaps").
 
+use crate::GameError;
 use crate::circuit::{MoveType, Variant};
-use crate::game::Game;
+use crate::game::{Game, sim_error};
 use crate::possibility::Classified;
 use qchess_sim::{BoardPattern, LocalAnswer, LocalCircuit, LocalQuery, MAX_ANCILLAS, QuantumState};
 use std::collections::HashMap;
@@ -374,8 +375,32 @@ fn resolve(
 impl<S: QuantumState> Game<S> {
     /// For each candidate, whether it changes the state for some outcome of positive
     /// probability (Definition 2), decided by the fast rules with the reference as
-    /// fallback; and how the decision went.
+    /// fallback; and how the decision went. The fallback's copies of the state are made
+    /// with `Clone` (outside the memory budget), as [`Game::legal_moves`] always did; see
+    /// [`Game::try_decide_all`] for the budgeted form.
     pub(crate) fn decide_all(&self, candidates: &[Classified]) -> (Vec<bool>, LegalStats) {
+        match self.decide_all_with(candidates, false) {
+            Ok(decided) => decided,
+            // Unreachable: unbudgeted, neither the read-only passes nor the copies fail.
+            Err(_) => (vec![false; candidates.len()], LegalStats::default()),
+        }
+    }
+
+    /// [`Game::decide_all`] with every state-sized allocation within the memory budget: the
+    /// fallback's copies ([`QuantumState::try_clone`]) and a backend's read-only passes
+    /// ([`QuantumState::local_effects`]); [`GameError::StateTooLarge`] when one does not fit.
+    pub(crate) fn try_decide_all(
+        &self,
+        candidates: &[Classified],
+    ) -> Result<(Vec<bool>, LegalStats), GameError> {
+        self.decide_all_with(candidates, true)
+    }
+
+    fn decide_all_with(
+        &self,
+        candidates: &[Classified],
+        budgeted: bool,
+    ) -> Result<(Vec<bool>, LegalStats), GameError> {
         let probs = self.probabilities();
         let mut stats = LegalStats {
             candidates: candidates.len(),
@@ -387,22 +412,22 @@ impl<S: QuantumState> Game<S> {
             .collect();
         stats.by_marginals = out.iter().filter(|d| d.is_some()).count();
         if out.iter().all(Option::is_some) {
-            return (out.into_iter().map(|d| d == Some(true)).collect(), stats);
+            return Ok((out.into_iter().map(|d| d == Some(true)).collect(), stats));
         }
         if near_limits(self.state()) {
             // The simulator may refuse a candidate's circuit (state cap, memory budget), and
             // a refused circuit changes nothing: only the simulation knows which.
-            let decided = out
-                .iter()
-                .zip(candidates)
-                .map(|(d, c)| {
-                    d.unwrap_or_else(|| {
+            let mut decided = Vec::with_capacity(candidates.len());
+            for (d, c) in out.iter().zip(candidates) {
+                decided.push(match d {
+                    Some(d) => *d,
+                    None => {
                         stats.fallback += 1;
-                        self.changes_state_reference_given(c, &probs)
-                    })
-                })
-                .collect();
-            return (decided, stats);
+                        self.reference_given(c, &probs, budgeted)?
+                    }
+                });
+            }
+            return Ok((decided, stats));
         }
         // Pass 1: which squares are always / never occupied.
         let (always, ever) = self.state().occupancy_bounds();
@@ -444,7 +469,7 @@ impl<S: QuantumState> Game<S> {
                                 } else {
                                     stats.by_patterns -= 1;
                                 }
-                                self.changes_state_reference_given(&candidates[i], &probs)
+                                self.reference_given(&candidates[i], &probs, budgeted)?
                             }
                         });
                     }
@@ -460,21 +485,28 @@ impl<S: QuantumState> Game<S> {
             if wanted.is_empty() {
                 break;
             }
-            let got = self.state().local_effects(&wanted, CLEAR_MARGIN);
-            stats.passes += 1;
-            answers.extend(wanted.into_iter().zip(got));
+            match self.state().local_effects(&wanted, CLEAR_MARGIN) {
+                Ok(got) => {
+                    stats.passes += 1;
+                    answers.extend(wanted.into_iter().zip(got));
+                }
+                // A backend whose read-only pass copies its entries and has no room for
+                // them: budgeted, that is the answer; otherwise the open candidates are
+                // simulated below, as they always could be.
+                Err(e) if budgeted => return Err(sim_error(e)),
+                Err(_) => break,
+            }
         }
-        let decided = out
-            .iter()
-            .zip(candidates)
-            .map(|(d, c)| match d {
+        let mut decided = Vec::with_capacity(candidates.len());
+        for (d, c) in out.iter().zip(candidates) {
+            decided.push(match d {
                 Some(d) => *d,
                 None => {
                     stats.fallback += 1;
-                    self.changes_state_reference_given(c, &probs)
+                    self.reference_given(c, &probs, budgeted)?
                 }
-            })
-            .collect();
-        (decided, stats)
+            });
+        }
+        Ok((decided, stats))
     }
 }

@@ -135,6 +135,34 @@ impl<S: QuantumState> Game<S> {
         self.legal_moves_with_stats().0
     }
 
+    /// [`Game::legal_moves`] with every state-sized allocation counted against the memory
+    /// budget (issue 10, Deliver 5): the copies of the state the fallback simulates a
+    /// candidate on are made with [`QuantumState::try_clone`], and a backend whose
+    /// read-only pass copies its entries asks the budget first. When one does not fit, the
+    /// answer is [`crate::GameError::StateTooLarge`] (bytes asked and available) and the game
+    /// is unchanged; [`Game::legal_moves`] makes those copies outside the budget instead.
+    /// The list, when there is one, is the same as [`Game::legal_moves`]'s.
+    ///
+    /// ```
+    /// use qchess_cantwell::{Game, GameError};
+    /// let game = Game::new();
+    /// assert_eq!(game.try_legal_moves()?, game.legal_moves());
+    /// # Ok::<(), GameError>(())
+    /// ```
+    pub fn try_legal_moves(&self) -> Result<Vec<String>, crate::GameError> {
+        if !self.status().is_ongoing() {
+            return Ok(Vec::new());
+        }
+        let candidates = self.possible_moves();
+        let (keep, _) = self.try_decide_all(&candidates)?;
+        Ok(candidates
+            .iter()
+            .zip(keep)
+            .filter(|(_, k)| *k)
+            .map(|(c, _)| notation_of(c))
+            .collect())
+    }
+
     /// [`Game::legal_moves`] with how the decision went: how many candidates the fast rules
     /// decided and how many fell back to simulation.
     ///

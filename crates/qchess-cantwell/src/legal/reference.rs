@@ -4,8 +4,11 @@
 //! against (`tests/legal_equivalence.rs`), and as its fallback for the rare candidates the
 //! fast rules cannot decide with a safe margin.
 
+use crate::GameError;
 use crate::circuit;
-use crate::game::{Game, NoRandomness, marginals_differ, same_state, square_probabilities};
+use crate::game::{
+    Game, NoRandomness, marginals_differ, same_state, sim_error, square_probabilities,
+};
 use crate::possibility::Classified;
 use qchess_sim::QuantumState;
 
@@ -20,10 +23,50 @@ impl<S: QuantumState> Game<S> {
         self.changes_state_reference_given(c, &self.probabilities())
     }
 
+    /// [`Game::changes_state_reference`] that makes its copies of the state within the
+    /// memory budget ([`QuantumState::try_clone`]): a copy the budget cannot hold is
+    /// [`GameError::StateTooLarge`] (the game is unchanged), never an allocation beyond it.
+    ///
+    /// ```
+    /// use qchess_cantwell::{Game, GameError};
+    /// use qchess_sim::QuantumState;
+    /// use rand::SeedableRng;
+    /// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    /// let mut game = Game::new();
+    /// game.apply("g1^f3h3", &mut rng).unwrap();
+    /// let c = game.classify("b8^a6c6").unwrap();
+    /// assert!(game.try_changes_state_reference(&c)?);
+    /// game.set_memory_budget(game.state().bytes() + 64); // no room for a copy
+    /// assert!(matches!(
+    ///     game.try_changes_state_reference(&c),
+    ///     Err(GameError::StateTooLarge { .. })
+    /// ));
+    /// # Ok::<(), GameError>(())
+    /// ```
+    pub fn try_changes_state_reference(&self, c: &Classified) -> Result<bool, GameError> {
+        self.reference_given(c, &self.probabilities(), true)
+    }
+
     /// [`Game::changes_state_reference`] with the current square probabilities given.
     pub(crate) fn changes_state_reference_given(&self, c: &Classified, probs: &[f64; 64]) -> bool {
+        match self.reference_given(c, probs, false) {
+            Ok(changes) => changes,
+            // Unreachable: an unbudgeted copy is never refused.
+            Err(_) => false,
+        }
+    }
+
+    /// The reference decision; with `budgeted`, each copy of the state is made within the
+    /// memory budget (an error when it does not fit), otherwise with `Clone` (outside it:
+    /// the behaviour of [`Game::legal_moves`] and [`Game::changes_state_reference`]).
+    pub(crate) fn reference_given(
+        &self,
+        c: &Classified,
+        probs: &[f64; 64],
+        budgeted: bool,
+    ) -> Result<bool, GameError> {
         if self.classically_blocked(c, probs) {
-            return false;
+            return Ok(false);
         }
         let measures = c.move_type.measures(c.variant);
         let outcomes: &[Option<bool>] = if measures {
@@ -32,7 +75,11 @@ impl<S: QuantumState> Game<S> {
             &[None]
         };
         for &forced in outcomes {
-            let mut copy = self.state().clone();
+            let mut copy = if budgeted {
+                self.state().try_clone(0).map_err(sim_error)?
+            } else {
+                self.state().clone()
+            };
             let mut om = c.occupancy_move();
             om.forced = forced;
             let mut rng = NoRandomness;
@@ -40,10 +87,10 @@ impl<S: QuantumState> Game<S> {
                 && (marginals_differ(probs, &square_probabilities(&copy))
                     || !same_state(self.state(), &copy))
             {
-                return true;
+                return Ok(true);
             }
         }
-        false
+        Ok(false)
     }
 
     /// The slow reference for [`Game::legal_moves`]: every possible move kept when
