@@ -791,7 +791,16 @@ impl<T: Amplitude> State<T> {
         let mut pieces: Vec<expand::Piece> = Vec::new();
         let grow: Vec<usize> = if self.sectors.len() == 1 && threads > 1 && n >= PARALLEL_MIN {
             let s = &self.sectors[0];
-            let ranges = pair::group_ranges(&s.keys, gate.hi, threads * 4);
+            let mut ranges = pair::group_ranges(&s.keys, gate.hi, threads * 4);
+            // The first piece, about 1 / threads of the run, is one task: only the pieces
+            // above it are moved before pass 2, so that memmove is (1 - 1 / threads) of it.
+            let first = ranges
+                .iter()
+                .take_while(|r| r.1 <= n / threads)
+                .count()
+                .max(1);
+            let first_end = ranges[first - 1].1;
+            ranges.splice(0..first, [(0, first_end)]);
             self.ask(ranges.iter().map(|&(a, b)| words(b - a) * 16).sum())?;
             pieces = ranges
                 .par_iter()
