@@ -152,6 +152,12 @@ impl SearchNode for CantwellNode {
         self.game.legal_moves()
     }
 
+    /// No legal move (and no king captured): the game cannot go on, and `qchess match`
+    /// adjudicates it drawn (the paper has no stalemate rule), so the search values it 0.
+    fn no_moves_terminal(&mut self) -> Option<Terminal> {
+        Some(Terminal::Draw)
+    }
+
     fn outcomes(&mut self, mv: &String) -> Vec<(Option<bool>, f64)> {
         let Ok(c) = self.game.classify(mv) else {
             return Vec::new();

@@ -50,6 +50,14 @@ pub trait SearchNode {
     fn evaluate(&mut self) -> f64;
     /// Whether `mv` is a capture (or attempted capture): searched on in quiescence.
     fn is_tactical(&mut self, mv: &Self::Move) -> bool;
+    /// How the game ends when the side to move has no legal decision and
+    /// [`SearchNode::terminal`] did not already say so, or `None` (the default) when such a
+    /// position is valued by the static evaluation. Cantwell's rules have no stalemate rule:
+    /// a game there cannot go on and `qchess match` adjudicates it drawn, so its node answers
+    /// [`Terminal::Draw`] and a winning search does not walk into one.
+    fn no_moves_terminal(&mut self) -> Option<Terminal> {
+        None
+    }
     /// Whether the side to move has a legal decision: `!self.moves().is_empty()` unless the
     /// rule crate can answer it without listing them all.
     fn has_moves(&mut self) -> bool {

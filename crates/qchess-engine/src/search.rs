@@ -620,7 +620,10 @@ impl<N: SearchNode> Searcher<N> {
         }
         let mut moves = self.node.moves();
         if moves.is_empty() {
-            return self.static_eval();
+            return match self.node.no_moves_terminal() {
+                Some(t) => Self::terminal_value(t, self.node.side_to_move(), ply),
+                None => self.static_eval(),
+            };
         }
         let slot = ply as usize;
         if self.killers.len() <= slot {

@@ -48,7 +48,11 @@ fn reference<N: SearchNode>(n: &mut N, depth: u32, ply: u32) -> f64 {
         best = best.max(sum);
     }
     if best == f64::NEG_INFINITY {
-        stat(n)
+        // No legal move: the variant's verdict (Cantwell: a draw), else the evaluation.
+        match n.no_moves_terminal() {
+            Some(t) => term(t, side, ply),
+            None => stat(n),
+        }
     } else {
         best
     }
@@ -287,6 +291,31 @@ fn forced_king_captures_are_found() {
         "{}",
         r.best
     );
+}
+
+#[test]
+fn a_cantwell_side_left_without_a_legal_move_is_a_draw_for_the_search() {
+    // Black is a rook and two bishops up, but every black piece is hemmed in by its own pieces
+    // and white's blocked pawns; white's only moves are king moves, after each of which black
+    // (a step or a split) has no legal move and the game cannot go on (`qchess match` scores
+    // it drawn).
+    let fen = "5brk/4p1bp/4Pp1p/5P1P/8/8/8/K7";
+    let black = qchess_cantwell::Game::from_fen(&format!("{fen} b - - 0 1")).unwrap();
+    assert_eq!(black.legal_moves(), Vec::<String>::new());
+    let white = qchess_cantwell::Game::from_fen(&format!("{fen} w - - 0 1")).unwrap();
+    let moves = white.legal_moves();
+    assert_eq!(moves.len(), 9, "3 king moves and 6 king splits: {moves:?}");
+    assert!(moves.iter().all(|m| m.starts_with("a1")), "{moves:?}");
+    let mut root = white.search_root(0).unwrap();
+    // The static evaluation (what the search used for such a node before) has black far ahead.
+    assert!(root.evaluate() < -500.0, "{}", root.evaluate());
+    let mut after = black.search_root(0).unwrap();
+    assert_eq!(after.no_moves_terminal(), Some(Terminal::Draw));
+    for depth in 2..=3 {
+        let r = engine(0).search(&white, &Limits::depth(depth)).unwrap();
+        assert_eq!(r.score, 0.0, "depth {depth}: {r:?}");
+    }
+    check_against_reference(&white, 2);
 }
 
 #[test]
