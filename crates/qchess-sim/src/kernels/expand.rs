@@ -20,10 +20,16 @@
 //! at that moment. Entries whose merged amplitude cancelled are skipped; if any were, the
 //! output starts above 0 and is moved down once at the end.
 //!
-//! Pass 1 flags a group's pair entries whole, branch-free and a word at a time, when one
-//! half holds no pair entry (nothing can be partnered: a split to a square that is empty in
-//! every branch, which is every group of a game-shaped state); only groups with pair entries
-//! in both halves run the merge-join.
+//! Pass 1 flags a group's pair entries whole, branch-free and a word at a time; when one
+//! half holds no pair entry nothing can be partnered (a split to a square that is empty in
+//! every branch, which is every group of a game-shaped state) and that is all. Groups with
+//! pair entries in both halves then run the merge-join over the flagged entries (visited by
+//! their bits, `trailing_zeros`, with no per-entry class test), clearing the partnered ones.
+//!
+//! With several threads a large run is cut into pieces at group boundaries
+//! ([`expand_pieces`]): each piece has its own pass 1 and bitmap, the pieces' inputs are moved
+//! up by the growth below them (one memmove), and each piece then runs pass 2 in its own
+//! disjoint region as a parallel task.
 //!
 //! The arithmetic of every entry is that of `pair::apply` (same products, same order), so
 //! the results are bit-identical to the out-of-place kernel and do not depend on how many
@@ -74,6 +80,26 @@ fn prev_flag(flags: &[Flags], which: usize, from: usize, before: usize) -> Optio
     }
 }
 
+/// The smallest index in `[from, to)` set in the `UNPARTNERED` bitmap, or `to`.
+#[inline]
+fn next_flag(flags: &[Flags], from: usize, to: usize) -> usize {
+    if from >= to {
+        return to;
+    }
+    let mut wi = from >> 6;
+    let mut word = flags[wi][UNPARTNERED] & (u64::MAX << (from & 63));
+    loop {
+        if word != 0 {
+            return ((wi << 6) + word.trailing_zeros() as usize).min(to);
+        }
+        wi += 1;
+        if wi << 6 >= to {
+            return to;
+        }
+        word = flags[wi][UNPARTNERED];
+    }
+}
+
 /// ORs into the `UNPARTNERED` bitmap a bit for every index in `[from, to)` whose key passes
 /// `pred`, a word at a time without branches; returns how many passed.
 fn set_bits(
@@ -117,55 +143,35 @@ pub(crate) fn mark_unpartnered(
     let is_l = |k: u64| k & ab == a && cond.holds(k);
     let is_h = |k: u64| k & ab == b && cond.holds(k);
     for_each_group(keys, hi, |start, mid, end| {
-        // Without hi entries in the upper half (or lo entries in the lower half) nothing is
-        // partnered: the other class is flagged whole, branch-free, a word at a time (a
-        // split to an empty square: every group of a game state).
-        // (Both tests stop at the first entry of the class.)
-        if !keys[mid..end].iter().any(|&k| is_h(k)) || !keys[start..mid].iter().any(|&k| is_l(k)) {
+        // Every pair entry is flagged first, branch-free a word at a time; the join below
+        // then clears the partnered ones. Without hi entries in the upper half (or lo
+        // entries in the lower half) nothing is partnered (a split to an empty square:
+        // every group of a game state).
+        let nl = set_bits(keys, start, mid, &is_l, flags);
+        let nh = set_bits(keys, mid, end, &is_h, flags);
+        singles += nl + nh;
+        if nl == 0 || nh == 0 {
             #[cfg(test)]
             tests::WHOLE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            singles += set_bits(keys, start, mid, &is_l, flags);
-            singles += set_bits(keys, mid, end, &is_h, flags);
             return;
         }
-        let next_l = |mut i: usize| {
-            while i < mid && !(keys[i] & ab == a && cond.holds(keys[i])) {
-                i += 1;
-            }
-            i
-        };
-        let next_h = |mut j: usize| {
-            while j < end && !(keys[j] & ab == b && cond.holds(keys[j])) {
-                j += 1;
-            }
-            j
-        };
-        let (mut i, mut j) = (next_l(start), next_h(mid));
+        // Merge-join of the flagged lo entries (shifted up) with the flagged hi entries,
+        // visiting them by their bits (no per-entry class test).
+        let (mut i, mut j) = (next_flag(flags, start, mid), next_flag(flags, mid, end));
         while i < mid && j < end {
             let (l, h) = (keys[i] + delta, keys[j]);
             if l < h {
-                flags[i >> 6][UNPARTNERED] |= 1 << (i & 63);
-                singles += 1;
-                i = next_l(i + 1);
+                i = next_flag(flags, i + 1, mid);
             } else if h < l {
-                flags[j >> 6][UNPARTNERED] |= 1 << (j & 63);
-                singles += 1;
-                j = next_h(j + 1);
+                j = next_flag(flags, j + 1, end);
             } else {
+                flags[i >> 6][UNPARTNERED] &= !(1 << (i & 63));
+                flags[j >> 6][UNPARTNERED] &= !(1 << (j & 63));
                 flags[i >> 6][PARTNERED] |= 1 << (i & 63);
-                i = next_l(i + 1);
-                j = next_h(j + 1);
+                singles -= 2;
+                i = next_flag(flags, i + 1, mid);
+                j = next_flag(flags, j + 1, end);
             }
-        }
-        while i < mid {
-            flags[i >> 6][UNPARTNERED] |= 1 << (i & 63);
-            singles += 1;
-            i = next_l(i + 1);
-        }
-        while j < end {
-            flags[j >> 6][UNPARTNERED] |= 1 << (j & 63);
-            singles += 1;
-            j = next_h(j + 1);
         }
     });
     singles
