@@ -188,8 +188,10 @@ impl<T: Amplitude> State<T> {
             }
             // A free pass buffer if one fits (warm pages: an undo gives its record's arrays
             // back to the pool, so apply / undo / apply reuses them), else fresh memory.
+            // One spare slot, as the pool's fitting check above asks (an undo gives back
+            // arrays of this capacity, which the next projection's record then fits).
             let mut buf = self.pool.take(n + 1)?;
-            buf.ensure_initialized(n)?;
+            buf.ensure_initialized(n + 1)?;
             let (mut keys, mut amps) = (buf.keys, buf.amps);
             keys.truncate(n);
             amps.truncate(n);
