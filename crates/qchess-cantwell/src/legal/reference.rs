@@ -49,11 +49,8 @@ impl<S: QuantumState> Game<S> {
 
     /// [`Game::changes_state_reference`] with the current square probabilities given.
     pub(crate) fn changes_state_reference_given(&self, c: &Classified, probs: &[f64; 64]) -> bool {
-        match self.reference_given(c, probs, false) {
-            Ok(changes) => changes,
-            // Unreachable: an unbudgeted copy is never refused.
-            Err(_) => false,
-        }
+        // An unbudgeted copy is never refused: the error case does not occur.
+        self.reference_given(c, probs, false).unwrap_or_default()
     }
 
     /// The reference decision; with `budgeted`, each copy of the state is made within the
