@@ -309,6 +309,23 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
     /// key; at most `limit` boards.
     fn board_distribution(&self, limit: Option<usize>) -> Vec<(u64, f64)>;
 
+    /// [`QuantumState::board_distribution`] within the memory budget (issue 10, Deliver 5):
+    /// the answer's bytes (16 per board, at most `limit` and at most [`QuantumState::len`]
+    /// boards) are asked of what [`QuantumState::memory_budget`] leaves after
+    /// [`QuantumState::bytes`] before it is built; [`SimError::StateTooLarge`] (bytes asked
+    /// and available) when they do not fit, and the state is never changed. See
+    /// [`State::try_board_distribution`], which counts the distinct boards exactly and
+    /// reserves fallibly; this default bounds them by the basis states.
+    fn try_board_distribution(&self, limit: Option<usize>) -> Result<Vec<(u64, f64)>, SimError> {
+        let boards = limit.map_or(self.len(), |k| k.min(self.len()));
+        let asked = boards.saturating_mul(std::mem::size_of::<(u64, f64)>());
+        let available = self.memory_budget().saturating_sub(self.bytes());
+        if asked > available {
+            return Err(SimError::StateTooLarge { asked, available });
+        }
+        Ok(self.board_distribution(limit))
+    }
+
     /// Reduced density matrix of board qubits `a`, `b` (basis index `2 * bit_a + bit_b`).
     fn reduced_density_matrix(&self, a: u8, b: u8) -> [[Complex<f64>; 4]; 4];
 
@@ -479,6 +496,9 @@ impl<T: Amplitude> QuantumState for State<T> {
     }
     fn board_distribution(&self, limit: Option<usize>) -> Vec<(u64, f64)> {
         State::board_distribution(self, limit)
+    }
+    fn try_board_distribution(&self, limit: Option<usize>) -> Result<Vec<(u64, f64)>, SimError> {
+        State::try_board_distribution(self, limit)
     }
     fn reduced_density_matrix(&self, a: u8, b: u8) -> [[Complex<f64>; 4]; 4] {
         State::reduced_density_matrix(self, a, b)

@@ -53,7 +53,7 @@ fn rank(x: &(u64, f64), y: &(u64, f64)) -> Ordering {
 }
 
 /// A `(board, probability)` ordered by [`rank`], so a max-heap's top is the worst kept.
-struct Ranked((u64, f64));
+pub(crate) struct Ranked((u64, f64));
 
 impl PartialEq for Ranked {
     fn eq(&self, other: &Self) -> bool {
@@ -122,7 +122,17 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn board_distribution_top(&self, k: usize) -> (Vec<(u64, f64)>, usize) {
-        let mut heap: BinaryHeap<Ranked> = BinaryHeap::with_capacity(k.min(1 << 16) + 1);
+        self.board_distribution_top_into(k, BinaryHeap::with_capacity(k.min(1 << 16) + 1))
+    }
+
+    /// [`State::board_distribution_top`] selecting into `heap` (empty; its capacity is
+    /// reused: it never holds more than `k` boards, so a caller that reserved `min(k, boards)`
+    /// allocates nothing more).
+    pub(crate) fn board_distribution_top_into(
+        &self,
+        k: usize,
+        mut heap: BinaryHeap<Ranked>,
+    ) -> (Vec<(u64, f64)>, usize) {
         let mut total = 0usize;
         for e in self.board_distribution_iter() {
             total += 1;

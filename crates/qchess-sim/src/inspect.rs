@@ -1,12 +1,15 @@
 //! Read-only views: amplitudes, marginals, distributions, overlaps, sampling.
 
 use crate::amplitude::Amplitude;
+use crate::distribution::Ranked;
+use crate::error::SimError;
 use crate::kernels::scan::{self, norm2};
 use crate::key::Key;
 use crate::perm::map_key;
 use crate::state::State;
 use num_complex::Complex;
 use rayon::prelude::*;
+use std::collections::BinaryHeap;
 
 /// Up to this many basis states, marginals are summed entry by entry.
 const SMALL_MARGINALS: usize = 1024;
@@ -217,6 +220,10 @@ impl<T: Amplitude> State<T> {
     /// Probability of each board (ancillas marginalised), most probable first, ties by board
     /// key; at most `limit` boards.
     ///
+    /// The answer is allocated outside the memory budget ([`State::memory_budget`]): with
+    /// `None` it holds every distinct board, as large as the state. Use
+    /// [`State::try_board_distribution`] for the same answer counted against the budget.
+    ///
     /// ```
     /// use qchess_sim::{Controls, State};
     /// let mut s = State::<f64>::classical(0b01);
@@ -234,6 +241,61 @@ impl<T: Amplitude> State<T> {
                 let mut all: Vec<(u64, f64)> = self.board_distribution_iter().collect();
                 all.par_sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
                 all
+            }
+        }
+    }
+
+    /// [`State::board_distribution`] within the memory budget (issue 10, Deliver 5): the
+    /// answer's bytes (16 per board: at most `limit` boards, and never more than the distinct
+    /// boards of the state, counted by one streaming pass when there is more than one ancilla
+    /// sector) are asked of the budget before anything is allocated, then reserved fallibly.
+    /// [`SimError::StateTooLarge`] (bytes asked and available after [`State::bytes`]) when
+    /// they do not fit, [`SimError::OutOfMemory`] when the reservation fails; the state is
+    /// never changed. The answer is the same as [`State::board_distribution`]'s.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, SimError, State};
+    /// let mut s = State::<f64>::classical(0b001);
+    /// s.split(0, 1, 2, Controls::NONE)?;
+    /// assert_eq!(s.try_board_distribution(None)?, s.board_distribution(None));
+    /// s.set_memory_budget(s.bytes() + 16); // room for one board, not two
+    /// assert_eq!(s.try_board_distribution(Some(1))?, s.board_distribution(Some(1)));
+    /// assert_eq!(
+    ///     s.try_board_distribution(None),
+    ///     Err(SimError::StateTooLarge { asked: 32, available: 16 })
+    /// );
+    /// # Ok::<(), SimError>(())
+    /// ```
+    pub fn try_board_distribution(
+        &self,
+        limit: Option<usize>,
+    ) -> Result<Vec<(u64, f64)>, SimError> {
+        let entry = std::mem::size_of::<(u64, f64)>();
+        // The distinct boards: every stored key once when there is one sector, else counted
+        // (boards repeat across ancilla sectors); `Some(k)` needs no more than `k` of them.
+        let distinct = match limit {
+            // The top-k selection holds at most k boards whatever their number.
+            Some(k) if k < self.len() => k,
+            _ if self.sectors.len() <= 1 => self.len(),
+            _ => self.board_distribution_iter().count(),
+        };
+        self.ask(distinct.saturating_mul(entry))?;
+        let oom = |_| SimError::OutOfMemory { states: distinct };
+        match limit {
+            Some(k) => {
+                let mut heap: BinaryHeap<Ranked> = BinaryHeap::new();
+                // The selection pops before it pushes once it holds k: it never grows this.
+                heap.try_reserve_exact(distinct).map_err(oom)?;
+                Ok(self.board_distribution_top_into(k, heap).0)
+            }
+            None => {
+                let mut all: Vec<(u64, f64)> = Vec::new();
+                all.try_reserve_exact(distinct).map_err(oom)?;
+                all.extend(self.board_distribution_iter());
+                // Unstable and in place (the stable sort takes a buffer as large again); the
+                // order is total (boards are distinct), so the result is the same.
+                all.par_sort_unstable_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+                Ok(all)
             }
         }
     }
