@@ -234,6 +234,38 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
         ShardedState::board_distribution(self, limit)
     }
 
+    /// Collective. Each rank asks its own budget for what the gather makes it hold: its top
+    /// boards once and once per rank in the send buffers, and the whole gathered answer
+    /// twice (received, then flattened), 16 bytes a board, its boards bounded by its basis
+    /// states and `limit`. If any rank's budget refuses, every rank refuses
+    /// ([`SimError::StateTooLarge`], this rank's numbers, or `available` 0 when another rank
+    /// refused), so the ranks never disagree on whether the gather runs.
+    fn try_board_distribution(&self, limit: Option<usize>) -> Result<Vec<(u64, f64)>, SimError> {
+        let local = self.local();
+        let mine = limit.map_or(local.len(), |k| k.min(local.len()));
+        let counts = comm::current().all_gather(&[mine as u64]);
+        let gathered: usize = counts.iter().map(|&c| c as usize).sum();
+        let entry = std::mem::size_of::<(u64, f64)>();
+        let ranks = comm::current().size();
+        let asked = mine
+            .saturating_mul(ranks + 1)
+            .saturating_add(gathered.saturating_mul(2))
+            .saturating_mul(entry);
+        let available = local.memory_budget().saturating_sub(local.bytes());
+        let fits = asked <= available;
+        let (_, all_fit) = any_all((false, fits));
+        if !fits {
+            return Err(SimError::StateTooLarge { asked, available });
+        }
+        if !all_fit {
+            return Err(SimError::StateTooLarge {
+                asked,
+                available: 0,
+            });
+        }
+        Ok(ShardedState::board_distribution(self, limit))
+    }
+
     /// Locally summed when both qubits are in L (their partners share a rank), else from the
     /// gathered state.
     fn reduced_density_matrix(&self, a: u8, b: u8) -> [[Complex<f64>; 4]; 4] {
@@ -316,6 +348,45 @@ mod tests {
     use super::*;
     use crate::comm::{ThreadComm, install};
     use std::rc::Rc;
+
+    /// The budgeted distribution on 3 ranks: with room it is the gathered distribution;
+    /// when one rank's budget is too small every rank refuses and nothing changes.
+    #[test]
+    fn budgeted_distribution_refuses_on_every_rank_together() {
+        let results = ThreadComm::run(3, |c| {
+            let rank = crate::comm::Comm::rank(&c);
+            install(Rc::new(c), 3);
+            let mut local = State::<f64>::classical(0b1_0111);
+            for (a, b) in [(0u8, 8u8), (1, 9), (2, 10), (4, 12), (8, 16)] {
+                local.sqrt_iswap(a, b, Controls::NONE).unwrap();
+            }
+            let mut dist = ShardedState::from_state(&local, LocalSet::new(3, &[])).unwrap();
+            let want = ShardedState::board_distribution(&dist, None);
+            let ok_all = QuantumState::try_board_distribution(&dist, None).unwrap() == want;
+            let top = ShardedState::board_distribution(&dist, Some(3));
+            let ok_top = QuantumState::try_board_distribution(&dist, Some(3)).unwrap() == top;
+            let before = dist.gather_entries().unwrap();
+            if rank == 1 {
+                let held = dist.local().bytes();
+                dist.local_mut().set_memory_budget(held + 16);
+            }
+            let err = QuantumState::try_board_distribution(&dist, None);
+            let unchanged = dist.gather_entries().unwrap() == before;
+            (rank, want.len(), ok_all && ok_top, err, unchanged)
+        });
+        for (rank, boards, ok, err, unchanged) in results {
+            assert!(boards > 8 && ok && unchanged, "rank {rank}");
+            match err {
+                Err(SimError::StateTooLarge { asked, available }) => {
+                    assert!(asked > available, "rank {rank}: {asked} <= {available}");
+                    if rank == 1 {
+                        assert_eq!(available, 16);
+                    }
+                }
+                other => panic!("rank {rank}: expected StateTooLarge, got {other:?}"),
+            }
+        }
+    }
 
     /// The trait's controlled operations against the local state's, on 3 ranks.
     #[test]
