@@ -381,8 +381,29 @@ impl<S: QuantumState> Game<S> {
 
     /// The boards of the superposition with their probabilities (ancillas summed over),
     /// most probable first, at most `limit` of them.
+    ///
+    /// The answer is allocated outside the memory budget (with `None` it is as large as the
+    /// state); [`Game::try_distribution`] is the same answer counted against it.
     pub fn distribution(&self, limit: Option<usize>) -> Vec<(u64, f64)> {
         self.state.board_distribution(limit)
+    }
+
+    /// [`Game::distribution`] within the memory budget (issue 10, Deliver 5): the answer's
+    /// bytes are asked of what the budget leaves before it is built
+    /// ([`QuantumState::try_board_distribution`]); when they do not fit the answer is
+    /// [`GameError::StateTooLarge`] (bytes asked and available) and the game is unchanged.
+    ///
+    /// ```
+    /// use qchess_cantwell::{Game, GameError};
+    /// use rand::SeedableRng;
+    /// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    /// let mut game = Game::new();
+    /// game.apply("g1^f3h3", &mut rng).unwrap();
+    /// assert_eq!(game.try_distribution(None)?, game.distribution(None));
+    /// # Ok::<(), GameError>(())
+    /// ```
+    pub fn try_distribution(&self, limit: Option<usize>) -> Result<Vec<(u64, f64)>, GameError> {
+        self.state.try_board_distribution(limit).map_err(sim_error)
     }
 
     /// The `k` most probable boards (most probable first, ties by board key) and the number
@@ -460,8 +481,30 @@ impl<S: QuantumState> Game<S> {
     }
 
     /// The current position, serialisable (see [`crate::position::Position`]).
+    ///
+    /// The amplitude list (one entry per basis state) is allocated outside the memory
+    /// budget; [`Game::try_position`] is the same position counted against it, and
+    /// [`Game::write_position_json`] writes it without building it.
     pub fn position(&self) -> crate::position::Position {
         crate::position::Position::capture(&self.state, &self.layer, self.fifty_reference)
+    }
+
+    /// [`Game::position`] within the memory budget (issue 10, Deliver 5): the amplitude
+    /// list's bytes are asked of what the budget leaves before it is built (see
+    /// [`crate::position::Position::try_capture`]); when they do not fit the answer is
+    /// [`GameError::StateTooLarge`] (bytes asked and available) and the game is unchanged.
+    ///
+    /// ```
+    /// use qchess_cantwell::{Game, GameError};
+    /// use rand::SeedableRng;
+    /// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    /// let mut game = Game::new();
+    /// game.apply("b1^a3c3", &mut rng).unwrap();
+    /// assert_eq!(game.try_position()?, game.position());
+    /// # Ok::<(), GameError>(())
+    /// ```
+    pub fn try_position(&self) -> Result<crate::position::Position, GameError> {
+        crate::position::Position::try_capture(&self.state, &self.layer, self.fifty_reference)
     }
 
     /// Writes the JSON text of [`Game::position`] entry by entry, without building the

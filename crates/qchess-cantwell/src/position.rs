@@ -84,8 +84,19 @@ pub fn parse_board_squares(s: &str) -> Result<u64, String> {
     Ok(board)
 }
 
+/// The most heap bytes one [`AmplitudeEntry`] of a position with `layer`'s letters and
+/// `ancillas` capture ancillas takes: the entry, its board string (3 bytes per lettered
+/// square at most) and its ancilla string (hex digits, at least the 8 bytes `format!`
+/// starts a string with, growing by doubling).
+fn entry_bytes_bound(layer: &ClassicalLayer, ancillas: u32) -> usize {
+    let board = 3 * layer.pieces.occupied_mask().count_ones() as usize;
+    let digits = (ancillas as usize).div_ceil(4).max(1);
+    std::mem::size_of::<AmplitudeEntry>() + board + digits.next_power_of_two().max(8)
+}
+
 impl Position {
-    /// The position of a state and classical layer.
+    /// The position of a state and classical layer. The amplitude list is allocated outside
+    /// the memory budget; [`Position::try_capture`] is the budgeted form.
     pub fn capture<S: QuantumState>(
         state: &S,
         layer: &ClassicalLayer,
@@ -105,6 +116,57 @@ impl Position {
             amplitudes,
             fifty_move_reference: Some(fifty_reference),
         }
+    }
+
+    /// [`Position::capture`] within the state's memory budget (issue 10, Deliver 5): before
+    /// anything is allocated, the amplitude list's bytes are asked of what
+    /// [`QuantumState::memory_budget`] leaves after [`QuantumState::bytes`]; the list is then
+    /// reserved fallibly. [`GameError::StateTooLarge`] (bytes asked and available) when they
+    /// do not fit; nothing is changed. The bytes asked are a bound per basis state: the
+    /// entry itself, its board string (at most 3 bytes per lettered square of `layer`: a
+    /// board never occupies a square without a letter) and its ancilla string (the hex
+    /// digits of [`QuantumState::ancilla_count`] bits, at least 8 bytes as `format!`
+    /// allocates them); the allocator's own per-block overhead is not counted.
+    ///
+    /// ```
+    /// use qchess_cantwell::{ClassicalLayer, GameError, Position};
+    /// use qchess_sim::{QuantumState, State};
+    /// let layer = ClassicalLayer::from_fen("4k3/8/8/8/8/8/8/1N2K3 w - - 0 1")?;
+    /// let s = State::<f64>::classical(layer.pieces.occupied_mask());
+    /// assert_eq!(Position::try_capture(&s, &layer, 3.0)?, Position::capture(&s, &layer, 3.0));
+    /// let tiny = s.clone().with_memory_budget(s.bytes() + 10);
+    /// assert!(matches!(
+    ///     Position::try_capture(&tiny, &layer, 3.0),
+    ///     Err(GameError::StateTooLarge { available: 10, .. })
+    /// ));
+    /// # Ok::<(), GameError>(())
+    /// ```
+    pub fn try_capture<S: QuantumState>(
+        state: &S,
+        layer: &ClassicalLayer,
+        fifty_reference: f64,
+    ) -> Result<Self, GameError> {
+        let n = state.len();
+        let asked = n.saturating_mul(entry_bytes_bound(layer, state.ancilla_count()));
+        let available = state.memory_budget().saturating_sub(state.bytes());
+        if asked > available {
+            return Err(GameError::StateTooLarge { asked, available });
+        }
+        let mut amplitudes = Vec::new();
+        amplitudes
+            .try_reserve_exact(n)
+            .map_err(|_| crate::game::sim_error(qchess_sim::SimError::OutOfMemory { states: n }))?;
+        amplitudes.extend(state.entries_f64().map(|(k, a)| AmplitudeEntry {
+            board: board_squares(k.board),
+            ancillas: format!("{:x}", k.ancillas),
+            re: a.re,
+            im: a.im,
+        }));
+        Ok(Position {
+            fen: layer.to_fen(),
+            amplitudes,
+            fifty_move_reference: Some(fifty_reference),
+        })
     }
 
     /// Writes the JSON text of [`Position::capture`]`(state, layer, fifty_reference)`, every

@@ -1,0 +1,98 @@
+//! The budgeted read-outs (issue 10, Deliver 5): `Game::try_distribution` and
+//! `Game::try_position` give the unbudgeted answers when the budget has room, and otherwise
+//! `StateTooLarge` (bytes asked above bytes available) with the game unchanged.
+
+use qchess_cantwell::{Game, GameError};
+use rand::{Rng, SeedableRng};
+
+/// A game of random legal moves (measurements drawn from the same generator) that has
+/// reached more than 8 basis states, or `None` if it ended first.
+fn random_game(seed: u64) -> Option<Game> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut g = Game::new();
+    for _ in 0..40 {
+        if g.state_size() > 8 && g.state().ancilla_count() > 0 {
+            return Some(g);
+        }
+        let moves = g.legal_moves();
+        if moves.is_empty() {
+            return None;
+        }
+        let mv = moves[rng.random_range(0..moves.len())].clone();
+        g.apply(&mv, &mut rng).unwrap();
+    }
+    (g.state_size() > 8).then_some(g)
+}
+
+fn games() -> Vec<Game> {
+    let games: Vec<Game> = (0..12).filter_map(random_game).collect();
+    assert!(games.len() >= 4, "{} games", games.len());
+    assert!(games.iter().any(|g| g.state().ancilla_count() > 0));
+    games
+}
+
+/// Sets the game's budget so that its state has exactly `room` bytes left.
+fn leave_room(g: &mut Game, room: usize) {
+    g.set_memory_budget(usize::MAX);
+    let held = usize::MAX - g.state().memory_budget();
+    g.set_memory_budget(held + g.state().bytes() + room);
+    assert_eq!(
+        g.state().memory_budget() - g.state().bytes(),
+        room,
+        "the state's share of the budget"
+    );
+}
+
+fn assert_too_large<T: std::fmt::Debug>(r: Result<T, GameError>, room: usize) {
+    match r {
+        Err(e @ GameError::StateTooLarge { asked, available }) => {
+            assert_eq!(e.kind(), "state_too_large");
+            assert_eq!(available, room);
+            assert!(asked > available, "{asked} <= {available}");
+        }
+        other => panic!("expected StateTooLarge, got {other:?}"),
+    }
+}
+
+#[test]
+fn with_room_the_budgeted_read_outs_are_the_unbudgeted_ones() {
+    for g in games() {
+        let all = g.distribution(None);
+        assert_eq!(g.try_distribution(None).unwrap(), all);
+        for k in [0, 1, 5, all.len(), all.len() + 3] {
+            assert_eq!(
+                g.try_distribution(Some(k)).unwrap(),
+                g.distribution(Some(k))
+            );
+        }
+        assert_eq!(g.try_position().unwrap(), g.position());
+        assert_eq!(g.try_position().unwrap().to_json(), g.position().to_json());
+    }
+}
+
+#[test]
+fn beyond_the_budget_the_read_outs_are_state_too_large_and_nothing_changes() {
+    for mut g in games() {
+        let dist = g.distribution(None);
+        let pos = g.position();
+        let hist = g.history_notation();
+        let size = g.state_size();
+        // Room for two boards: not for the whole distribution nor for the position.
+        leave_room(&mut g, 32);
+        let bytes = g.state().bytes();
+        assert_too_large(g.try_distribution(None), 32);
+        assert_too_large(g.try_distribution(Some(3)), 32);
+        assert_too_large(g.try_position(), 32);
+        // An answer that fits is still given, and it is the unbudgeted one.
+        assert_eq!(g.try_distribution(Some(2)).unwrap(), dist[..2].to_vec());
+        assert_eq!(g.state().bytes(), bytes);
+        assert_eq!(g.state_size(), size);
+        assert_eq!(g.distribution(None), dist);
+        assert_eq!(g.position(), pos);
+        assert_eq!(g.history_notation(), hist);
+        // With the budget back, the same answers.
+        g.set_memory_budget(usize::MAX);
+        assert_eq!(g.try_distribution(None).unwrap(), dist);
+        assert_eq!(g.try_position().unwrap(), pos);
+    }
+}
