@@ -352,7 +352,13 @@ fn eval_game<S: Arith>(
     out.insert("history", json!(game.history_notation()));
     // What the read-outs may hold until the answer is written (issue 10, Deliver 5).
     let mut budget = AnswerBudget::new(game.state().memory_budget(), game.state().bytes());
-    let legal = legal_moves.then(|| game.legal_moves());
+    // Budgeted (issue 10, Deliver 5): the copies the rules may simulate a candidate on are
+    // asked of the game's memory budget; one that does not fit is this line's error.
+    let legal = if legal_moves {
+        Some(game.try_legal_moves().map_err(legal_moves_error)?)
+    } else {
+        None
+    };
     // The position object a request's "position" takes back, bounded like the distribution
     // and written entry by entry from the state when the answer is written (never built).
     let size = game.state_size();
@@ -387,6 +393,19 @@ fn eval_game<S: Arith>(
     }
     readouts(&mut out, held, shown, &mut budget)?;
     Ok(out)
+}
+
+/// The error of a `"legal_moves"` list the game could not make: `state_too_large` (bytes
+/// asked and available) when a copy of the state the rules simulate a candidate on does not
+/// fit the memory budget.
+fn legal_moves_error(e: GameError) -> EvalError {
+    let message = match &e {
+        GameError::StateTooLarge { asked, available } => format!(
+            "state too large: deciding the legal moves needs {asked} bytes, the memory budget has {available} left (a larger --memory)"
+        ),
+        e => e.to_string(),
+    };
+    EvalError::new(e.kind(), message).at("legal_moves")
 }
 
 /// What owns the state the read-outs show (a game, or a bare state in occupancy mode); the
