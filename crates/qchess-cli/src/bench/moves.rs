@@ -351,7 +351,11 @@ where
             (record.notation, move_type, record.probability, None)
         }
         None => {
-            let list = game.legal_moves();
+            // Within the memory budget, as the move is: state_too_large when a copy the
+            // rules simulate a candidate on does not fit.
+            let list = game
+                .try_legal_moves()
+                .map_err(|e| game_error("the legal-move list", e))?;
             (
                 format!("{} moves", list.len()),
                 None,

@@ -220,7 +220,9 @@ impl Session for CantwellSession {
     }
 
     fn moves(&self, square: Option<Square>) -> Result<String, String> {
-        let all = self.game.legal_moves();
+        // Within the memory budget: a copy the rules would simulate a candidate on that does
+        // not fit is reported (state_too_large), never an allocation beyond the budget.
+        let all = self.game.try_legal_moves().map_err(|e| e.to_string())?;
         let Some(sq) = square else {
             return Ok(all.join(" "));
         };
