@@ -407,7 +407,7 @@ async fn legal(
 ) -> Result<Json<Value>, ApiError> {
     let id2 = id.clone();
     with_game(&app, &id, Some(q), move |s, side| {
-        Ok(Json(s.legal(&id2, side)))
+        Ok(Json(s.legal(&id2, side)?))
     })
     .await
 }

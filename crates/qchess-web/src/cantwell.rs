@@ -162,9 +162,11 @@ pub fn undo(game: &mut Game) -> Result<(), ApiError> {
     game.undo().map(|_| ()).map_err(|e| game_error(&e))
 }
 
-/// The legal moves in QCAN.
-pub fn legal(game: &Game) -> Vec<String> {
-    game.legal_moves()
+/// The legal moves in QCAN, decided within the game's memory budget: a copy of the state
+/// the rules would simulate a candidate on that does not fit is the error
+/// `state_too_large` (422, bytes asked and available), never an allocation beyond the budget.
+pub fn legal(game: &Game) -> Result<Vec<String>, ApiError> {
+    game.try_legal_moves().map_err(|e| game_error(&e))
 }
 
 /// The eight Bell measures of squares `a` and `b`.
@@ -174,4 +176,35 @@ pub fn bell(game: &Game, a: Square, b: Square) -> Value {
     json!({"a": a.to_string(), "b": b.to_string(), "psi": m.psi, "phi": m.phi,
            "max": {"name": name, "value": max},
            "log_negativity": game.pair_log_negativity(a, b)})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// Close to the memory budget the legal-move list is the error `state_too_large` (422),
+    /// not a copy of the state beyond the budget, and the game is unchanged; with the budget
+    /// back it is the reference list.
+    #[test]
+    fn legal_moves_over_the_budget_are_state_too_large() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut game = Game::new();
+        for mv in ["g1^f3h3", "b8^a6c6", "b1^a3c3", "g8^f6h6", "e2e4", "e7e5"] {
+            game.apply(mv, &mut rng).unwrap();
+        }
+        let want = game.legal_moves_reference();
+        let before = game.position();
+        let budget = game.memory_budget();
+        game.set_memory_budget(usize::MAX);
+        let held = usize::MAX - game.state().memory_budget();
+        game.set_memory_budget(held + game.state().bytes() + 256);
+        let err = legal(&game).unwrap_err();
+        assert_eq!(err.kind, "state_too_large", "{err:?}");
+        assert_eq!(err.status, axum::http::StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(err.message.contains("bytes"), "{}", err.message);
+        assert_eq!(game.position(), before);
+        game.set_memory_budget(budget);
+        assert_eq!(legal(&game).unwrap(), want);
+    }
 }

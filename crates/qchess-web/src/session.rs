@@ -340,12 +340,13 @@ impl Session {
         Ok(())
     }
 
-    /// The legal moves for `viewer` (none when it is not their turn).
-    pub fn legal(&self, id: &str, viewer: Color) -> Value {
+    /// The legal moves for `viewer` (none when it is not their turn); a Cantwell list that
+    /// does not fit the memory budget is an error (`state_too_large`).
+    pub fn legal(&self, id: &str, viewer: Color) -> Result<Value, ApiError> {
         let mut out = Map::new();
         let mine = self.side_to_move() == viewer;
         let moves = match &self.game {
-            VariantGame::Cantwell(g) if mine => cantwell::legal(g),
+            VariantGame::Cantwell(g) if mine => cantwell::legal(g)?,
             VariantGame::Niels(g) if mine => niels::legal(g),
             VariantGame::Akl(g) => {
                 let (moves, touch) = akl::legal(g, viewer);
@@ -360,7 +361,7 @@ impl Session {
             json!(self.side_to_move().fen_char().to_string()),
         );
         out.insert("legal_moves".into(), json!(moves));
-        Value::Object(out)
+        Ok(Value::Object(out))
     }
 
     /// The game record as it may be published.
