@@ -57,10 +57,13 @@ impl CantwellGame {
         Ok(record.notation)
     }
 
-    /// The legal moves of the side to move, in QCAN.
-    fn legal_moves(&self, py: Python<'_>) -> Vec<String> {
+    /// The legal moves of the side to move, in QCAN. Decided within the game's memory
+    /// budget: raises `QchessError` (kind `"state_too_large"`, bytes asked and available)
+    /// when a copy of the state the rules would simulate a candidate on does not fit.
+    fn legal_moves(&self, py: Python<'_>) -> PyResult<Vec<String>> {
         let game = &self.game;
-        py.allow_threads(|| game.legal_moves())
+        py.allow_threads(|| game.try_legal_moves())
+            .map_err(errors::cantwell)
     }
 
     /// The occupancy probability of every square with a positive one: a dict square ->
@@ -86,12 +89,14 @@ impl CantwellGame {
 
     /// The amplitudes: a list of `(squares, ancillas, amplitude)`, `squares` the occupied
     /// squares of the basis state (`"a3 e1 ..."`), `ancillas` its capture-ancilla bits as an
-    /// int, `amplitude` a complex number; in the simulator's canonical order.
+    /// int, `amplitude` a complex number; in the simulator's canonical order. The list is
+    /// built within the game's memory budget (`QchessError` of kind `"state_too_large"` when
+    /// it does not fit).
     fn amplitudes<'py>(
         &self,
         py: Python<'py>,
     ) -> PyResult<Vec<(String, u128, Bound<'py, PyComplex>)>> {
-        let pos = self.game.position();
+        let pos = self.game.try_position().map_err(errors::cantwell)?;
         pos.amplitudes
             .into_iter()
             .map(|e| {
@@ -136,8 +141,14 @@ impl CantwellGame {
     }
 
     /// The current position as JSON (`{"fen", "amplitudes"}`, as `qchess eval` reads it).
-    fn to_json(&self) -> String {
-        self.game.position().to_json()
+    /// The position is built within the game's memory budget (`QchessError` of kind
+    /// `"state_too_large"` when it does not fit; the text itself is not counted).
+    fn to_json(&self) -> PyResult<String> {
+        Ok(self
+            .game
+            .try_position()
+            .map_err(errors::cantwell)?
+            .to_json())
     }
 
     /// A game at the position `text` (from `to_json`); the history is not kept.
