@@ -127,6 +127,21 @@ impl<S: QuantumState> Game<S> {
         self.decide_all(std::slice::from_ref(c)).0[0]
     }
 
+    /// [`Game::changes_state`] within the memory budget, as [`Game::try_legal_moves`] decides
+    /// each candidate: [`crate::GameError::StateTooLarge`] (the game unchanged) when a copy
+    /// the decision needs does not fit. Otherwise the same answer.
+    ///
+    /// ```
+    /// use qchess_cantwell::{Game, GameError};
+    /// let game = Game::new();
+    /// let c = game.classify("b1^a3c3")?;
+    /// assert_eq!(game.try_changes_state(&c)?, game.changes_state(&c));
+    /// # Ok::<(), GameError>(())
+    /// ```
+    pub fn try_changes_state(&self, c: &Classified) -> Result<bool, crate::GameError> {
+        Ok(self.try_decide_all(std::slice::from_ref(c))?.0[0])
+    }
+
     /// Every legal move of the side to move as QCAN strings (no outcome marks); empty when
     /// the game is over. Definition 2 is decided for all candidates at once from read-only
     /// questions to the state (a few passes), not by simulating each candidate;
