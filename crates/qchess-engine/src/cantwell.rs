@@ -8,7 +8,7 @@ use crate::search::EngineError;
 use qchess_board::{Color, Geometry, PieceKind, Square};
 use qchess_cantwell::circuit::Variant;
 use qchess_cantwell::possibility::{Classified, classify, valid_pattern};
-use qchess_cantwell::{Game, GameStatus};
+use qchess_cantwell::{Game, GameError, GameStatus};
 use qchess_cantwell::{MoveShape, QcanMove};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -19,6 +19,8 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 pub struct CantwellNode {
     game: Game,
     rng: ChaCha8Rng,
+    /// A memory-budget refusal not yet taken by the search ([`SearchNode::take_error`]).
+    error: Option<EngineError>,
 }
 
 impl CantwellNode {
@@ -27,6 +29,16 @@ impl CantwellNode {
         CantwellNode {
             game,
             rng: ChaCha8Rng::seed_from_u64(0),
+            error: None,
+        }
+    }
+
+    /// Keeps `e` for the search when it is a memory-budget refusal (the search stops and
+    /// answers it); other refusals are the rules' own answers.
+    fn note(&mut self, e: &GameError) {
+        if let GameError::StateTooLarge { asked, available } = *e {
+            self.error
+                .get_or_insert(EngineError::StateTooLarge { asked, available });
         }
     }
 
@@ -38,8 +50,26 @@ impl CantwellNode {
 
 impl Searchable for Game {
     type Node = CantwellNode;
+    /// The search plays on a copy of the game, counted against the game's memory budget
+    /// (issue 10, Deliver 5): the copy's state, start position and undo records are asked
+    /// of what the budget leaves before it is made ([`EngineError::StateTooLarge`] when they
+    /// do not fit), and the copy's own budget is what the original leaves, so the two
+    /// together stay within the one budget.
     fn search_root(&self, _seed: u64) -> Result<CantwellNode, EngineError> {
-        Ok(CantwellNode::new(self.clone()))
+        let state = self.state();
+        // The start position and the undo records: the game's budget less the state's share.
+        let records = self.memory_budget().saturating_sub(state.memory_budget());
+        let asked = state.state_bytes().saturating_add(records);
+        let available = state.memory_budget().saturating_sub(state.bytes());
+        if asked > available {
+            return Err(EngineError::StateTooLarge { asked, available });
+        }
+        let mut game = self.clone();
+        game.set_memory_budget(
+            self.memory_budget()
+                .saturating_sub(state.bytes().saturating_add(records)),
+        );
+        Ok(CantwellNode::new(game))
     }
 }
 
@@ -148,8 +178,20 @@ impl SearchNode for CantwellNode {
         }
     }
 
+    /// [`Game::try_legal_moves`]: a copy over the memory budget is noted for the search
+    /// ([`SearchNode::take_error`]) and the list is empty.
     fn moves(&mut self) -> Vec<String> {
-        self.game.legal_moves()
+        match self.game.try_legal_moves() {
+            Ok(moves) => moves,
+            Err(e) => {
+                self.note(&e);
+                Vec::new()
+            }
+        }
+    }
+
+    fn take_error(&mut self) -> Option<EngineError> {
+        self.error.take()
     }
 
     /// No legal move (and no king captured): the game cannot go on, and `qchess match`
@@ -180,7 +222,10 @@ impl SearchNode for CantwellNode {
                 }
                 out
             }
-            Err(_) => vec![(Some(false), 1.0)],
+            Err(e) => {
+                self.note(&e);
+                vec![(Some(false), 1.0)]
+            }
         }
     }
 
@@ -192,7 +237,13 @@ impl SearchNode for CantwellNode {
             return (Vec::new(), false);
         };
         if !c.move_type.measures(c.variant) {
-            let played = self.game.apply(mv, &mut self.rng).is_ok();
+            let played = match self.game.apply(mv, &mut self.rng) {
+                Ok(_) => true,
+                Err(e) => {
+                    self.note(&e);
+                    false
+                }
+            };
             return (vec![(None, 1.0)], played);
         }
         match self
@@ -210,14 +261,21 @@ impl SearchNode for CantwellNode {
                     (vec![(Some(true), p)], true)
                 }
             }
-            Err(_) => (vec![(Some(false), 1.0)], false),
+            Err(e) => {
+                self.note(&e);
+                (vec![(Some(false), 1.0)], false)
+            }
         }
     }
 
     fn apply(&mut self, mv: &String, outcome: &Option<bool>) -> bool {
-        self.game
-            .apply(&with_outcome(mv, *outcome), &mut self.rng)
-            .is_ok()
+        match self.game.apply(&with_outcome(mv, *outcome), &mut self.rng) {
+            Ok(_) => true,
+            Err(e) => {
+                self.note(&e);
+                false
+            }
+        }
     }
 
     fn undo(&mut self) {
@@ -269,11 +327,18 @@ impl SearchNode for CantwellNode {
         if !self.game.status().is_ongoing() {
             return Vec::new();
         }
-        capture_candidates(&self.game)
-            .into_iter()
-            .filter(|c| self.game.changes_state(c))
-            .map(|c| qchess_cantwell::legal::notation_of(&c))
-            .collect()
+        let mut out = Vec::new();
+        for c in capture_candidates(&self.game) {
+            match self.game.try_changes_state(&c) {
+                Ok(true) => out.push(qchess_cantwell::legal::notation_of(&c)),
+                Ok(false) => {}
+                Err(e) => {
+                    self.note(&e);
+                    return Vec::new();
+                }
+            }
+        }
+        out
     }
 
     /// Captures by the expected material they take (the victim's value times the chance

@@ -85,6 +85,14 @@ pub trait SearchNode {
     fn earlier_keys(&mut self) -> Option<Vec<u64>> {
         None
     }
+    /// Why the last call could not answer, taken (cleared) by the search: a variant whose
+    /// move generation, outcome enumeration or move can run out of its memory budget records
+    /// the error here and answers as if there were nothing to answer; the search then stops
+    /// and returns this error instead of a move (its values are not trusted). `None` (the
+    /// default): nothing failed.
+    fn take_error(&mut self) -> Option<EngineError> {
+        None
+    }
     /// A hash of everything the value of this node depends on (transposition table key).
     fn key(&self) -> u64;
     /// The move with its outcome attached, as the variant's record notation writes it (the

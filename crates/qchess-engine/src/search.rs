@@ -38,6 +38,15 @@ pub enum EngineError {
     BadPosition(String),
     /// An option is out of range.
     BadOption(String),
+    /// The search needed more memory than the game's memory budget has left (a copy of the
+    /// state, or one the rules simulate a candidate on; issue 10, Deliver 5): the search
+    /// stopped, and the caller's game is unchanged.
+    StateTooLarge {
+        /// Bytes asked for.
+        asked: usize,
+        /// Bytes the budget had left.
+        available: usize,
+    },
 }
 
 impl fmt::Display for EngineError {
@@ -46,6 +55,10 @@ impl fmt::Display for EngineError {
             EngineError::NoMove => write!(f, "no legal move: the game is over"),
             EngineError::BadPosition(m) => write!(f, "bad position: {m}"),
             EngineError::BadOption(m) => write!(f, "bad option: {m}"),
+            EngineError::StateTooLarge { asked, available } => write!(
+                f,
+                "state too large: the search needs {asked} bytes, the memory budget has {available} left"
+            ),
         }
     }
 }
@@ -234,6 +247,7 @@ impl Engine {
             deadline,
             stop: limits.stop.clone(),
             aborted: false,
+            error: None,
             tt: HashMap::new(),
             tt_cap: self.options.tt_entries.max(1),
             killers: Vec::new(),
@@ -249,6 +263,9 @@ impl Engine {
             s.path.push(root);
         }
         let mut root_moves = s.node.moves();
+        if let Some(e) = s.node.take_error() {
+            return Err(e);
+        }
         if root_moves.is_empty() {
             return Err(EngineError::NoMove);
         }
@@ -403,6 +420,10 @@ impl Engine {
                 }
             }
         }
+        // A node the budget refused stopped the search: its values are not an answer.
+        if let Some(e) = s.error.take().or_else(|| s.node.take_error()) {
+            return Err(e);
+        }
         let mut result = best.ok_or(EngineError::NoMove)?;
         result.nodes = s.nodes;
         Ok(result)
@@ -431,6 +452,9 @@ struct Searcher<N: SearchNode> {
     deadline: Option<Instant>,
     stop: Option<Arc<AtomicBool>>,
     aborted: bool,
+    /// Why a node could not be expanded ([`SearchNode::take_error`]); the search then
+    /// stops (`aborted`) and answers this error.
+    error: Option<EngineError>,
     tt: HashMap<u64, Entry<N::Move>>,
     tt_cap: usize,
     /// Per ply, the last two quiet moves that cut a decision node off (killer moves).
@@ -482,7 +506,7 @@ impl<N: SearchNode> Searcher<N> {
     /// to a node, which can cost milliseconds on a large Cantwell state).
     fn tick(&mut self) -> bool {
         self.nodes += 1;
-        if self.aborted {
+        if self.failed() {
             return true;
         }
         if self.node_limit.is_some_and(|n| self.nodes > n) {
@@ -497,7 +521,7 @@ impl<N: SearchNode> Searcher<N> {
     /// outcome, evaluation), so none starts after the deadline. Without a time limit or stop
     /// flag this reads nothing, so a node-limited search stays deterministic.
     fn out_of_time(&mut self) -> bool {
-        if self.aborted {
+        if self.failed() {
             return true;
         }
         if self.deadline.is_some_and(|d| Instant::now() >= d)
@@ -506,6 +530,16 @@ impl<N: SearchNode> Searcher<N> {
                 .as_ref()
                 .is_some_and(|s| s.load(Ordering::Relaxed))
         {
+            self.aborted = true;
+        }
+        self.aborted
+    }
+
+    /// Whether the search is aborted, after taking the node's error if it has one (then it
+    /// is: the search stops and answers the error).
+    fn failed(&mut self) -> bool {
+        if let Some(e) = self.node.take_error() {
+            self.error.get_or_insert(e);
             self.aborted = true;
         }
         self.aborted
@@ -619,6 +653,9 @@ impl<N: SearchNode> Searcher<N> {
             return 0.0;
         }
         let mut moves = self.node.moves();
+        if self.failed() {
+            return 0.0;
+        }
         if moves.is_empty() {
             return match self.node.no_moves_terminal() {
                 Some(t) => Self::terminal_value(t, self.node.side_to_move(), ply),
@@ -711,6 +748,9 @@ impl<N: SearchNode> Searcher<N> {
             return 0.0;
         }
         let mut moves = self.node.tactical_moves();
+        if self.failed() {
+            return 0.0;
+        }
         order(&mut self.node, &mut moves, None, &[]);
         for mv in moves {
             let Some(v) = self.chance(&mv, qdepth, alpha, beta, ply, true) else {

@@ -48,12 +48,14 @@ impl Variant {
 }
 
 /// A `QchessError` from an engine error: `"game_over"` (no legal move), `"position"` (a
-/// position the engine cannot search) or `"option"` (an option out of range).
+/// position the engine cannot search), `"option"` (an option out of range) or
+/// `"state_too_large"` (the search ran out of the game's memory budget).
 fn engine_error(e: EngineError) -> PyErr {
     let kind = match &e {
         EngineError::NoMove => "game_over",
         EngineError::BadPosition(_) => "position",
         EngineError::BadOption(_) => "option",
+        EngineError::StateTooLarge { .. } => "state_too_large",
     };
     errors::error(kind, e.to_string())
 }

@@ -153,6 +153,10 @@ pub fn engine(
     match engine.search(&*game, &crate::session::engine_limits()) {
         Ok(r) => apply(game, &r.best, rng).map(Some),
         Err(qchess_engine::EngineError::NoMove) => Ok(None),
+        // The search's copies are counted against the game's memory budget.
+        Err(e @ qchess_engine::EngineError::StateTooLarge { .. }) => {
+            Err(ApiError::rules("state_too_large", e.to_string()))
+        }
         Err(e) => Err(ApiError::rules("engine", e.to_string())),
     }
 }
