@@ -11,6 +11,46 @@ use num_complex::Complex;
 use rayon::prelude::*;
 use std::collections::BinaryHeap;
 
+/// One sector's entries in logical key order ([`State::entries`]): in place when the
+/// qubits keep their places (`order` is `None`), else through the sorted logical keys.
+struct SectorEntries<'a, T> {
+    keys: &'a [u64],
+    amps: &'a [Complex<T>],
+    ancillas: u128,
+    order: Option<std::vec::IntoIter<(u64, usize)>>,
+    pos: usize,
+}
+
+impl<T: Amplitude> Iterator for SectorEntries<'_, T> {
+    type Item = (Key, Complex<T>);
+
+    fn next(&mut self) -> Option<(Key, Complex<T>)> {
+        let (board, i) = match &mut self.order {
+            Some(order) => order.next()?,
+            None => {
+                let i = self.pos;
+                self.pos += 1;
+                (*self.keys.get(i)?, i)
+            }
+        };
+        Some((
+            Key {
+                board,
+                ancillas: self.ancillas,
+            },
+            self.amps[i],
+        ))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = match &self.order {
+            Some(order) => order.len(),
+            None => self.keys.len() - self.pos.min(self.keys.len()),
+        };
+        (left, Some(left))
+    }
+}
+
 /// Up to this many basis states, marginals are summed entry by entry.
 const SMALL_MARGINALS: usize = 1024;
 
@@ -61,27 +101,31 @@ impl<T: Amplitude> State<T> {
     /// assert_eq!(keys, vec![0b01, 0b10]);
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
+    ///
+    /// Memory: nothing more while the qubits keep their places; after an uncontrolled iSwap
+    /// relabelled them, 16 bytes per basis state of the sector being listed (its logical keys
+    /// and positions, sorted), made outside the memory budget.
     pub fn entries(&self) -> impl Iterator<Item = (Key, Complex<T>)> + '_ {
         let table = self.perm.logical_table();
         self.sectors.iter().flat_map(move |s| {
-            let mut v: Vec<(Key, Complex<T>)> = s
-                .keys
-                .iter()
-                .zip(&s.amps)
-                .map(|(k, a)| {
-                    (
-                        Key {
-                            board: map_key(table.as_deref(), *k),
-                            ancillas: s.ancillas,
-                        },
-                        *a,
-                    )
-                })
-                .collect();
-            if table.is_some() {
-                v.sort_unstable_by_key(|e| e.0.board);
+            let order = table.as_deref().map(|t| {
+                let mut v: Vec<(u64, usize)> = s
+                    .keys
+                    .iter()
+                    .enumerate()
+                    .map(|(i, k)| (map_key(Some(t), *k), i))
+                    .collect();
+                // Keys are distinct within a sector: the unstable sort is deterministic.
+                v.sort_unstable_by_key(|e| e.0);
+                v
+            });
+            SectorEntries {
+                keys: &s.keys,
+                amps: &s.amps,
+                ancillas: s.ancillas,
+                order: order.map(Vec::into_iter),
+                pos: 0,
             }
-            v.into_iter()
         })
     }
 
