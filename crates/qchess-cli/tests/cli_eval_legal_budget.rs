@@ -2,7 +2,9 @@
 //! memory budget (`--memory`). Close to the budget the rules simulate candidates on copies of
 //! the state; a copy that does not fit is the line's `state_too_large` error (bytes asked and
 //! available), never an abort, and the next line is answered. With room, the list is the
-//! reference's (`Game::legal_moves_reference`, computed here).
+//! reference's (`Game::legal_moves_reference`, computed here). A serialised position that
+//! does not fit (the game's state with its start copy, or occupancy mode's copy of it) is
+//! `state_too_large` at `position` likewise.
 
 mod common;
 
@@ -74,4 +76,40 @@ fn legal_moves_over_the_budget_are_state_too_large_and_the_next_line_is_answered
         .map(|m| m.as_str().unwrap().to_string())
         .collect();
     assert_eq!(got, reference_legal_moves());
+}
+
+#[test]
+fn a_position_over_the_budget_is_state_too_large_and_the_next_line_is_answered() {
+    // The position after three splits (8 basis states), as eval writes it.
+    let first = eval(
+        &[],
+        &[r#"{"variant": "cantwell", "moves": ["g1^f3h3", "b8^a6c6", "b1^a3c3"]}"#.to_string()],
+    );
+    let position = first[0]["position"].to_string();
+    assert!(position.contains("amplitudes"), "{position}");
+    let line = |mode: &str| {
+        format!(
+            r#"{{"variant": "cantwell", "mode": "{mode}", "position": {position}, "distribution_limit": 1}}"#
+        )
+    };
+    let next = r#"{"variant": "cantwell", "moves": ["e2e4"]}"#.to_string();
+    // 600 bytes: not even the game's state and its start copy; 1000: those, but not
+    // occupancy mode's copy of the state besides them.
+    for (memory, mode) in [("600", "game"), ("600", "occupancy"), ("1000", "occupancy")] {
+        let v = eval(&["--memory", memory], &[line(mode), next.clone()]);
+        assert_eq!(v[0]["ok"], false, "{memory} {mode}: {}", v[0]);
+        assert_eq!(
+            v[0]["error"]["kind"], "state_too_large",
+            "{memory} {mode}: {}",
+            v[0]
+        );
+        assert_eq!(v[0]["error"]["at"], "position", "{}", v[0]);
+        assert_eq!(v[1]["ok"], true, "{}", v[1]);
+    }
+    // With the default budget both modes read it: 8 basis states.
+    for mode in ["game", "occupancy"] {
+        let v = eval(&[], &[line(mode)]);
+        assert_eq!(v[0]["ok"], true, "{mode}: {}", v[0]);
+        assert_eq!(v[0]["state_size"], 8, "{mode}: {}", v[0]);
+    }
 }

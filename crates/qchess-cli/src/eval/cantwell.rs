@@ -284,10 +284,9 @@ fn load_game<S: Arith>(position: &Value) -> Result<Game<S>, EvalError> {
                 let layer = ClassicalLayer::from_fen(&pos.fen)
                     .map_err(|e| EvalError::new("position", e.to_string()).at("position.fen"))?;
                 return Game::from_state_parts(state?, layer, pos.fifty_move_reference)
-                    .map_err(|e| EvalError::new("position", e.to_string()).at("position"));
+                    .map_err(position_error);
             }
-            Game::from_position_backend(&pos)
-                .map_err(|e| EvalError::new("position", e.to_string()).at("position"))
+            Game::from_position_backend(&pos).map_err(position_error)
         }
         Value::Object(obj) => {
             let mut unknown = 0u64;
@@ -616,6 +615,28 @@ fn readouts<S: Arith>(
     )
 }
 
+/// A serialised position the game could not load: kind `position`, or `state_too_large`
+/// when its state (or the game's start copy of it) does not fit the memory budget.
+fn position_error(e: GameError) -> EvalError {
+    let kind = match e {
+        GameError::StateTooLarge { .. } => "state_too_large",
+        _ => "position",
+    };
+    EvalError::new(kind, e.to_string()).at("position")
+}
+
+/// The loaded game's state for occupancy mode: a copy made within the memory budget
+/// (issue 10, Deliver 5), `state_too_large` at `position` when it does not fit.
+fn occupancy_copy<S: Arith>(game: &Game<S>) -> Result<S, EvalError> {
+    game.state().try_clone(0).map_err(|e| {
+        let kind = match e {
+            qchess_sim::SimError::StateTooLarge { .. } => "state_too_large",
+            _ => "simulation",
+        };
+        EvalError::new(kind, format!("copying the position's state: {e}")).at("position")
+    })
+}
+
 fn eval_occupancy<S: Arith>(
     position: &Value,
     moves: &[String],
@@ -625,7 +646,7 @@ fn eval_occupancy<S: Arith>(
     let (mut state, mut side): (S, _) = match position {
         Value::Object(obj) if obj.contains_key("amplitudes") => {
             let game = load_game::<S>(position)?;
-            (game.state().clone(), game.side_to_move())
+            (occupancy_copy(&game)?, game.side_to_move())
         }
         Value::Object(obj) => {
             let mut unknown = 0u64;
@@ -639,7 +660,7 @@ fn eval_occupancy<S: Arith>(
         }
         _ => {
             let game = load_game::<S>(position)?;
-            (game.state().clone(), game.side_to_move())
+            (occupancy_copy(&game)?, game.side_to_move())
         }
     };
     let mut reports = Vec::with_capacity(moves.len());
