@@ -142,10 +142,10 @@ impl<T: Amplitude> State<T> {
     ///
     /// One count pass over the keys (removed entries per block), then one parallel pass
     /// that copies each block's removed entries to their slot of the record, compacts its
-    /// kept ones towards the front of its group of blocks (one group per thread, in place),
-    /// and sums the masses (and the survivors' byte tables) per block; then the groups' kept
-    /// entries move down to their final places and are scaled. Sums are per block, combined
-    /// in block order: the same for any thread count.
+    /// kept ones towards the front of the block (in place; with one thread, towards the
+    /// front of the sector), and sums the masses (and the survivors' byte tables) per block;
+    /// then the kept entries move down to their final places, scaled on the way. Sums are
+    /// per block, combined in block order: the same for any thread count.
     fn force_keeping_with(
         &mut self,
         pred: Predicate,
@@ -197,6 +197,7 @@ impl<T: Amplitude> State<T> {
         kept_len
             .try_reserve_exact(self.sectors.len())
             .map_err(|_| SimError::OutOfMemory { states: total })?;
+        let mut layouts: Vec<Vec<(usize, usize)>> = Vec::new();
         let mut next = records.iter_mut();
         for (s, per_block) in self.sectors.iter_mut().zip(&block_counts) {
             let n: usize = per_block.iter().sum();
@@ -207,10 +208,11 @@ impl<T: Amplitude> State<T> {
                     add_bits(&mut bits, &crate::kernels::scan::table_bits(&t));
                 }
                 kept_len.push(s.keys.len());
+                layouts.push(Vec::new());
                 continue;
             }
             let record = next.next().expect("one record per removing sector");
-            let blocks = split_project(
+            let (layout, blocks) = split_project(
                 &mut s.keys,
                 &mut s.amps,
                 per_block,
@@ -227,15 +229,21 @@ impl<T: Amplitude> State<T> {
                 }
             }
             kept_len.push(s.keys.len() - n);
+            layouts.push(layout);
         }
         let p = match Self::forced_probability(outcome, kept, kept + gone) {
             Ok(p) => p,
             Err(e) => {
                 // Nothing was scaled yet: merging the removed entries back restores the
                 // state bit for bit.
-                for ((s, &k), per_block) in
-                    self.sectors.iter_mut().zip(&kept_len).zip(&block_counts)
+                for (((s, &k), per_block), layout) in self
+                    .sectors
+                    .iter_mut()
+                    .zip(&kept_len)
+                    .zip(&block_counts)
+                    .zip(&layouts)
                 {
+                    move_down(&mut s.keys, &mut s.amps, layout, None);
                     s.keys.truncate(k);
                     s.amps.truncate(k);
                     if per_block.iter().any(|&c| c > 0) {
@@ -251,10 +259,16 @@ impl<T: Amplitude> State<T> {
             }
         };
         let scale = T::of_f64(1.0 / kept.sqrt());
-        for (s, &k) in self.sectors.iter_mut().zip(&kept_len) {
+        for ((s, &k), layout) in self.sectors.iter_mut().zip(&kept_len).zip(&layouts) {
+            if layout.is_empty() {
+                // Nothing removed from this sector: scaled in place, in parallel.
+                scale_amps(&mut s.amps, scale);
+            } else {
+                let moved = move_down(&mut s.keys, &mut s.amps, layout, Some(scale));
+                debug_assert_eq!(moved, k);
+            }
             s.keys.truncate(k);
             s.amps.truncate(k);
-            scale_amps(&mut s.amps, scale);
         }
         self.finish_pass();
         self.shrink_to_survivors();
@@ -654,14 +668,12 @@ fn scale_amps<T: Amplitude>(amps: &mut [Complex<T>], scale: T) {
 /// The fused pass of [`State::force_keeping`] on one sector: every block's removed entries
 /// (`per_block[b]` of them, where `out_of(key)`) go, in order, to their slot of `rec_keys` /
 /// `rec_amps` (exactly their number long); the kept entries end up, in order and unscaled,
-/// at the front of `keys` / `amps` (the rest is left over, for the caller to truncate).
-/// Returns the block sums in block order; the byte tables of the kept entries are summed
-/// (into [`BlockSums::bits`]) only when `marginals`.
+/// at the front of their group of blocks (in place). Returns where each group starts and
+/// how many entries it kept (for [`move_down`]), and the block sums in block order; the byte
+/// tables of the kept entries are summed (into [`BlockSums::bits`]) only when `marginals`.
 ///
-/// The blocks are cut into one contiguous group per rayon thread; each group compacts its
-/// kept entries towards its own front, in place, and the groups' kept entries are moved
-/// down to their final places afterwards (nothing moves with one thread). The results do
-/// not depend on the grouping.
+/// With one rayon thread all blocks are one group (nothing to move afterwards); otherwise
+/// each block is its own group. The results do not depend on the grouping.
 fn split_project<T: Amplitude>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
@@ -670,11 +682,18 @@ fn split_project<T: Amplitude>(
     rec_amps: &mut [Complex<T>],
     out_of: impl Fn(u64) -> bool + Sync + Copy,
     marginals: bool,
-) -> Vec<BlockSums> {
+) -> (Vec<(usize, usize)>, Vec<BlockSums>) {
     use rayon::prelude::*;
     let n = keys.len();
     let blocks = per_block.len();
-    let groups = rayon::current_num_threads().clamp(1, blocks.max(1));
+    // One thread: one group, nothing to move. Several: one group per block, each its own
+    // rayon job, so an idle thread steals the blocks a preempted one has not started (on a
+    // busy machine, one group per thread waited for the slowest thread).
+    let groups = if rayon::current_num_threads() == 1 {
+        1
+    } else {
+        blocks.max(1)
+    };
     // Group g: blocks [g * blocks / groups, (g + 1) * blocks / groups).
     let first_block = |g: usize| g * blocks / groups;
     type Part<'a, T> = (
@@ -701,20 +720,42 @@ fn split_project<T: Amplitude>(
         .with_max_len(1)
         .map(|(k, a, r, q)| project_group(k, a, r, q, out_of, marginals))
         .collect();
-    // Move each group's kept entries down behind the previous groups' (in group order:
-    // a group's destination may overlap the places its predecessors were read from).
     let mut sums = Vec::with_capacity(blocks);
-    let mut at = 0usize;
+    let mut layout = Vec::with_capacity(groups);
     for (g, (kept, group_sums)) in done.into_iter().enumerate() {
-        let start = first_block(g) * BLOCK;
-        if at != start {
-            keys.copy_within(start..start + kept, at);
-            amps.copy_within(start..start + kept, at);
-        }
-        at += kept;
+        layout.push((first_block(g) * BLOCK, kept));
         sums.extend(group_sums);
     }
-    sums
+    (layout, sums)
+}
+
+/// Moves each group's kept entries (`layout`: where the group starts, how many it kept)
+/// down behind the previous groups', in group order (a group's destination may overlap the
+/// places its predecessors were read from), multiplying the amplitudes by `scale` on the
+/// way (the first group's in place). Returns the number of kept entries.
+fn move_down<T: Amplitude>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    layout: &[(usize, usize)],
+    scale: Option<T>,
+) -> usize {
+    let mut at = 0usize;
+    for &(start, kept) in layout {
+        if at != start {
+            keys.copy_within(start..start + kept, at);
+        }
+        match scale {
+            Some(f) => {
+                for i in 0..kept {
+                    amps[at + i] = amps[start + i] * f;
+                }
+            }
+            None if at != start => amps.copy_within(start..start + kept, at),
+            None => {}
+        }
+        at += kept;
+    }
+    at
 }
 
 /// One group of [`split_project`]: its blocks in order, each in chunks of [`STAGE`]

@@ -208,14 +208,24 @@ pub(crate) fn add_byte_tables<T: Amplitude>(
         }
         let p = &p[..kc.len()];
         let sum: f64 = p.iter().sum();
+        // The varying bytes, updated entry by entry with all of them interleaved (each
+        // row's updates chain through memory when a value repeats; interleaving the rows
+        // keeps several chains in flight).
+        let mut rows = [0u32; 8];
+        let mut nv = 0;
         for (byte, row) in t.iter_mut().enumerate() {
-            let shift = 8 * byte;
+            let shift = 8 * byte as u32;
             if (varying >> shift) & 0xff == 0 {
                 row[((k0 >> shift) & 0xff) as usize] += sum;
             } else {
-                for (k, m) in kc.iter().zip(p) {
-                    row[((k >> shift) & 0xff) as usize] += m;
-                }
+                rows[nv] = shift;
+                nv += 1;
+            }
+        }
+        let rows = &rows[..nv];
+        for (k, m) in kc.iter().zip(p) {
+            for &shift in rows {
+                t[(shift / 8) as usize][((k >> shift) & 0xff) as usize] += m;
             }
         }
     }
