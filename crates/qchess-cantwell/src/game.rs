@@ -811,12 +811,9 @@ impl<S: QuantumState> Game<S> {
         };
         // With undo records the journal keeps only the boards the measurement removed.
         let (p, journal) = if self.state.keeps_undo_records() {
-            let (p, removed, marginals) = self
-                .state
-                .force_keeping_marginals(pred, true)
-                .map_err(impossible)?;
+            let (p, removed) = self.state.force_keeping(pred, true).map_err(impossible)?;
             let mut journal = Journal::new();
-            journal.push_projection(removed, marginals);
+            journal.push(Step::Projection(Box::new(removed)));
             (p, journal)
         } else {
             let before = self.state.try_clone(0).map_err(sim_error)?;
@@ -829,14 +826,13 @@ impl<S: QuantumState> Game<S> {
             status: self.status,
             fifty_reference: self.fifty_reference,
         };
-        let marginals = record.journal.marginals_after_projection().map(|(_, m)| *m);
         self.push_record(record);
         for sq in Square::ALL {
             if board & (1u64 << sq.index()) == 0 {
                 self.layer.pieces.set(sq, None);
             }
         }
-        self.probs = marginals.unwrap_or_else(|| square_probabilities(&self.state));
+        self.probs = square_probabilities(&self.state);
         self.fifty_reference = self.probs.iter().sum();
         let (w, b) = kings_present(&self.layer.pieces);
         self.status = GameStatus::from_kings(w, b, Some(reason));
@@ -1178,28 +1174,20 @@ fn surely_changes_in_place(c: &Classified, probs: &[f64; 64]) -> bool {
 ///   sectors its two. Every other marginal stays as it was, and the touched ones are read
 ///   from the state after the move in one pass ([`QuantumState::qubit_probabilities_of`]),
 ///   not the 64-square pass;
-/// * a projection that summed the marginals in its own pass
-///   ([`QuantumState::force_keeping_marginals`]) gives all of them: the steps before it no
-///   longer matter, the steps after it are accounted for as above;
-/// * any other projection (or a whole-state copy) recomputes all of them in one pass, as
-///   does an empty journal (a backend without undo records).
+/// * a projection (or a whole-state copy) recomputes all of them in one pass, as does an
+///   empty journal (a backend without undo records).
 fn marginals_after<S: QuantumState>(
     journal: &Journal<S>,
     before: &[f64; 64],
     state: &S,
 ) -> [f64; 64] {
+    let mut probs = *before;
     if journal.is_empty() {
         return square_probabilities(state);
     }
-    // The marginals right after the newest projection that summed them in its own pass:
-    // only the steps after it are left to account for.
-    let (mut probs, later) = match journal.marginals_after_projection() {
-        Some((i, m)) => (*m, &journal.steps()[i + 1..]),
-        None => (*before, journal.steps()),
-    };
     let mut touched = 0u64;
     let mut relabel_only = true;
-    for step in later {
+    for step in journal.steps() {
         match step {
             Step::Iswap { a, b, controls }
                 if relabel_only

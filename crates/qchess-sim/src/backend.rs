@@ -248,20 +248,6 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
         })
     }
 
-    /// [`QuantumState::force_keeping`] that may also return the qubit marginals of the state
-    /// after the projection ([`QuantumState::qubit_probabilities`], within rounding) when the
-    /// backend sums them in the projection's own pass (see [`State::force_keeping_marginals`]).
-    /// `None` means "not computed here": ask [`QuantumState::qubit_probabilities`]. Default:
-    /// [`QuantumState::force_keeping`] and `None`.
-    fn force_keeping_marginals(
-        &mut self,
-        pred: Predicate,
-        outcome: bool,
-    ) -> Result<crate::undo::Projected<Self>, SimError> {
-        let (p, removed) = self.force_keeping(pred, outcome)?;
-        Ok((p, removed, None))
-    }
-
     /// Takes back a projection of [`QuantumState::force_keeping`] (see [`State::unproject`]).
     fn unproject(&mut self, removed: crate::Removed<Self>) -> Result<(), SimError> {
         let _ = removed;
@@ -485,13 +471,6 @@ impl<T: Amplitude> QuantumState for State<T> {
         outcome: bool,
     ) -> Result<(f64, crate::Removed<Self>), SimError> {
         State::force_keeping(self, pred, outcome)
-    }
-    fn force_keeping_marginals(
-        &mut self,
-        pred: Predicate,
-        outcome: bool,
-    ) -> Result<crate::undo::Projected<Self>, SimError> {
-        State::force_keeping_marginals(self, pred, outcome)
     }
     fn unproject(&mut self, removed: crate::Removed<Self>) -> Result<(), SimError> {
         State::unproject(self, removed)

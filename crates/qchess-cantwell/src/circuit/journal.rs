@@ -91,18 +91,11 @@ pub enum Step<S> {
 #[derive(Clone, Debug)]
 pub struct Journal<S> {
     steps: Vec<Step<S>>,
-    /// The qubit marginals right after the newest projection step that came with them
-    /// ([`QuantumState::force_keeping_marginals`]), with that step's index: a move's
-    /// marginals follow from them and the later steps without a 64-square pass.
-    marginals: Option<(usize, Box<[f64; 64]>)>,
 }
 
 impl<S> Default for Journal<S> {
     fn default() -> Self {
-        Self {
-            steps: Vec::new(),
-            marginals: None,
-        }
+        Self { steps: Vec::new() }
     }
 }
 
@@ -116,7 +109,6 @@ impl<S: QuantumState> Journal<S> {
     pub fn whole(copy: S) -> Self {
         Self {
             steps: vec![Step::Whole(Box::new(copy))],
-            marginals: None,
         }
     }
 
@@ -125,26 +117,9 @@ impl<S: QuantumState> Journal<S> {
         self.steps.push(step);
     }
 
-    /// Appends a projection step with the qubit marginals of the state right after it
-    /// (`None`: not known, read them from the state).
-    pub fn push_projection(&mut self, removed: Removed<S>, marginals: Option<[f64; 64]>) {
-        self.steps.push(Step::Projection(Box::new(removed)));
-        if let Some(m) = marginals {
-            self.marginals = Some((self.steps.len() - 1, Box::new(m)));
-        }
-    }
-
-    /// The qubit marginals right after the newest projection that came with them, and that
-    /// projection's index in [`Journal::steps`].
-    pub fn marginals_after_projection(&self) -> Option<(usize, &[f64; 64])> {
-        self.marginals.as_ref().map(|(i, m)| (*i, m.as_ref()))
-    }
-
-    /// Gives back the spare capacity of the step list and drops the marginals (for
-    /// journals kept for undo).
+    /// Gives back the spare capacity of the step list (for journals kept for undo).
     pub fn shrink_to_fit(&mut self) {
         self.steps.shrink_to_fit();
-        self.marginals = None;
     }
 
     /// The recorded steps, oldest first.
@@ -263,17 +238,8 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
 
     /// Takes back the steps recorded since `mark` (a failed move).
     pub fn rollback_to(&mut self, mark: usize) -> Result<(), SimError> {
-        if self
-            .journal
-            .marginals
-            .as_ref()
-            .is_some_and(|(i, _)| *i >= mark)
-        {
-            self.journal.marginals = None;
-        }
         let tail = Journal {
             steps: self.journal.steps.split_off(mark),
-            marginals: None,
         };
         tail.rollback(self.state)
     }
@@ -350,10 +316,8 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
         if !self.recording {
             return self.state.force(pred, outcome);
         }
-        // The marginals after the projection come from its own pass where the backend
-        // sums them (the game then needs no 64-square pass after a measuring move).
-        let (p, removed, marginals) = self.state.force_keeping_marginals(pred, outcome)?;
-        self.journal.push_projection(removed, marginals);
+        let (p, removed) = self.state.force_keeping(pred, outcome)?;
+        self.push(Step::Projection(Box::new(removed)));
         Ok(p)
     }
 
