@@ -319,11 +319,83 @@ impl<S: QuantumState> Game<S> {
         self.memory_budget
     }
 
-    /// Gives the state what the budget leaves after the start position and the snapshots.
+    /// Gives the state what the budget leaves after the start position and the snapshots,
+    /// and the start position's copy the whole budget (its copies are checked against it).
     fn sync_budget(&mut self) {
         let held = self.snapshot_bytes + self.start.bytes();
         self.state
             .set_memory_budget(self.memory_budget.saturating_sub(held));
+        self.start.state.set_memory_budget(self.memory_budget);
+    }
+
+    /// A copy of the game within its memory budget (issue 10, Deliver 5): the copy's state,
+    /// start position and undo records are asked, together, of what the budget leaves
+    /// beside the game before anything is copied; when they do not fit the answer is
+    /// [`GameError::StateTooLarge`] (bytes asked and available) and the game is unchanged.
+    /// The two states are copied with fallible allocations ([`QuantumState::try_clone`]);
+    /// the undo records, counted in the same ask, are copied as [`Clone`] does. The copy
+    /// equals [`Clone::clone`] of the game, budget included: the caller that keeps both
+    /// lowers one of their budgets ([`Game::set_memory_budget`]) to stay within the one.
+    ///
+    /// ```
+    /// use qchess_cantwell::{Game, GameError};
+    /// use rand::SeedableRng;
+    /// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    /// let mut game = Game::new();
+    /// game.apply("g1^f3h3", &mut rng).unwrap();
+    /// let copy = game.try_clone()?;
+    /// assert_eq!(copy.distribution(None), game.distribution(None));
+    /// assert_eq!(copy.history(), game.history());
+    /// let tiny = game.clone().with_memory_budget(1000);
+    /// assert!(matches!(tiny.try_clone(), Err(GameError::StateTooLarge { .. })));
+    /// # Ok::<(), GameError>(())
+    /// ```
+    pub fn try_clone(&self) -> Result<Self, GameError> {
+        // The state's copy is asked beside the start position and the undo records; the
+        // refusal is reported for all three.
+        let held = self.start.bytes().saturating_add(self.snapshot_bytes);
+        let state = self.state.try_clone(held).map_err(|e| match e {
+            qchess_sim::SimError::StateTooLarge { asked, available } => GameError::StateTooLarge {
+                asked: asked.saturating_add(held),
+                available: available.saturating_add(held),
+            },
+            other => sim_error(other),
+        })?;
+        let start = Snapshot {
+            state: self.start.state.try_clone(0).map_err(sim_error)?,
+            ..self.start
+        };
+        let oom = |_| {
+            sim_error(qchess_sim::SimError::OutOfMemory {
+                states: self.state.len(),
+            })
+        };
+        let mut undo = Vec::new();
+        undo.try_reserve_exact(self.undo.len()).map_err(oom)?;
+        undo.extend(self.undo.iter().cloned());
+        let mut history = Vec::new();
+        history.try_reserve_exact(self.history.len()).map_err(oom)?;
+        history.extend(self.history.iter().cloned());
+        let mut fingerprints = Vec::new();
+        fingerprints
+            .try_reserve_exact(self.fingerprints.len())
+            .map_err(oom)?;
+        fingerprints.extend_from_slice(&self.fingerprints);
+        Ok(Self {
+            state,
+            layer: self.layer,
+            status: self.status,
+            options: self.options,
+            fifty_reference: self.fifty_reference,
+            probs: self.probs,
+            start,
+            history,
+            undo,
+            snapshot_bytes: self.snapshot_bytes,
+            snapshot_budget: self.snapshot_budget,
+            memory_budget: self.memory_budget,
+            fingerprints,
+        })
     }
 
     /// Caps the number of basis states the simulator may reach; a move that would exceed it
@@ -477,6 +549,34 @@ impl<S: QuantumState> Game<S> {
             &self.start.state,
             &self.start.layer,
             self.start.fifty_reference,
+        )
+    }
+
+    /// [`Game::start_position`] within the memory budget (issue 10, Deliver 5): the amplitude
+    /// list's bytes are asked of what the budget leaves beside the game before it is built
+    /// (as [`Game::try_position`] does for the current position); when they do not fit the
+    /// answer is [`GameError::StateTooLarge`] (bytes asked and available) and the game is
+    /// unchanged.
+    ///
+    /// ```
+    /// use qchess_cantwell::{Game, GameError};
+    /// use rand::SeedableRng;
+    /// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    /// let mut game = Game::new();
+    /// game.apply("b1^a3c3", &mut rng).unwrap();
+    /// assert_eq!(game.try_start_position()?, game.start_position());
+    /// # Ok::<(), GameError>(())
+    /// ```
+    pub fn try_start_position(&self) -> Result<crate::position::Position, GameError> {
+        let available = self
+            .state
+            .memory_budget()
+            .saturating_sub(self.state.bytes());
+        crate::position::Position::try_capture_within(
+            &self.start.state,
+            &self.start.layer,
+            self.start.fifty_reference,
+            available,
         )
     }
 

@@ -146,9 +146,20 @@ impl Position {
         layer: &ClassicalLayer,
         fifty_reference: f64,
     ) -> Result<Self, GameError> {
+        let available = state.memory_budget().saturating_sub(state.bytes());
+        Self::try_capture_within(state, layer, fifty_reference, available)
+    }
+
+    /// [`Position::try_capture`] with `available` bytes for the amplitude list (what the
+    /// game's budget leaves, for a state that is not the game's current one).
+    pub(crate) fn try_capture_within<S: QuantumState>(
+        state: &S,
+        layer: &ClassicalLayer,
+        fifty_reference: f64,
+        available: usize,
+    ) -> Result<Self, GameError> {
         let n = state.len();
         let asked = n.saturating_mul(entry_bytes_bound(layer, state.ancilla_count()));
-        let available = state.memory_budget().saturating_sub(state.bytes());
         if asked > available {
             return Err(GameError::StateTooLarge { asked, available });
         }
