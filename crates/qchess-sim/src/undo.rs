@@ -5,6 +5,7 @@
 
 use crate::amplitude::Amplitude;
 use crate::error::SimError;
+use crate::kernels::scan::BLOCK;
 use crate::key::Predicate;
 use crate::memory::Buffer;
 use crate::state::{Sector, State};
@@ -21,6 +22,10 @@ pub struct Removed<S> {
     /// `None` when nothing was rescaled (nothing removed).
     pub(crate) restore: Option<f64>,
 }
+
+/// What [`State::force_keeping_marginals`] returns: the outcome's probability, the undo
+/// record, and the qubit marginals after the projection when its pass summed them.
+pub(crate) type Projected<S> = (f64, Removed<S>, Option<[f64; 64]>);
 
 impl<S> Removed<S> {
     /// A record made by a backend from its own parts (for other [`crate::QuantumState`]
@@ -103,42 +108,240 @@ impl<T: Amplitude> State<T> {
         pred: Predicate,
         outcome: bool,
     ) -> Result<(f64, Removed<Self>), SimError> {
+        let (p, removed, _) = self.force_keeping_with(pred, outcome, false)?;
+        Ok((p, removed))
+    }
+
+    /// [`State::force_keeping`] that also returns the qubit marginals of the state after the
+    /// projection (as [`State::qubit_probabilities`] would read them, within rounding),
+    /// summed in the projection's own pass over the survivors; `None` when the projection
+    /// removed nothing (the marginals did not change) or the amplitudes are exact.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.split(0, 1, 2, Controls::NONE)?;
+    /// let (p, removed, marginals) = s.force_keeping_marginals(Predicate::One(1), true)?;
+    /// assert!((p - 0.5).abs() < 1e-15);
+    /// let m = marginals.expect("the projection removed a branch");
+    /// assert!((m[1] - 1.0).abs() < 1e-15 && m[2] == 0.0);
+    /// let plain = s.qubit_probabilities();
+    /// assert!(m.iter().zip(&plain).all(|(a, b)| (a - b).abs() < 1e-15));
+    /// s.unproject(removed)?;
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn force_keeping_marginals(
+        &mut self,
+        pred: Predicate,
+        outcome: bool,
+    ) -> Result<Projected<Self>, SimError> {
+        self.force_keeping_with(pred, outcome, true)
+    }
+
+    /// [`State::force_keeping`], with the survivors' marginals when `marginals`.
+    ///
+    /// One count pass over the keys (removed entries per block, in parallel), then one pass
+    /// that copies each block's removed entries to their slot of the record, compacts the
+    /// kept ones in place towards the front of the sector, and sums the masses (and the
+    /// survivors' byte tables) per block; then the survivors are scaled (in parallel).
+    /// Sums are per block, combined in block order: the same for any thread count.
+    fn force_keeping_with(
+        &mut self,
+        pred: Predicate,
+        outcome: bool,
+        marginals: bool,
+    ) -> Result<Projected<Self>, SimError> {
         let (mask, value) = self.check_predicate(pred)?;
-        let (removed, gone, mass) = self.collect_removed(mask, value, outcome)?;
-        if removed.sectors.is_empty() {
+        if !T::RENORMALIZES {
+            // Exact states project without renormalising (their own `force`).
+            let (removed, _, mass) = self.collect_removed(mask, value, outcome)?;
+            let p = if removed.sectors.is_empty() {
+                if mass <= 0.0 {
+                    return Err(SimError::ZeroNorm);
+                }
+                1.0
+            } else {
+                self.force(pred, outcome)?
+            };
+            let removed = Removed {
+                part: removed,
+                restore: None,
+            };
+            return Ok((p, removed, None));
+        }
+        let out_of = move |k: u64| (k & mask == value) != outcome;
+        let (block_counts, total) = self.removed_per_block(out_of);
+        if total == 0 {
+            // Nothing removed: the state stays exactly as it was (not rescaled).
+            let mass: f64 = self
+                .sectors
+                .iter()
+                .map(|s| crate::kernels::scan::norm_sqr(&s.amps))
+                .sum();
             if mass <= 0.0 {
                 return Err(SimError::ZeroNorm);
             }
-            return Ok((
-                1.0,
-                Removed {
-                    part: removed,
-                    restore: None,
-                },
-            ));
+            let removed = Removed {
+                part: self.with_sectors(Vec::new(), usize::MAX),
+                restore: None,
+            };
+            return Ok((1.0, removed, None));
         }
-        if !T::RENORMALIZES {
-            // Exact states project without renormalising (their own `force`).
-            let p = self.force(pred, outcome)?;
-            return Ok((
-                p,
-                Removed {
-                    part: removed,
-                    restore: None,
-                },
-            ));
+        let counts: Vec<usize> = block_counts.iter().map(|c| c.iter().sum()).collect();
+        let mut records = self.record_buffers(&counts, total)?;
+        // The fused pass, sector by sector; masses summed in sector and block order.
+        let (mut gone, mut kept) = (0.0f64, 0.0f64);
+        let mut bits = [0.0f64; 64];
+        let mut kept_len = Vec::new();
+        kept_len
+            .try_reserve_exact(self.sectors.len())
+            .map_err(|_| SimError::OutOfMemory { states: total })?;
+        let mut layouts: Vec<Vec<(usize, usize)>> = Vec::new();
+        let mut next = records.iter_mut();
+        for (s, per_block) in self.sectors.iter_mut().zip(&block_counts) {
+            let n: usize = per_block.iter().sum();
+            if n == 0 {
+                kept += crate::kernels::scan::norm_sqr(&s.amps);
+                if marginals {
+                    let t = crate::kernels::scan::byte_marginals(&s.keys, &s.amps);
+                    add_bits(&mut bits, &crate::kernels::scan::table_bits(&t));
+                }
+                kept_len.push(s.keys.len());
+                layouts.push(Vec::new());
+                continue;
+            }
+            let record = next.next().expect("one record per removing sector");
+            let (layout, blocks) = split_project(
+                &mut s.keys,
+                &mut s.amps,
+                per_block,
+                &mut record.keys,
+                &mut record.amps,
+                out_of,
+                marginals,
+            );
+            for b in &blocks {
+                gone += b.gone;
+                kept += b.kept;
+                if marginals {
+                    add_bits(&mut bits, &b.bits);
+                }
+            }
+            kept_len.push(s.keys.len() - n);
+            layouts.push(layout);
         }
-        // `force`'s decision and arithmetic, with the masses summed by the copy pass.
-        let p = Self::forced_probability(outcome, mass, mass + gone)?;
-        self.project(mask, value, outcome, mass);
-        let restore = Some(mass.sqrt());
-        Ok((
-            p,
-            Removed {
-                part: removed,
-                restore,
-            },
-        ))
+        let p = match Self::forced_probability(outcome, kept, kept + gone) {
+            Ok(p) => p,
+            Err(e) => {
+                // Nothing was scaled yet: merging the removed entries back restores the
+                // state bit for bit.
+                for (((s, &k), per_block), layout) in self
+                    .sectors
+                    .iter_mut()
+                    .zip(&kept_len)
+                    .zip(&block_counts)
+                    .zip(&layouts)
+                {
+                    move_down(&mut s.keys, &mut s.amps, layout, None);
+                    s.keys.truncate(k);
+                    s.amps.truncate(k);
+                    if per_block.iter().any(|&c| c > 0) {
+                        let r = records.remove(0);
+                        merge_into(s, &r);
+                        self.pool.give(Buffer {
+                            keys: r.keys,
+                            amps: r.amps,
+                        });
+                    }
+                }
+                return Err(e);
+            }
+        };
+        let scale = T::of_f64(1.0 / kept.sqrt());
+        for ((s, &k), layout) in self.sectors.iter_mut().zip(&kept_len).zip(&layouts) {
+            if layout.len() <= 1 && layout.first().is_none_or(|&(start, _)| start == 0) {
+                // Nothing removed from this sector, or its kept entries already in place:
+                // scaled in place, in parallel.
+                s.keys.truncate(k);
+                s.amps.truncate(k);
+                scale_amps(&mut s.amps, scale);
+            } else {
+                let moved = move_down(&mut s.keys, &mut s.amps, layout, Some(scale));
+                debug_assert_eq!(moved, k);
+            }
+            s.keys.truncate(k);
+            s.amps.truncate(k);
+        }
+        self.finish_pass();
+        self.shrink_to_survivors();
+        let marginals = marginals.then(|| {
+            let mut out = [0.0f64; 64];
+            for (q, slot) in out.iter_mut().enumerate() {
+                *slot = bits[self.perm.phys(q as u8) as usize] / kept;
+            }
+            out
+        });
+        let removed = Removed {
+            part: self.with_sectors(records, usize::MAX),
+            restore: Some(kept.sqrt()),
+        };
+        Ok((p, removed, marginals))
+    }
+
+    /// Removed entries per block of each sector (a pass over the keys only), and their total.
+    fn removed_per_block(&self, out_of: impl Fn(u64) -> bool + Sync) -> (Vec<Vec<usize>>, usize) {
+        use crate::kernels::scan::map_blocks;
+        let block_counts: Vec<Vec<usize>> = self
+            .sectors
+            .iter()
+            .map(|s| {
+                map_blocks(s.keys.len(), |a, b| {
+                    s.keys[a..b].iter().filter(|&&k| out_of(k)).count()
+                })
+            })
+            .collect();
+        let total = block_counts.iter().flatten().sum();
+        (block_counts, total)
+    }
+
+    /// The record's sectors, one per sector that loses entries (`counts` of them, `total` in
+    /// all), each exactly its length: taken from the free pass buffers where one fits
+    /// (warm pages), else asked of the budget and allocated.
+    fn record_buffers(
+        &mut self,
+        counts: &[usize],
+        total: usize,
+    ) -> Result<Vec<Sector<T>>, SimError> {
+        // Room from the free pass buffers is already counted in the state's bytes (and its
+        // pages are faulted in); only fresh memory is asked of the budget.
+        // (Counted for a single removing sector only: two could not share one buffer.)
+        let removing: Vec<usize> = counts.iter().copied().filter(|&n| n > 0).collect();
+        let from_pool = match removing.as_slice() {
+            [n] if self.pool.fitting_capacity(n + 1) > 0 => n + 1,
+            _ => 0,
+        };
+        self.ask(total.saturating_sub(from_pool) * crate::memory::entry_bytes::<T>())?;
+        let oom = |_| SimError::OutOfMemory { states: total };
+        let mut records = Vec::new();
+        records.try_reserve_exact(removing.len()).map_err(oom)?;
+        for (s, &n) in self.sectors.iter().zip(counts) {
+            if n == 0 {
+                continue;
+            }
+            // One spare slot, as the pool's fitting check above asks (an undo gives back
+            // arrays of this capacity, which the next projection's record then fits).
+            let mut buf = self.pool.take(n + 1)?;
+            buf.ensure_initialized(n + 1)?;
+            let (mut keys, mut amps) = (buf.keys, buf.amps);
+            keys.truncate(n);
+            amps.truncate(n);
+            records.push(Sector {
+                ancillas: s.ancillas,
+                keys,
+                amps,
+            });
+        }
+        Ok(records)
     }
 
     /// The entries where `(key & mask == value) != keep`, copied into a state of their own
@@ -150,7 +353,7 @@ impl<T: Amplitude> State<T> {
         value: u64,
         keep: bool,
     ) -> Result<(Self, f64, f64), SimError> {
-        use crate::kernels::scan::{BLOCK, map_blocks};
+        use crate::kernels::scan::map_blocks;
         use rayon::prelude::*;
         let out_of = |k: u64| (k & mask == value) != keep;
         // Removed entries per block of each sector (keys only): each block's removed entries
@@ -435,6 +638,186 @@ fn copy_removed<T: Amplitude>(
     (gone[0] + gone[1], kept[0] + kept[1])
 }
 
+/// What [`split_project`] summed over one block of [`BLOCK`] entries.
+struct BlockSums {
+    /// Squared norm of the block's removed entries.
+    gone: f64,
+    /// Squared norm of its kept entries.
+    kept: f64,
+    /// Per physical bit, the squared norm of the kept entries with it set (when asked).
+    bits: [f64; 64],
+}
+
+/// Adds `b` to `a`, bit by bit.
+fn add_bits(a: &mut [f64; 64], b: &[f64; 64]) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+}
+
+/// Multiplies every amplitude by `scale` (blocks in parallel), as the projection does.
+fn scale_amps<T: Amplitude>(amps: &mut [Complex<T>], scale: T) {
+    use rayon::prelude::*;
+    if amps.len() <= BLOCK {
+        amps.iter_mut().for_each(|a| *a = *a * scale);
+    } else {
+        amps.par_chunks_mut(BLOCK)
+            .with_max_len(1)
+            .for_each(|c| c.iter_mut().for_each(|a| *a = *a * scale));
+    }
+}
+
+/// The fused pass of [`State::force_keeping`] on one sector: every block's removed entries
+/// (`per_block[b]` of them, where `out_of(key)`) go, in order, to their slot of `rec_keys` /
+/// `rec_amps` (exactly their number long); the kept entries end up, in order and unscaled,
+/// at the front of their group of blocks (in place). Returns where each group starts and
+/// how many entries it kept (for [`move_down`]), and the block sums in block order; the byte
+/// tables of the kept entries are summed (into [`BlockSums::bits`]) only when `marginals`.
+///
+/// All blocks are one group (nothing to move afterwards); the code takes several groups,
+/// and the results do not depend on the grouping.
+fn split_project<T: Amplitude>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    per_block: &[usize],
+    rec_keys: &mut [u64],
+    rec_amps: &mut [Complex<T>],
+    out_of: impl Fn(u64) -> bool + Sync + Copy,
+    marginals: bool,
+) -> (Vec<(usize, usize)>, Vec<BlockSums>) {
+    use rayon::prelude::*;
+    let n = keys.len();
+    let blocks = per_block.len();
+    // One group (sequential, like the plain projection): on the loaded 2-core VM, one job
+    // per block (with the kept entries moved down afterwards) and one group per thread
+    // were both slower than this in `qchess bench move` (docs/benchmarks.md).
+    let groups = 1;
+    // Group g: blocks [g * blocks / groups, (g + 1) * blocks / groups).
+    let first_block = |g: usize| g * blocks / groups;
+    type Part<'a, T> = (
+        &'a mut [u64],
+        &'a mut [Complex<T>],
+        &'a mut [u64],
+        &'a mut [Complex<T>],
+    );
+    let mut parts: Vec<Part<'_, T>> = Vec::with_capacity(groups);
+    let (mut ks, mut as_, mut rk, mut ra) = (&mut *keys, &mut *amps, rec_keys, rec_amps);
+    for g in 0..groups {
+        let (b0, b1) = (first_block(g), first_block(g + 1));
+        let len = (b1 * BLOCK).min(n) - b0 * BLOCK;
+        let removed: usize = per_block[b0..b1].iter().sum();
+        let (k, kr) = ks.split_at_mut(len);
+        let (a, ar) = as_.split_at_mut(len);
+        let (r, rr) = rk.split_at_mut(removed);
+        let (q, qr) = ra.split_at_mut(removed);
+        parts.push((k, a, r, q));
+        (ks, as_, rk, ra) = (kr, ar, rr, qr);
+    }
+    let done: Vec<(usize, Vec<BlockSums>)> = parts
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|(k, a, r, q)| project_group(k, a, r, q, out_of, marginals))
+        .collect();
+    let mut sums = Vec::with_capacity(blocks);
+    let mut layout = Vec::with_capacity(groups);
+    for (g, (kept, group_sums)) in done.into_iter().enumerate() {
+        layout.push((first_block(g) * BLOCK, kept));
+        sums.extend(group_sums);
+    }
+    (layout, sums)
+}
+
+/// Moves each group's kept entries (`layout`: where the group starts, how many it kept)
+/// down behind the previous groups', in group order (a group's destination may overlap the
+/// places its predecessors were read from), multiplying the amplitudes by `scale` on the
+/// way (the first group's in place). Returns the number of kept entries.
+fn move_down<T: Amplitude>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    layout: &[(usize, usize)],
+    scale: Option<T>,
+) -> usize {
+    let mut at = 0usize;
+    for &(start, kept) in layout {
+        if at != start {
+            keys.copy_within(start..start + kept, at);
+        }
+        match scale {
+            Some(f) => {
+                for i in 0..kept {
+                    amps[at + i] = amps[start + i] * f;
+                }
+            }
+            None if at != start => amps.copy_within(start..start + kept, at),
+            None => {}
+        }
+        at += kept;
+    }
+    at
+}
+
+/// One group of [`split_project`]: its blocks in order, each in chunks of [`STAGE`]
+/// entries. Every entry is written to the group's next kept place (in place: never ahead
+/// of where it is read) and to a stack stage, and one of the two positions advances; the
+/// stage goes to the record after each chunk, and the chunk's kept entries (still in
+/// cache) are added to the block's byte tables. Returns the number of kept entries and
+/// the block sums.
+fn project_group<T: Amplitude>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    rec_keys: &mut [u64],
+    rec_amps: &mut [Complex<T>],
+    out_of: impl Fn(u64) -> bool,
+    marginals: bool,
+) -> (usize, Vec<BlockSums>) {
+    use crate::kernels::scan::{add_byte_tables, norm2, table_bits};
+    let zero = Complex::new(T::zero(), T::zero());
+    let mut stage_k = [0u64; STAGE];
+    let mut stage_a = [zero; STAGE];
+    let mut tables = marginals.then(|| Box::new([[0.0f64; 256]; 8]));
+    let n = keys.len();
+    let mut sums = Vec::with_capacity(n.div_ceil(BLOCK));
+    let (mut w, mut at) = (0usize, 0usize);
+    for lo in (0..n).step_by(BLOCK) {
+        let hi = (lo + BLOCK).min(n);
+        let (mut gone, mut kept) = ([0.0f64; 2], [0.0f64; 2]);
+        if let Some(t) = tables.as_deref_mut() {
+            *t = [[0.0f64; 256]; 8];
+        }
+        for c in (lo..hi).step_by(STAGE) {
+            let e = (c + STAGE).min(hi);
+            let (w0, mut s) = (w, 0usize);
+            for i in c..e {
+                let (k, a) = (keys[i], amps[i]);
+                let out = usize::from(out_of(k));
+                keys[w] = k;
+                amps[w] = a;
+                w += 1 - out;
+                stage_k[s] = k;
+                stage_a[s] = a;
+                s += out;
+                let m = norm2(a);
+                let f = out as f64;
+                gone[i & 1] += m * f;
+                kept[i & 1] += m * (1.0 - f);
+            }
+            rec_keys[at..at + s].copy_from_slice(&stage_k[..s]);
+            rec_amps[at..at + s].copy_from_slice(&stage_a[..s]);
+            at += s;
+            if let Some(t) = tables.as_deref_mut() {
+                add_byte_tables(&keys[w0..w], &amps[w0..w], t);
+            }
+        }
+        sums.push(BlockSums {
+            gone: gone[0] + gone[1],
+            kept: kept[0] + kept[1],
+            bits: tables.as_deref().map_or([0.0; 64], table_bits),
+        });
+    }
+    debug_assert_eq!(at, rec_keys.len());
+    (w, sums)
+}
+
 /// Merges `from` (sorted, disjoint keys) into `into` (sorted) in place, from the back.
 fn merge_into<T: Amplitude>(into: &mut Sector<T>, from: &Sector<T>) {
     let (n, m) = (into.keys.len(), from.keys.len());
@@ -607,5 +990,104 @@ mod tests {
             s.unproject(removed).unwrap();
             assert!(close(&before, &s, 1e-15));
         }
+    }
+
+    /// A random state of about `n` entries in three ancilla sectors (sorted, distinct keys).
+    fn three_sector_state(n: usize, seed: u64) -> State<f64> {
+        use crate::{Complex, Key, Normalization};
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut entries: Vec<(Key, Complex<f64>)> = (0..n)
+            .map(|_| {
+                let key = Key {
+                    board: rng.random::<u64>() & 0x00ff_00ff_ff0f_fff3,
+                    ancillas: [0u128, 1, 3][rng.random_range(0..3usize)],
+                };
+                let a = Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5);
+                (key, a)
+            })
+            .collect();
+        entries.sort_by_key(|e| e.0);
+        entries.dedup_by_key(|e| e.0);
+        let mut s = State::from_amplitudes(entries, Normalization::Renormalize).unwrap();
+        s.iswap(0, 40, Controls::NONE).unwrap(); // physical and logical keys differ
+        s
+    }
+
+    #[test]
+    fn fused_projection_matches_the_plain_passes_for_any_thread_count() {
+        let before = three_sector_state(300_000, 17);
+        assert_eq!(before.sectors.len(), 3);
+        for (pred, outcome) in [
+            (Predicate::One(40), true),
+            (Predicate::One(4), false),
+            (Predicate::AllZero(0b1001_0000), true),
+            (
+                Predicate::Equals {
+                    mask: 0xff_0000,
+                    value: 0x03_0000,
+                },
+                false,
+            ),
+        ] {
+            // The slow path: the plain projection, then the 64-square pass.
+            let mut plain = before.clone();
+            let p_plain = plain.force(pred, outcome).unwrap();
+            let m_plain = plain.qubit_probabilities();
+            let gone: Vec<_> = before
+                .entries()
+                .filter(|(k, _)| pred.holds(k.board) != outcome)
+                .collect();
+            let mut first: Option<(f64, Vec<_>, Vec<_>, [f64; 64])> = None;
+            for threads in [1, 2, 3] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let mut s = before.clone();
+                let (p, removed, m) = pool
+                    .install(|| s.force_keeping_marginals(pred, outcome))
+                    .unwrap();
+                let m = m.expect("entries were removed");
+                assert!((p - p_plain).abs() < 1e-13);
+                assert!(close(&s, &plain, 1e-15), "{pred:?} {outcome}");
+                for (q, (a, b)) in m.iter().zip(&m_plain).enumerate() {
+                    assert!((a - b).abs() < 1e-13, "qubit {q}: {a} vs {b}");
+                }
+                let rec: Vec<_> = removed.part().entries().collect();
+                assert_eq!(rec, gone);
+                let got: Vec<_> = s.entries().collect();
+                // Bit for bit the same whatever the thread count.
+                match &first {
+                    None => first = Some((p, got, rec, m)),
+                    Some((p1, got1, rec1, m1)) => {
+                        assert_eq!(p.to_bits(), p1.to_bits());
+                        assert_eq!(&got, got1);
+                        assert_eq!(&rec, rec1);
+                        assert_eq!(m.map(f64::to_bits), m1.map(f64::to_bits));
+                    }
+                }
+                s.unproject(removed).unwrap();
+                assert!(close(&before, &s, 1e-12));
+            }
+        }
+    }
+
+    #[test]
+    fn an_impossible_fused_projection_changes_nothing() {
+        let before = three_sector_state(200_000, 5);
+        let mut s = before.clone();
+        // Qubit 3 is never set (mask above): outcome 1 keeps nothing.
+        let err = s.force_keeping_marginals(Predicate::One(3), true);
+        assert!(matches!(
+            err,
+            Err(crate::SimError::ZeroProbabilityOutcome { .. })
+        ));
+        assert!(close(&before, &s, 0.0));
+        // Outcome 0 removes nothing: no marginals, the state as it was.
+        let (p, removed, m) = s.force_keeping_marginals(Predicate::One(3), false).unwrap();
+        assert_eq!(p, 1.0);
+        assert!(removed.is_empty() && m.is_none());
+        assert!(close(&before, &s, 0.0));
     }
 }

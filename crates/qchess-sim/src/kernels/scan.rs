@@ -187,3 +187,120 @@ pub(crate) fn byte_marginals<T: Amplitude>(
     }
     total
 }
+
+/// Entries [`add_byte_tables`] looks at together: the bytes on which all of them agree get
+/// one table update for the lot.
+const TABLE_CHUNK: usize = 16;
+
+/// Adds each entry's `|a|^2` to the 8 byte tables of [`byte_marginals`] (`t[byte][value of
+/// that byte of the key]`). Per chunk of [`TABLE_CHUNK`] entries, a byte on which every key of
+/// the chunk agrees (the high bytes of sorted keys, mostly) gets the chunk's summed mass in
+/// one update; only the bytes that vary inside the chunk are updated entry by entry. (Eight
+/// updates per entry would chain through the same table slot whenever consecutive keys
+/// repeat a byte: one store-to-load round trip per entry and byte.) Any key order is right;
+/// sorted keys are fast. The order of the additions is fixed by the input alone.
+pub(crate) fn add_byte_tables<T: Amplitude>(
+    keys: &[u64],
+    amps: &[Complex<T>],
+    t: &mut [[f64; 256]; 8],
+) {
+    for (kc, ac) in keys.chunks(TABLE_CHUNK).zip(amps.chunks(TABLE_CHUNK)) {
+        let k0 = kc[0];
+        let varying = kc.iter().fold(0u64, |v, &k| v | (k ^ k0));
+        let mut p = [0.0f64; TABLE_CHUNK];
+        for (slot, a) in p.iter_mut().zip(ac) {
+            *slot = norm2(*a);
+        }
+        let p = &p[..kc.len()];
+        let sum: f64 = p.iter().sum();
+        // The varying bytes, updated entry by entry with all of them interleaved (each
+        // row's updates chain through memory when a value repeats; interleaving the rows
+        // keeps several chains in flight).
+        let mut rows = [0u32; 8];
+        let mut nv = 0;
+        for (byte, row) in t.iter_mut().enumerate() {
+            let shift = 8 * byte as u32;
+            if (varying >> shift) & 0xff == 0 {
+                row[((k0 >> shift) & 0xff) as usize] += sum;
+            } else {
+                rows[nv] = shift;
+                nv += 1;
+            }
+        }
+        let rows = &rows[..nv];
+        for (k, m) in kc.iter().zip(p) {
+            for &shift in rows {
+                t[(shift / 8) as usize][((k >> shift) & 0xff) as usize] += m;
+            }
+        }
+    }
+}
+
+/// The 64 physical-bit masses of a set of byte tables ([`byte_marginals`]): bit `8 b + j` gets
+/// the mass of every value of byte `b` with bit `j` set. Summed in a fixed order.
+pub(crate) fn table_bits(t: &[[f64; 256]; 8]) -> [f64; 64] {
+    let mut bits = [0.0f64; 64];
+    for (byte, row) in t.iter().enumerate() {
+        for (j, slot) in bits[8 * byte..8 * byte + 8].iter_mut().enumerate() {
+            *slot = row
+                .iter()
+                .enumerate()
+                .filter(|(v, _)| v >> j & 1 == 1)
+                .map(|(_, m)| m)
+                .sum::<f64>();
+        }
+    }
+    bits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn chunked_byte_tables_match_the_entry_by_entry_sum() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        for (n, sorted) in [
+            (1, true),
+            (15, false),
+            (1000, true),
+            (1000, false),
+            (70_001, true),
+        ] {
+            let mut keys: Vec<u64> = (0..n)
+                .map(|_| rng.random::<u64>() & 0xf0f0_00ff_0f03_ff37)
+                .collect();
+            if sorted {
+                keys.sort_unstable();
+            }
+            let amps: Vec<Complex<f64>> = (0..n)
+                .map(|_| Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5))
+                .collect();
+            let mut want = [[0.0f64; 256]; 8];
+            for (k, a) in keys.iter().zip(&amps) {
+                for (byte, row) in want.iter_mut().enumerate() {
+                    row[((k >> (8 * byte)) & 0xff) as usize] += a.norm_sqr();
+                }
+            }
+            let mut got = [[0.0f64; 256]; 8];
+            add_byte_tables(&keys, &amps, &mut got);
+            let total: f64 = want[0].iter().sum();
+            for (wr, gr) in want.iter().zip(&got) {
+                for (w, g) in wr.iter().zip(gr) {
+                    assert!((w - g).abs() <= 1e-13 * total, "{w} vs {g}");
+                }
+            }
+            let bits = table_bits(&got);
+            for (j, b) in bits.iter().enumerate() {
+                let direct: f64 = keys
+                    .iter()
+                    .zip(&amps)
+                    .filter(|(k, _)| *k >> j & 1 == 1)
+                    .map(|(_, a)| a.norm_sqr())
+                    .sum();
+                assert!((b - direct).abs() <= 1e-13 * total, "bit {j}");
+            }
+        }
+    }
+}
