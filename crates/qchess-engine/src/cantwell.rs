@@ -64,7 +64,13 @@ impl Searchable for Game {
         if asked > available {
             return Err(EngineError::StateTooLarge { asked, available });
         }
-        let mut game = self.clone();
+        // Made fallibly within the budget (Game::try_clone), not by the infallible clone.
+        let mut game = self.try_clone().map_err(|e| match e {
+            GameError::StateTooLarge { asked, available } => {
+                EngineError::StateTooLarge { asked, available }
+            }
+            other => EngineError::BadPosition(other.to_string()),
+        })?;
         game.set_memory_budget(
             self.memory_budget()
                 .saturating_sub(state.bytes().saturating_add(records)),
