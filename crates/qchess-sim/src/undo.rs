@@ -353,54 +353,29 @@ impl<T: Amplitude> State<T> {
         value: u64,
         keep: bool,
     ) -> Result<(Self, f64, f64), SimError> {
-        use crate::kernels::scan::map_blocks;
+        use crate::kernels::scan::BLOCK;
         use rayon::prelude::*;
-        let out_of = |k: u64| (k & mask == value) != keep;
+        let out_of = move |k: u64| (k & mask == value) != keep;
         // Removed entries per block of each sector (keys only): each block's removed entries
         // then go straight to their own slot of the record, all blocks in parallel.
-        let block_counts: Vec<Vec<usize>> = self
-            .sectors
-            .iter()
-            .map(|s| {
-                map_blocks(s.keys.len(), |a, b| {
-                    s.keys[a..b].iter().filter(|&&k| out_of(k)).count()
-                })
-            })
-            .collect();
+        let (block_counts, total) = self.removed_per_block(out_of);
         let counts: Vec<usize> = block_counts.iter().map(|c| c.iter().sum()).collect();
-        let total: usize = counts.iter().sum();
-        // Room from the free pass buffers is already counted in the state's bytes (and its
-        // pages are faulted in); only fresh memory is asked of the budget.
-        // (Counted for a single removing sector only: two could not share one buffer.)
-        let removing: Vec<usize> = counts.iter().copied().filter(|&n| n > 0).collect();
-        let from_pool = match removing.as_slice() {
-            [n] if self.pool.fitting_capacity(n + 1) > 0 => n + 1,
-            _ => 0,
-        };
-        self.ask(total.saturating_sub(from_pool) * crate::memory::entry_bytes::<T>())?;
+        let mut records = self.record_buffers(&counts, total)?;
         let oom = |_| SimError::OutOfMemory { states: total };
-        let mut sectors = Vec::new();
-        sectors
-            .try_reserve_exact(counts.iter().filter(|&&n| n > 0).count())
-            .map_err(oom)?;
         let (mut gone, mut kept) = (0.0f64, 0.0f64);
+        // One record per sector that loses entries, in sector order.
+        let mut next = records.iter_mut();
         for ((s, &n), per_block) in self.sectors.iter().zip(&counts).zip(&block_counts) {
             if n == 0 {
                 kept += crate::kernels::scan::norm_sqr(&s.amps);
                 continue;
             }
-            // A free pass buffer if one fits (warm pages: an undo gives its record's arrays
-            // back to the pool, so apply / undo / apply reuses them), else fresh memory.
-            // One spare slot, as the pool's fitting check above asks (an undo gives back
-            // arrays of this capacity, which the next projection's record then fits).
-            let mut buf = self.pool.take(n + 1)?;
-            buf.ensure_initialized(n + 1)?;
-            let (mut keys, mut amps) = (buf.keys, buf.amps);
-            keys.truncate(n);
-            amps.truncate(n);
+            let Some(record) = next.next() else {
+                break;
+            };
             let mut slots = Vec::new();
             slots.try_reserve_exact(per_block.len()).map_err(oom)?;
-            let (mut ks, mut as_) = (&mut keys[..], &mut amps[..]);
+            let (mut ks, mut as_) = (&mut record.keys[..], &mut record.amps[..]);
             for (b, &c) in per_block.iter().enumerate() {
                 let (k, kr) = ks.split_at_mut(c);
                 let (a, ar) = as_.split_at_mut(c);
@@ -420,13 +395,8 @@ impl<T: Amplitude> State<T> {
                 gone += g;
                 kept += k;
             }
-            sectors.push(Sector {
-                ancillas: s.ancillas,
-                keys,
-                amps,
-            });
         }
-        Ok((self.with_sectors(sectors, usize::MAX), gone, kept))
+        Ok((self.with_sectors(records, usize::MAX), gone, kept))
     }
 
     /// Takes back a projection made by [`State::force_keeping`] (after every later pass has
