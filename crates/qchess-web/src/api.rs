@@ -417,7 +417,7 @@ async fn record(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let id2 = id.clone();
-    with_game(&app, &id, None, move |s, _| Ok(Json(s.record(&id2)))).await
+    with_game(&app, &id, None, move |s, _| Ok(Json(s.record(&id2)?))).await
 }
 
 async fn bell(

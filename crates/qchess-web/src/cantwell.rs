@@ -79,15 +79,17 @@ pub fn import(text: &str) -> Result<Game, ApiError> {
     Game::replay(&saved.start, options, &saved.moves).map_err(|e| game_error(&e).at("record"))
 }
 
-/// The record as text (JSON).
-pub fn record(game: &Game) -> String {
+/// The record as text (JSON). The start position's amplitude list is built within the
+/// game's memory budget ([`Game::try_start_position`]): when it does not fit the answer is
+/// the error `state_too_large` (422, bytes asked and available) and the game is unchanged.
+pub fn record(game: &Game) -> Result<String, ApiError> {
     let saved = SavedGame {
-        start: game.start_position(),
+        start: game.try_start_position().map_err(|e| game_error(&e))?,
         moves: game.history_notation(),
         fifty_move_measurement: game.options().fifty_move_measurement,
         repetition_claim_measurement: game.options().repetition_claim_measurement,
     };
-    serde_json::to_string_pretty(&saved).unwrap_or_default()
+    Ok(serde_json::to_string_pretty(&saved).unwrap_or_default())
 }
 
 /// The whole state (nothing in Cantwell chess is hidden).
@@ -210,5 +212,33 @@ mod tests {
         assert_eq!(game.position(), before);
         game.set_memory_budget(budget);
         assert_eq!(legal(&game).unwrap(), want);
+    }
+
+    /// Close to the memory budget the record is the error `state_too_large` (422), not a
+    /// start position built beyond the budget, and the game is unchanged; with the budget
+    /// back the record holds the start position and the moves.
+    #[test]
+    fn record_over_the_budget_is_state_too_large() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut game = Game::new();
+        for mv in ["g1^f3h3", "b8^a6c6", "e2e4"] {
+            game.apply(mv, &mut rng).unwrap();
+        }
+        let before = game.position();
+        let budget = game.memory_budget();
+        game.set_memory_budget(usize::MAX);
+        let held = usize::MAX - game.state().memory_budget();
+        game.set_memory_budget(held + game.state().bytes() + 1);
+        let err = record(&game).unwrap_err();
+        assert_eq!(err.kind, "state_too_large", "{err:?}");
+        assert_eq!(err.status, axum::http::StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(err.message.contains("bytes"), "{}", err.message);
+        assert_eq!(game.position(), before);
+        game.set_memory_budget(budget);
+        let saved: SavedGame = serde_json::from_str(&record(&game).unwrap()).unwrap();
+        assert_eq!(saved.start, game.start_position());
+        assert_eq!(saved.moves, game.history_notation());
+        let replayed = import(&record(&game).unwrap()).unwrap();
+        assert_eq!(replayed.position(), before);
     }
 }

@@ -364,14 +364,17 @@ impl Session {
         Ok(Value::Object(out))
     }
 
-    /// The game record as it may be published.
-    pub fn record(&self, id: &str) -> Value {
+    /// The game record as it may be published; a Cantwell start position that does not fit
+    /// the memory budget is an error (`state_too_large`).
+    pub fn record(&self, id: &str) -> Result<Value, ApiError> {
         let (text, complete) = match &self.game {
-            VariantGame::Cantwell(g) => (cantwell::record(g), true),
+            VariantGame::Cantwell(g) => (cantwell::record(g)?, true),
             VariantGame::Niels(g) => (niels::record(g), true),
             VariantGame::Akl(g) => akl::record(g),
         };
-        json!({"id": id, "variant": variant_name(&self.game), "record": text, "complete": complete})
+        Ok(
+            json!({"id": id, "variant": variant_name(&self.game), "record": text, "complete": complete}),
+        )
     }
 
     /// Bell measures of two squares (Cantwell).
