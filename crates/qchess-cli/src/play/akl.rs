@@ -258,8 +258,8 @@ impl Session for AklSession {
         s
     }
 
-    fn save_text(&self) -> String {
-        self.game.record().to_text(Style::Ascii)
+    fn save_text(&self) -> Result<String, String> {
+        Ok(self.game.record().to_text(Style::Ascii))
     }
 
     fn saved(&self, path: &str) -> String {

@@ -10,7 +10,7 @@ use super::shell::{self, Io, Played, Session};
 use super::{Opponent, PlayArgs};
 use crate::error::CliError;
 use qchess_board::{Color, PieceKind, Square};
-use qchess_cantwell::{Game, Position, RuleOptions};
+use qchess_cantwell::{Game, GameError, Position, RuleOptions};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -267,7 +267,13 @@ impl Session for CantwellSession {
         };
         let mut history = self.game.history_notation();
         history.push(notation.clone());
-        match Game::replay(&self.game.start_position(), self.game.options(), &history) {
+        // The start position is built within the memory budget: one that does not fit is
+        // reported (state_too_large), the game and the turns to redo unchanged.
+        let replayed = self
+            .game
+            .try_start_position()
+            .and_then(|start| Game::replay(&start, self.game.options(), &history));
+        match replayed {
             Ok(game) => {
                 self.game = game;
                 Ok(format!("played {notation} again"))
@@ -287,8 +293,8 @@ impl Session for CantwellSession {
         self.game.history_notation().join(" ")
     }
 
-    fn save_text(&self) -> String {
-        record_text(&self.game)
+    fn save_text(&self) -> Result<String, String> {
+        record_text(&self.game).map_err(|e| e.to_string())
     }
 
     fn load_text(&mut self, text: &str) -> Result<String, String> {
@@ -327,15 +333,17 @@ impl Session for CantwellSession {
     }
 }
 
-/// The record `save` writes and `load` and `--load` read.
-fn record_text(game: &Game) -> String {
+/// The record `save` writes and `load` and `--load` read. The start position is built
+/// within the memory budget ([`Game::try_start_position`]): one that does not fit is
+/// [`GameError::StateTooLarge`] (`state_too_large`, bytes asked and available).
+fn record_text(game: &Game) -> Result<String, GameError> {
     let saved = SavedGame {
-        start: game.start_position(),
+        start: game.try_start_position()?,
         moves: game.history_notation(),
         fifty_move_measurement: game.options().fifty_move_measurement,
         repetition_claim_measurement: game.options().repetition_claim_measurement,
     };
-    serde_json::to_string_pretty(&saved).expect("a saved game serialises")
+    Ok(serde_json::to_string_pretty(&saved).expect("a saved game serialises"))
 }
 
 fn game_of_record(text: &str) -> Result<Game, String> {
@@ -444,5 +452,62 @@ mod tests {
         let out = run(&args(Opponent::Random, "b"), "quit\n");
         assert!(out.contains("random mover plays"));
         std::fs::remove_dir_all(dir).ok();
+    }
+
+    /// Close to the memory budget `save` and `redo` answer `state too large` (the start
+    /// position they build does not fit), writing nothing and leaving the game and the turn
+    /// to redo unchanged; with the budget back both do what they did before.
+    #[test]
+    fn save_and_redo_over_the_budget_are_state_too_large() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut game = Game::new();
+        for mv in ["g1^f3h3", "b8^a6c6", "e2e4"] {
+            game.apply(mv, &mut rng).unwrap();
+        }
+        let want_record = record_text(&game).unwrap();
+        let mut session = CantwellSession {
+            game,
+            redo: Vec::new(),
+            human: Color::White,
+            random: false,
+            engine: None,
+        };
+        assert_eq!(session.undo().unwrap(), "took back e2e4");
+        let before = session.game.position();
+        let budget = session.game.memory_budget();
+        session.game.set_memory_budget(usize::MAX);
+        let held = usize::MAX - session.game.state().memory_budget();
+        session
+            .game
+            .set_memory_budget(held + session.game.state().bytes() + 1);
+        let refused = |text: String| {
+            assert!(text.starts_with("state too large: "), "{text}");
+            assert!(text.contains("bytes"), "{text}");
+        };
+        refused(session.save_text().unwrap_err());
+        refused(session.redo().unwrap_err());
+        assert_eq!(session.game.position(), before);
+        assert_eq!(session.redo, vec!["e2e4".to_string()]);
+        // The shell writes no file when the record does not fit.
+        let dir =
+            std::env::temp_dir().join(format!("qchess-cantwell-budget-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("game.json");
+        let script = format!("save {}\nquit\n", file.display());
+        let mut out = Vec::new();
+        let mut io = Io {
+            input: &mut script.as_bytes(),
+            output: &mut out,
+            rng: &mut rng,
+        };
+        shell::run(&mut session, &mut io).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("state too large: "), "{out}");
+        assert!(!file.exists());
+        std::fs::remove_dir_all(dir).ok();
+        // With the budget back: redo replays e2e4 and save writes the same record.
+        session.game.set_memory_budget(budget);
+        assert_eq!(session.redo().unwrap(), "played e2e4 again");
+        assert_eq!(session.save_text().unwrap(), want_record);
     }
 }

@@ -321,8 +321,8 @@ impl Session for NielsSession {
             .join(" ")
     }
 
-    fn save_text(&self) -> String {
-        self.game.record().to_string()
+    fn save_text(&self) -> Result<String, String> {
+        Ok(self.game.record().to_string())
     }
 
     fn load_text(&mut self, text: &str) -> Result<String, String> {

@@ -107,8 +107,10 @@ pub trait Session {
     fn clear_redo(&mut self);
     /// The moves so far.
     fn history(&self) -> String;
-    /// The game record, as `save` writes it and `load` reads it.
-    fn save_text(&self) -> String;
+    /// The game record, as `save` writes it and `load` reads it; an error (the text
+    /// `save` answers, nothing written) when the record cannot be built, e.g. a Cantwell
+    /// start position that does not fit the memory budget (`state too large`).
+    fn save_text(&self) -> Result<String, String>;
     /// What `save` answers once the record is written to `path`.
     fn saved(&self, path: &str) -> String {
         format!("saved to {path}")
@@ -289,9 +291,12 @@ pub fn run(session: &mut dyn Session, io: &mut Io<'_>) -> Result<(), CliError> {
                 }
                 show_board = true;
             }
-            "save" if !rest.is_empty() => match std::fs::write(rest, session.save_text()) {
-                Ok(()) => writeln!(io.output, "{}", session.saved(rest))?,
-                Err(e) => writeln!(io.output, "cannot write {rest}: {e}")?,
+            "save" if !rest.is_empty() => match session.save_text() {
+                Ok(text) => match std::fs::write(rest, text) {
+                    Ok(()) => writeln!(io.output, "{}", session.saved(rest))?,
+                    Err(e) => writeln!(io.output, "cannot write {rest}: {e}")?,
+                },
+                Err(text) => writeln!(io.output, "{text}")?,
             },
             "load" if !rest.is_empty() => {
                 let answer = std::fs::read_to_string(rest)
