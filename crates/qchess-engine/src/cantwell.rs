@@ -377,9 +377,24 @@ impl SearchNode for CantwellNode {
         score
     }
 
-    /// The keys of the last 16 positions of the game (its own undo, on a copy).
+    /// The keys of the last 16 positions of the game (its own undo, on a copy). The copy is
+    /// made within the memory budget ([`Game::try_clone`], issue 10, Deliver 5): one that
+    /// does not fit is noted for the search ([`SearchNode::take_error`], which then answers
+    /// [`EngineError::StateTooLarge`]) and the answer is `None`; the node is unchanged.
     fn earlier_keys(&mut self) -> Option<Vec<u64>> {
-        let mut game = self.game.clone();
+        let mut game = match self.game.try_clone() {
+            Ok(game) => game,
+            Err(e) => {
+                let e = match e {
+                    GameError::StateTooLarge { asked, available } => {
+                        EngineError::StateTooLarge { asked, available }
+                    }
+                    other => EngineError::BadPosition(other.to_string()),
+                };
+                self.error.get_or_insert(e);
+                return None;
+            }
+        };
         let mut keys = Vec::new();
         for _ in 0..EARLIER_PLIES {
             if game.undo().is_err() {

@@ -262,6 +262,10 @@ impl Engine {
             let root = s.node.key();
             s.path.push(root);
         }
+        // The earlier positions' copy may not fit the memory budget (a Cantwell game).
+        if let Some(e) = s.node.take_error() {
+            return Err(e);
+        }
         let mut root_moves = s.node.moves();
         if let Some(e) = s.node.take_error() {
             return Err(e);

@@ -5,7 +5,9 @@
 //! beyond the budget, and the caller's game is unchanged.
 
 use qchess_cantwell::Game;
-use qchess_engine::{Engine, EngineError, EngineOptions, Limits};
+use qchess_engine::{
+    CantwellNode, Engine, EngineError, EngineOptions, Limits, SearchNode, Searchable,
+};
 use rand::SeedableRng;
 
 fn split_game() -> Game {
@@ -57,4 +59,37 @@ fn a_search_beyond_the_budget_is_state_too_large_and_the_game_is_unchanged() {
     leave_room(&mut g, 64 << 20);
     let bounded = search(&g).unwrap();
     assert_eq!((bounded.best, bounded.score), (free.best, free.score));
+}
+
+/// The copy the search undoes to find the earlier positions (repetitions) is made within
+/// the budget: with room for the search's own copy but not for that one, the root node's
+/// `earlier_keys` is `None` with `StateTooLarge` noted (the node unchanged) and the search
+/// answers `StateTooLarge`; with room, the keys are those of the game's own undo.
+#[test]
+fn the_earlier_positions_copy_is_within_the_budget() {
+    let mut g = split_game();
+    let mut want = Vec::new();
+    let mut undone = g.clone();
+    while want.len() < 16 && undone.undo().is_ok() {
+        want.push(CantwellNode::new(undone.clone()).key());
+    }
+    assert_eq!(want.len(), 6);
+    leave_room(&mut g, 64 << 20);
+    let mut node = g.search_root(0).unwrap();
+    assert_eq!(node.earlier_keys(), Some(want));
+    assert!(node.take_error().is_none());
+    // Room for the root copy (state and records) but not for a second one beside it.
+    let records = g.memory_budget() - g.state().memory_budget();
+    let room = g.state().state_bytes() + records + 64;
+    leave_room(&mut g, room);
+    let mut node = g.search_root(0).unwrap();
+    let before = node.game().position();
+    assert_eq!(node.earlier_keys(), None);
+    match node.take_error() {
+        Some(EngineError::StateTooLarge { asked, available }) => assert!(asked > available),
+        other => panic!("expected StateTooLarge, got {other:?}"),
+    }
+    assert_eq!(node.game().position(), before);
+    assert_eq!(node.game().history_notation(), g.history_notation());
+    assert!(matches!(search(&g), Err(EngineError::StateTooLarge { .. })));
 }
