@@ -333,7 +333,9 @@ impl<S: QuantumState> Game<S> {
     /// beside the game before anything is copied; when they do not fit the answer is
     /// [`GameError::StateTooLarge`] (bytes asked and available) and the game is unchanged.
     /// The two states are copied with fallible allocations ([`QuantumState::try_clone`]);
-    /// the undo records, counted in the same ask, are copied as [`Clone`] does. The copy
+    /// the undo records, counted in the same ask, are copied fallibly too
+    /// ([`Journal::try_clone`]: the removed entries of a measurement, whole-state copies),
+    /// so running out of memory is an error, never an abort. The copy
     /// equals [`Clone::clone`] of the game, budget included: the caller that keeps both
     /// lowers one of their budgets ([`Game::set_memory_budget`]) to stay within the one.
     ///
@@ -372,7 +374,17 @@ impl<S: QuantumState> Game<S> {
         };
         let mut undo = Vec::new();
         undo.try_reserve_exact(self.undo.len()).map_err(oom)?;
-        undo.extend(self.undo.iter().cloned());
+        for record in &self.undo {
+            undo.push(match record {
+                None => None,
+                Some(r) => Some(UndoRecord {
+                    journal: r.journal.try_clone().map_err(sim_error)?,
+                    layer: r.layer,
+                    status: r.status,
+                    fifty_reference: r.fifty_reference,
+                }),
+            });
+        }
         let mut history = Vec::new();
         history.try_reserve_exact(self.history.len()).map_err(oom)?;
         history.extend(self.history.iter().cloned());

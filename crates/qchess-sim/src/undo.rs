@@ -51,6 +51,34 @@ impl<S> Removed<S> {
     }
 }
 
+impl<S: crate::QuantumState> Removed<S> {
+    /// A copy of the record made with fallible allocations ([`crate::QuantumState::try_clone`]
+    /// of the removed entries): running out of memory is [`SimError::OutOfMemory`], never an
+    /// abort (issue 10, Deliver 5). The removed entries of the local [`State`] carry no
+    /// budget of their own (they are counted by the game that keeps the record), so for it
+    /// the copy is refused only when the allocation fails; the caller asks its budget first.
+    /// The copy equals [`Clone::clone`] of the record.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// let (_, removed) = s.force_keeping(Predicate::One(1), true)?;
+    /// let copy = removed.try_clone()?;
+    /// let entries = |r: &qchess_sim::Removed<State<f64>>| r.part().entries().collect::<Vec<_>>();
+    /// assert_eq!(entries(&copy), entries(&removed));
+    /// assert_eq!(copy.len(), removed.len());
+    /// assert_eq!(copy.restore_factor(), removed.restore_factor());
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn try_clone(&self) -> Result<Self, SimError> {
+        Ok(Self {
+            part: self.part.try_clone(0)?,
+            restore: self.restore,
+        })
+    }
+}
+
 impl<T: Amplitude> Removed<State<T>> {
     /// Heap bytes the record holds.
     ///

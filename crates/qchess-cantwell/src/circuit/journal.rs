@@ -87,6 +87,31 @@ pub enum Step<S> {
     Whole(Box<S>),
 }
 
+impl<S: QuantumState> Step<S> {
+    /// A copy of the step made with fallible allocations (issue 10, Deliver 5): a
+    /// projection's removed entries by [`Removed::try_clone`], a whole-state copy by
+    /// [`QuantumState::try_clone`]; gate steps are a few bytes. Running out of memory is an
+    /// error ([`SimError::OutOfMemory`]), never an abort. A whole-state copy keeps the budget
+    /// its state had when it was taken, which had room for it beside that state, so its copy
+    /// is refused only when the allocation fails (or, on a sharded state, when it fails on
+    /// some rank). The copy equals [`Clone::clone`] of the step.
+    pub fn try_clone(&self) -> Result<Self, SimError> {
+        Ok(match self {
+            Step::Projection(removed) => Step::Projection(Box::new(removed.try_clone()?)),
+            Step::Whole(copy) => Step::Whole(Box::new(copy.try_clone(0)?)),
+            &Step::Iswap { a, b, controls } => Step::Iswap { a, b, controls },
+            &Step::Split { s, t1, t2 } => Step::Split { s, t1, t2 },
+            &Step::Merge { s1, s2, t } => Step::Merge { s1, s2, t },
+            &Step::SplitSlide { s, t1, t2, p1, p2 } => Step::SplitSlide { s, t1, t2, p1, p2 },
+            &Step::MergeSlide { s1, s2, t, p1, p2 } => Step::MergeSlide { s1, s2, t, p1, p2 },
+            &Step::Capture { t, ancilla } => Step::Capture { t, ancilla },
+            &Step::IswapWhereAncillas { s, t, ancillas } => {
+                Step::IswapWhereAncillas { s, t, ancillas }
+            }
+        })
+    }
+}
+
 /// The steps one move took, oldest first.
 #[derive(Clone, Debug)]
 pub struct Journal<S> {
@@ -115,6 +140,42 @@ impl<S: QuantumState> Journal<S> {
     /// Appends a step (for steps taken outside a circuit, e.g. a final measurement).
     pub fn push(&mut self, step: Step<S>) {
         self.steps.push(step);
+    }
+
+    /// A copy of the journal made with fallible allocations (issue 10, Deliver 5): the step
+    /// list by `try_reserve_exact`, each step by [`Step::try_clone`]. Running out of memory
+    /// is an error ([`SimError::OutOfMemory`]), never an abort; the copy equals
+    /// [`Clone::clone`] of the journal. The caller counts [`Journal::bytes`] against its
+    /// budget before asking.
+    ///
+    /// ```
+    /// use qchess_cantwell::circuit::{Journal, Step};
+    /// use qchess_sim::{Controls, Predicate, QuantumState, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// let (_, removed) = s.force_keeping(Predicate::One(1), true)?;
+    /// let mut journal = Journal::new();
+    /// journal.push(Step::Projection(Box::new(removed)));
+    /// let copy = journal.try_clone()?;
+    /// assert_eq!(copy.steps().len(), 1);
+    /// // Both take the measurement back to the same state.
+    /// let mut t = s.clone();
+    /// journal.rollback(&mut s)?;
+    /// copy.rollback(&mut t)?;
+    /// assert_eq!(s.entries().collect::<Vec<_>>(), t.entries().collect::<Vec<_>>());
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn try_clone(&self) -> Result<Self, SimError> {
+        let mut steps = Vec::new();
+        steps
+            .try_reserve_exact(self.steps.len())
+            .map_err(|_| SimError::OutOfMemory {
+                states: self.steps.len(),
+            })?;
+        for step in &self.steps {
+            steps.push(step.try_clone()?);
+        }
+        Ok(Self { steps })
     }
 
     /// Gives back the spare capacity of the step list (for journals kept for undo).
