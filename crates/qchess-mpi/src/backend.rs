@@ -114,6 +114,30 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
         }
     }
 
+    /// Collective. The whole distribution is gathered (as
+    /// [`QuantumState::board_distribution_top`] does), so the gather is asked of every
+    /// rank's budget first, as [`QuantumState::try_board_distribution`] asks it: if any
+    /// rank's budget refuses, every rank refuses ([`SimError::StateTooLarge`]) and nothing
+    /// is gathered. Then cut to `k`; the answer is the same as the unbudgeted one.
+    fn try_board_distribution_top(&self, k: usize) -> Result<(Vec<(u64, f64)>, usize), SimError> {
+        let mut all = QuantumState::try_board_distribution(self, None)?;
+        let total = all.len();
+        all.truncate(k);
+        Ok((all, total))
+    }
+
+    /// Collective. The whole distribution is gathered (as [`QuantumState::for_each_board`]
+    /// does), asked of every rank's budget first as [`QuantumState::try_board_distribution`]
+    /// asks it: if any rank's budget refuses, every rank refuses
+    /// ([`SimError::StateTooLarge`]) and `f` is never called; otherwise every rank calls `f`
+    /// with the same boards in the same order.
+    fn try_for_each_board(&self, f: &mut dyn FnMut(u64, f64)) -> Result<(), SimError> {
+        for (b, p) in QuantumState::try_board_distribution(self, None)? {
+            f(b, p);
+        }
+        Ok(())
+    }
+
     fn iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
         ShardedState::iswap(self, a, b, controls)
     }
@@ -384,6 +408,59 @@ mod tests {
                     }
                 }
                 other => panic!("rank {rank}: expected StateTooLarge, got {other:?}"),
+            }
+        }
+    }
+
+    /// The budgeted top-k and board pass on 3 ranks: with room they are the unbudgeted
+    /// answers; when one rank's budget is too small for the gather every rank refuses,
+    /// nothing is gathered (`f` is never called) and the state is unchanged.
+    #[test]
+    fn budgeted_top_and_board_pass_refuse_on_every_rank_together() {
+        let results = ThreadComm::run(3, |c| {
+            let rank = crate::comm::Comm::rank(&c);
+            install(Rc::new(c), 3);
+            let mut local = State::<f64>::classical(0b1_0111);
+            for (a, b) in [(0u8, 8u8), (1, 9), (2, 10), (4, 12), (8, 16)] {
+                local.sqrt_iswap(a, b, Controls::NONE).unwrap();
+            }
+            let mut dist = ShardedState::from_state(&local, LocalSet::new(3, &[])).unwrap();
+            let top = QuantumState::board_distribution_top(&dist, 3);
+            let mut ok = QuantumState::try_board_distribution_top(&dist, 3).unwrap() == top;
+            ok &= top.1 == local.board_distribution(None).len();
+            ok &= top.0.len() == 3;
+            let mut want = Vec::new();
+            QuantumState::for_each_board(&dist, &mut |b, p| want.push((b, p)));
+            let mut got = Vec::new();
+            QuantumState::try_for_each_board(&dist, &mut |b, p| got.push((b, p))).unwrap();
+            ok &= got == want && want.len() == top.1;
+            let before = dist.gather_entries().unwrap();
+            if rank == 1 {
+                let held = dist.local().bytes();
+                dist.local_mut().set_memory_budget(held + 16);
+            }
+            let err_top = QuantumState::try_board_distribution_top(&dist, 3);
+            let mut called = false;
+            let err_pass = QuantumState::try_for_each_board(&dist, &mut |_, _| called = true);
+            let unchanged = dist.gather_entries().unwrap() == before;
+            (
+                rank,
+                ok && !called && unchanged,
+                [err_top.map(|_| ()), err_pass],
+            )
+        });
+        for (rank, ok, errs) in results {
+            assert!(ok, "rank {rank}");
+            for err in errs {
+                match err {
+                    Err(SimError::StateTooLarge { asked, available }) => {
+                        assert!(asked > available, "rank {rank}: {asked} <= {available}");
+                        if rank == 1 {
+                            assert_eq!(available, 16);
+                        }
+                    }
+                    other => panic!("rank {rank}: expected StateTooLarge, got {other:?}"),
+                }
             }
         }
     }

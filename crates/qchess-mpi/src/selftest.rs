@@ -509,8 +509,48 @@ pub fn cantwell_knight_game(seed: u64, splits: usize) -> Report {
         );
     }
     report.knight_splits += done;
+    report.record(
+        "budgeted read-outs",
+        budgeted_read_outs(local.state(), dist.state()),
+    );
     report.traffic(dist.state());
     report
+}
+
+/// The budgeted read-outs of the sharded state with room in the budget (issue 10,
+/// Deliver 5): `try_board_distribution_top` is the unbudgeted top-k, its count of boards the
+/// local state's, and `try_for_each_board` passes the local state's boards (sorted by board,
+/// probabilities within [`TOLERANCE`]). Collective.
+fn budgeted_read_outs(local: &State<f64>, dist: &ShardedState<f64>) -> Result<(), String> {
+    use qchess_sim::QuantumState;
+    let top = QuantumState::try_board_distribution_top(dist, 5).map_err(|e| e.to_string())?;
+    if top != QuantumState::board_distribution_top(dist, 5) {
+        return Err("try_board_distribution_top differs from board_distribution_top".into());
+    }
+    let mut want: Vec<(u64, f64)> = local.board_distribution_iter().collect();
+    if top.1 != want.len() {
+        return Err(format!("{} boards, locally {}", top.1, want.len()));
+    }
+    let mut got = Vec::new();
+    QuantumState::try_for_each_board(dist, &mut |b, p| got.push((b, p)))
+        .map_err(|e| e.to_string())?;
+    want.sort_by_key(|e| e.0);
+    got.sort_by_key(|e| e.0);
+    if got.len() != want.len() {
+        return Err(format!(
+            "{} boards passed, locally {}",
+            got.len(),
+            want.len()
+        ));
+    }
+    match got
+        .iter()
+        .zip(&want)
+        .find(|(g, w)| g.0 != w.0 || (g.1 - w.1).abs() > TOLERANCE)
+    {
+        Some((g, w)) => Err(format!("board pass: {g:?} vs {w:?}")),
+        None => Ok(()),
+    }
 }
 
 /// The whole selftest: `seeds` random sequences of `steps` operations (local sets of 3, 4, 6

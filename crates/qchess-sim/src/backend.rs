@@ -111,6 +111,36 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
     /// [`State::board_distribution_iter`].
     fn for_each_board(&self, f: &mut dyn FnMut(u64, f64));
 
+    /// [`QuantumState::board_distribution_top`] within the memory budget (issue 10,
+    /// Deliver 5): the answer's bytes (16 per board, at most `k` and at most
+    /// [`QuantumState::len`] boards) are asked of what [`QuantumState::memory_budget`] leaves
+    /// after [`QuantumState::bytes`] before it is built; [`SimError::StateTooLarge`] (bytes
+    /// asked and available) when they do not fit, and the state is never changed. The answer
+    /// is the same as [`QuantumState::board_distribution_top`]'s. See
+    /// [`State::try_board_distribution_top`] (which also reserves fallibly); a backend that
+    /// gathers the whole distribution first counts the gather.
+    fn try_board_distribution_top(&self, k: usize) -> Result<(Vec<(u64, f64)>, usize), SimError> {
+        let boards = k.min(self.len());
+        let asked = boards.saturating_mul(std::mem::size_of::<(u64, f64)>());
+        let available = self.memory_budget().saturating_sub(self.bytes());
+        if asked > available {
+            return Err(SimError::StateTooLarge { asked, available });
+        }
+        Ok(self.board_distribution_top(k))
+    }
+
+    /// [`QuantumState::for_each_board`] within the memory budget (issue 10, Deliver 5): a
+    /// backend whose pass holds state-sized memory (one that gathers the distribution
+    /// first) asks the budget for it before the pass and answers [`SimError::StateTooLarge`]
+    /// (bytes asked and available) without calling `f` when it does not fit. The default,
+    /// for backends that stream their boards like the local [`State`] (one cursor per
+    /// ancilla sector, nothing state-sized), is [`QuantumState::for_each_board`] and never
+    /// refuses.
+    fn try_for_each_board(&self, f: &mut dyn FnMut(u64, f64)) -> Result<(), SimError> {
+        self.for_each_board(f);
+        Ok(())
+    }
+
     /// The squares occupied on every board and on some board, as `(always, ever)` logical
     /// masks (`(!0, 0)` when there is no board). See [`State::occupancy_bounds`]; the
     /// default reads [`QuantumState::for_each_board`].
@@ -396,6 +426,9 @@ impl<T: Amplitude> QuantumState for State<T> {
         for (b, p) in State::board_distribution_iter(self) {
             f(b, p);
         }
+    }
+    fn try_board_distribution_top(&self, k: usize) -> Result<(Vec<(u64, f64)>, usize), SimError> {
+        State::try_board_distribution_top(self, k)
     }
     fn occupancy_bounds(&self) -> (u64, u64) {
         State::occupancy_bounds(self)

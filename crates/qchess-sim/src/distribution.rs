@@ -2,6 +2,7 @@
 //! streaming iterator that merges the key-sorted sectors, and a bounded top-k selection.
 
 use crate::amplitude::Amplitude;
+use crate::error::SimError;
 use crate::kernels::scan::norm2;
 use crate::perm::{KeyTable, map_key};
 use crate::state::State;
@@ -123,6 +124,39 @@ impl<T: Amplitude> State<T> {
     /// ```
     pub fn board_distribution_top(&self, k: usize) -> (Vec<(u64, f64)>, usize) {
         self.board_distribution_top_into(k, BinaryHeap::with_capacity(k.min(1 << 16) + 1))
+    }
+
+    /// [`State::board_distribution_top`] within the memory budget (issue 10, Deliver 5): the
+    /// selection's bytes (16 per board, at most `k` and at most [`State::len`] boards) are
+    /// asked of what the budget leaves after [`State::bytes`] before anything is allocated,
+    /// then reserved fallibly. [`SimError::StateTooLarge`] (bytes asked and available) when
+    /// they do not fit, [`SimError::OutOfMemory`] when the reservation fails; the state is
+    /// never changed. The answer is the same as [`State::board_distribution_top`]'s.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, SimError, State};
+    /// let mut s = State::<f64>::classical(0b001);
+    /// s.split(0, 1, 2, Controls::NONE)?;
+    /// assert_eq!(s.try_board_distribution_top(5)?, s.board_distribution_top(5));
+    /// s.set_memory_budget(s.bytes() + 16); // room for one board, not two
+    /// assert_eq!(s.try_board_distribution_top(1)?, s.board_distribution_top(1));
+    /// assert_eq!(
+    ///     s.try_board_distribution_top(2),
+    ///     Err(SimError::StateTooLarge { asked: 32, available: 16 })
+    /// );
+    /// # Ok::<(), SimError>(())
+    /// ```
+    pub fn try_board_distribution_top(
+        &self,
+        k: usize,
+    ) -> Result<(Vec<(u64, f64)>, usize), SimError> {
+        let kept = k.min(self.len());
+        self.ask(kept.saturating_mul(std::mem::size_of::<(u64, f64)>()))?;
+        let mut heap: BinaryHeap<Ranked> = BinaryHeap::new();
+        // The selection pops before it pushes once it holds k: it never grows this.
+        heap.try_reserve_exact(kept)
+            .map_err(|_| SimError::OutOfMemory { states: kept })?;
+        Ok(self.board_distribution_top_into(k, heap))
     }
 
     /// [`State::board_distribution_top`] selecting into `heap` (empty; its capacity is
