@@ -505,8 +505,32 @@ impl<S: QuantumState> Game<S> {
     /// assert_eq!((top.len(), total), (3, 4));
     /// assert!((top[0].1 - 0.25).abs() < 1e-12);
     /// ```
+    ///
+    /// The selection is allocated outside the memory budget; [`Game::try_distribution_top`]
+    /// is the same answer counted against it.
     pub fn distribution_top(&self, k: usize) -> (Vec<(u64, f64)>, usize) {
         self.state.board_distribution_top(k)
+    }
+
+    /// [`Game::distribution_top`] within the memory budget (issue 10, Deliver 5): the
+    /// selection's bytes (16 per board, at most `k` and at most the state's size; a backend
+    /// that gathers the whole distribution first counts the gather) are asked of what the
+    /// budget leaves before anything is built ([`QuantumState::try_board_distribution_top`]);
+    /// when they do not fit the answer is [`GameError::StateTooLarge`] (bytes asked and
+    /// available) and the game is unchanged. Otherwise the answer is
+    /// [`Game::distribution_top`]'s.
+    ///
+    /// ```
+    /// use qchess_cantwell::{Game, GameError};
+    /// use rand::SeedableRng;
+    /// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    /// let mut game = Game::new();
+    /// game.apply("g1^f3h3", &mut rng).unwrap();
+    /// assert_eq!(game.try_distribution_top(1)?, game.distribution_top(1));
+    /// # Ok::<(), GameError>(())
+    /// ```
+    pub fn try_distribution_top(&self, k: usize) -> Result<(Vec<(u64, f64)>, usize), GameError> {
+        self.state.try_board_distribution_top(k).map_err(sim_error)
     }
 
     /// Calls `f` with every board of the superposition and its probability (ancillas summed
@@ -523,8 +547,35 @@ impl<S: QuantumState> Game<S> {
     /// game.for_each_board(|_, p| sum += p);
     /// assert!((sum - 1.0).abs() < 1e-12);
     /// ```
+    ///
+    /// The local state streams its boards (nothing state-sized is held); a backend that
+    /// gathers the distribution first does so outside the memory budget here, and
+    /// [`Game::try_for_each_board`] counts the gather against it.
     pub fn for_each_board(&self, mut f: impl FnMut(u64, f64)) {
         self.state.for_each_board(&mut f);
+    }
+
+    /// [`Game::for_each_board`] within the memory budget (issue 10, Deliver 5), through
+    /// [`QuantumState::try_for_each_board`]: a backend whose pass holds state-sized memory
+    /// (one that gathers the distribution first) asks the budget for it before the pass, and
+    /// when it does not fit the answer is [`GameError::StateTooLarge`] (bytes asked and
+    /// available), `f` is never called and the game is unchanged. The local state streams
+    /// its boards and never refuses; `f` sees the same boards in the same order as with
+    /// [`Game::for_each_board`].
+    ///
+    /// ```
+    /// use qchess_cantwell::{Game, GameError};
+    /// use rand::SeedableRng;
+    /// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    /// let mut game = Game::new();
+    /// game.apply("g1^f3h3", &mut rng).unwrap();
+    /// let mut boards = Vec::new();
+    /// game.try_for_each_board(|b, p| boards.push((b, p)))?;
+    /// assert_eq!(boards.len(), 2);
+    /// # Ok::<(), GameError>(())
+    /// ```
+    pub fn try_for_each_board(&self, mut f: impl FnMut(u64, f64)) -> Result<(), GameError> {
+        self.state.try_for_each_board(&mut f).map_err(sim_error)
     }
 
     /// A classical board drawn from the superposition (the state is not changed): the letters
