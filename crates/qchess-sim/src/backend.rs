@@ -278,6 +278,20 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
         })
     }
 
+    /// [`QuantumState::force_keeping`] for a caller that has just read the outcome's
+    /// probability (see [`State::force_keeping_given`]: the survivors are scaled by
+    /// `1 / sqrt(probability)` in the projection's own pass). The default ignores
+    /// `probability` and calls [`QuantumState::force_keeping`].
+    fn force_keeping_given(
+        &mut self,
+        pred: Predicate,
+        outcome: bool,
+        probability: f64,
+    ) -> Result<(f64, crate::Removed<Self>), SimError> {
+        let _ = probability;
+        self.force_keeping(pred, outcome)
+    }
+
     /// Takes back a projection of [`QuantumState::force_keeping`] (see [`State::unproject`]).
     fn unproject(&mut self, removed: crate::Removed<Self>) -> Result<(), SimError> {
         let _ = removed;
@@ -504,6 +518,14 @@ impl<T: Amplitude> QuantumState for State<T> {
         outcome: bool,
     ) -> Result<(f64, crate::Removed<Self>), SimError> {
         State::force_keeping(self, pred, outcome)
+    }
+    fn force_keeping_given(
+        &mut self,
+        pred: Predicate,
+        outcome: bool,
+        probability: f64,
+    ) -> Result<(f64, crate::Removed<Self>), SimError> {
+        State::force_keeping_given(self, pred, outcome, probability)
     }
     fn unproject(&mut self, removed: crate::Removed<Self>) -> Result<(), SimError> {
         State::unproject(self, removed)

@@ -104,6 +104,11 @@ pub enum SimError {
         /// The operation.
         what: &'static str,
     },
+    /// A probability handed to the simulator is above 1 (or not a number); nothing changed.
+    InvalidProbability {
+        /// The probability given.
+        probability: f64,
+    },
 }
 
 impl fmt::Display for SimError {
@@ -172,6 +177,12 @@ impl fmt::Display for SimError {
                 write!(f, "exact arithmetic overflow: {context}")
             }
             Self::UndoMismatch { what } => write!(f, "cannot undo: {what}"),
+            Self::InvalidProbability { probability } => {
+                write!(
+                    f,
+                    "invalid probability {probability:e}: it must lie in (0, 1]"
+                )
+            }
             Self::Unsupported { what } => {
                 write!(f, "this simulator backend does not support {what}")
             }

@@ -173,11 +173,74 @@ impl<T: Amplitude> State<T> {
     /// kept ones in place towards the front of the sector, and sums the masses (and the
     /// survivors' byte tables) per block; then the survivors are scaled (in parallel).
     /// Sums are per block, combined in block order: the same for any thread count.
+    /// [`State::force_keeping`] for a caller that has just read the outcome's probability
+    /// `probability` (as [`State::probability`] gives it, or one minus it for the outcome
+    /// "does not hold"): the survivors are scaled by `1 / sqrt(probability)` in the
+    /// projection's own pass, with no pass to sum the kept mass and none to scale them
+    /// afterwards (issue 10: a measuring move within 1.5x of its bare gate). The state after
+    /// has the norm it had before (1 up to rounding), as after [`State::force`]. Returns
+    /// `probability` and the undo record ([`State::unproject`] takes it back). A
+    /// probability that is not finite, not above [`Amplitude::ZERO_PROBABILITY`] or above 1
+    /// is [`SimError::ZeroProbabilityOutcome`] / [`SimError::InvalidProbability`] and
+    /// nothing changes. Exact amplitudes and a projection that removes nothing behave as
+    /// [`State::force_keeping`].
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.split(0, 1, 2, Controls::NONE)?;
+    /// let before = s.clone();
+    /// let p = s.probability(Predicate::One(1));
+    /// let (got, removed) = s.force_keeping_given(Predicate::One(1), true, p)?;
+    /// assert_eq!(got, p);
+    /// let mut plain = before.clone();
+    /// plain.force(Predicate::One(1), true)?;
+    /// assert!((s.inner(&plain).norm() - 1.0).abs() < 1e-15);
+    /// s.unproject(removed)?;
+    /// assert!((s.inner(&before).norm() - 1.0).abs() < 1e-15);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn force_keeping_given(
+        &mut self,
+        pred: Predicate,
+        outcome: bool,
+        probability: f64,
+    ) -> Result<(f64, Removed<Self>), SimError> {
+        if !T::RENORMALIZES {
+            return self.force_keeping(pred, outcome);
+        }
+        if !(probability.is_finite() && probability > T::ZERO_PROBABILITY) {
+            self.check_predicate(pred)?;
+            return Err(SimError::ZeroProbabilityOutcome {
+                outcome,
+                probability,
+            });
+        }
+        if probability > 1.0 + 1e-9 {
+            return Err(SimError::InvalidProbability { probability });
+        }
+        let (p, removed, _) = self.force_keeping_inner(pred, outcome, false, Some(probability))?;
+        Ok((p, removed))
+    }
+
     fn force_keeping_with(
         &mut self,
         pred: Predicate,
         outcome: bool,
         marginals: bool,
+    ) -> Result<Projected<Self>, SimError> {
+        self.force_keeping_inner(pred, outcome, marginals, None)
+    }
+
+    /// The projection of [`State::force_keeping`]; with `given` (the outcome's probability,
+    /// checked by the caller) the survivors are scaled in the fused pass by
+    /// `1 / sqrt(given)` and the masses are not summed.
+    fn force_keeping_inner(
+        &mut self,
+        pred: Predicate,
+        outcome: bool,
+        marginals: bool,
+        given: Option<f64>,
     ) -> Result<Projected<Self>, SimError> {
         let (mask, value) = self.check_predicate(pred)?;
         if !T::RENORMALIZES {
@@ -215,6 +278,15 @@ impl<T: Amplitude> State<T> {
             };
             return Ok((1.0, removed, None));
         }
+        if given.is_some() && total == self.len() {
+            // The caller's probability is positive but nothing would survive.
+            return Err(SimError::ZeroProbabilityOutcome {
+                outcome,
+                probability: 0.0,
+            });
+        }
+        // With the caller's probability, the survivors are scaled in the fused pass.
+        let in_pass = given.map(|p| T::of_f64(1.0 / p.sqrt()));
         let counts: Vec<usize> = block_counts.iter().map(|c| c.iter().sum()).collect();
         let mut records = self.record_buffers(&counts, total)?;
         // The fused pass, sector by sector; masses summed in sector and block order.
@@ -246,7 +318,10 @@ impl<T: Amplitude> State<T> {
                 &mut record.keys,
                 &mut record.amps,
                 out_of,
-                marginals,
+                PassExtras {
+                    marginals,
+                    scale: in_pass,
+                },
             );
             for b in &blocks {
                 gone += b.gone;
@@ -258,7 +333,11 @@ impl<T: Amplitude> State<T> {
             kept_len.push(s.keys.len() - n);
             layouts.push(layout);
         }
-        let p = match Self::forced_probability(outcome, kept, kept + gone) {
+        let checked = match given {
+            Some(p) => Ok(p),
+            None => Self::forced_probability(outcome, kept, kept + gone),
+        };
+        let p = match checked {
             Ok(p) => p,
             Err(e) => {
                 // Nothing was scaled yet: merging the removed entries back restores the
@@ -285,16 +364,33 @@ impl<T: Amplitude> State<T> {
                 return Err(e);
             }
         };
-        let scale = T::of_f64(1.0 / kept.sqrt());
-        for ((s, &k), layout) in self.sectors.iter_mut().zip(&kept_len).zip(&layouts) {
+        // The factor the survivors get (already applied in the pass when `given`), and the
+        // one that undoes it.
+        let (scale, restore) = match given {
+            Some(p) => (T::of_f64(1.0 / p.sqrt()), p.sqrt()),
+            None => (T::of_f64(1.0 / kept.sqrt()), kept.sqrt()),
+        };
+        for (((s, &k), layout), per_block) in self
+            .sectors
+            .iter_mut()
+            .zip(&kept_len)
+            .zip(&layouts)
+            .zip(&block_counts)
+        {
+            // A sector the pass went through is scaled already when `given`; one with
+            // nothing removed was not.
+            let scaled = in_pass.is_some() && per_block.iter().any(|&c| c > 0);
             if layout.len() <= 1 && layout.first().is_none_or(|&(start, _)| start == 0) {
                 // Nothing removed from this sector, or its kept entries already in place:
                 // scaled in place, in parallel.
                 s.keys.truncate(k);
                 s.amps.truncate(k);
-                scale_amps(&mut s.amps, scale);
+                if !scaled {
+                    scale_amps(&mut s.amps, scale);
+                }
             } else {
-                let moved = move_down(&mut s.keys, &mut s.amps, layout, Some(scale));
+                let f = (!scaled).then_some(scale);
+                let moved = move_down(&mut s.keys, &mut s.amps, layout, f);
                 debug_assert_eq!(moved, k);
             }
             s.keys.truncate(k);
@@ -311,7 +407,7 @@ impl<T: Amplitude> State<T> {
         });
         let removed = Removed {
             part: self.with_sectors(records, usize::MAX),
-            restore: Some(kept.sqrt()),
+            restore: Some(restore),
         };
         Ok((p, removed, marginals))
     }
@@ -646,6 +742,14 @@ struct BlockSums {
     bits: [f64; 64],
 }
 
+/// What the fused projection pass does beside moving entries: sum the kept entries' byte
+/// tables (`marginals`), multiply the kept amplitudes by `scale`.
+#[derive(Clone, Copy)]
+struct PassExtras<T> {
+    marginals: bool,
+    scale: Option<T>,
+}
+
 /// Adds `b` to `a`, bit by bit.
 fn add_bits(a: &mut [f64; 64], b: &[f64; 64]) {
     for (x, y) in a.iter_mut().zip(b) {
@@ -667,8 +771,8 @@ fn scale_amps<T: Amplitude>(amps: &mut [Complex<T>], scale: T) {
 
 /// The fused pass of [`State::force_keeping`] on one sector: every block's removed entries
 /// (`per_block[b]` of them, where `out_of(key)`) go, in order, to their slot of `rec_keys` /
-/// `rec_amps` (exactly their number long); the kept entries end up, in order and unscaled,
-/// at the front of their group of blocks (in place). Returns where each group starts and
+/// `rec_amps` (exactly their number long); the kept entries end up, in order, unscaled or
+/// multiplied by `scale` when given, at the front of their group of blocks (in place). Returns where each group starts and
 /// how many entries it kept (for [`move_down`]), and the block sums in block order; the byte
 /// tables of the kept entries are summed (into [`BlockSums::bits`]) only when `marginals`.
 ///
@@ -681,7 +785,7 @@ fn split_project<T: Amplitude>(
     rec_keys: &mut [u64],
     rec_amps: &mut [Complex<T>],
     out_of: impl Fn(u64) -> bool + Sync + Copy,
-    marginals: bool,
+    extra: PassExtras<T>,
 ) -> (Vec<(usize, usize)>, Vec<BlockSums>) {
     use rayon::prelude::*;
     let n = keys.len();
@@ -714,7 +818,7 @@ fn split_project<T: Amplitude>(
     let done: Vec<(usize, Vec<BlockSums>)> = parts
         .into_par_iter()
         .with_max_len(1)
-        .map(|(k, a, r, q)| project_group(k, a, r, q, out_of, marginals))
+        .map(|(k, a, r, q)| project_group(k, a, r, q, out_of, extra))
         .collect();
     let mut sums = Vec::with_capacity(blocks);
     let mut layout = Vec::with_capacity(groups);
@@ -766,10 +870,13 @@ fn project_group<T: Amplitude>(
     rec_keys: &mut [u64],
     rec_amps: &mut [Complex<T>],
     out_of: impl Fn(u64) -> bool,
-    marginals: bool,
+    extra: PassExtras<T>,
 ) -> (usize, Vec<BlockSums>) {
+    let PassExtras { marginals, scale } = extra;
     use crate::kernels::scan::{add_byte_tables, norm2, table_bits};
     let zero = Complex::new(T::zero(), T::zero());
+    // The kept entries' factor (1 when they are scaled afterwards: exact).
+    let f = scale.unwrap_or_else(|| T::of_f64(1.0));
     let mut stage_k = [0u64; STAGE];
     let mut stage_a = [zero; STAGE];
     let mut tables = marginals.then(|| Box::new([[0.0f64; 256]; 8]));
@@ -789,7 +896,7 @@ fn project_group<T: Amplitude>(
                 let (k, a) = (keys[i], amps[i]);
                 let out = usize::from(out_of(k));
                 keys[w] = k;
-                amps[w] = a;
+                amps[w] = a * f;
                 w += 1 - out;
                 stage_k[s] = k;
                 stage_a[s] = a;
@@ -945,6 +1052,82 @@ mod tests {
         s.iswap_inv(0, 1, Controls::NONE).unwrap();
         s.unproject(removed).unwrap();
         assert!(close(&before, &s, 1e-15));
+    }
+
+    #[test]
+    fn projection_given_its_probability_equals_the_plain_one() {
+        use crate::{Complex, Key, Normalization};
+        use rand::{Rng, SeedableRng};
+        // Two ancilla sectors, several blocks each, physical and logical keys differing.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut entries: Vec<(Key, Complex<f64>)> = (0..300_000)
+            .map(|_| {
+                let key = Key {
+                    board: rng.random::<u64>() & 0x3f_ffff,
+                    ancillas: u128::from(rng.random::<bool>()),
+                };
+                let a = Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5);
+                (key, a)
+            })
+            .collect();
+        entries.sort_by_key(|e| e.0);
+        entries.dedup_by_key(|e| e.0);
+        let mut before = State::from_amplitudes(entries, Normalization::Renormalize).unwrap();
+        before.iswap(2, 30, Controls::NONE).unwrap();
+        for (pred, outcome) in [
+            (Predicate::One(30), true),
+            (Predicate::AllZero(0b1001), true),
+            (Predicate::AllZero(0b1001), false),
+        ] {
+            let p1 = before.probability(pred);
+            let p = if outcome { p1 } else { 1.0 - p1 };
+            let mut s = before.clone();
+            let (got, removed) = s.force_keeping_given(pred, outcome, p).unwrap();
+            assert_eq!(got, p);
+            let mut plain = before.clone();
+            let p_plain = plain.force(pred, outcome).unwrap();
+            assert!((p - p_plain).abs() < 1e-13);
+            assert!(close(&s, &plain, 1e-15));
+            assert!((s.norm_sqr() - 1.0).abs() < 1e-13);
+            let gone: Vec<_> = before
+                .entries()
+                .filter(|(k, _)| pred.holds(k.board) != outcome)
+                .collect();
+            assert_eq!(gone, removed.part().entries().collect::<Vec<_>>());
+            s.unproject(removed).unwrap();
+            assert!(close(&before, &s, 1e-15));
+        }
+    }
+
+    #[test]
+    fn projection_given_a_bad_probability_changes_nothing() {
+        use crate::SimError;
+        let before = sample_state();
+        let pred = Predicate::One(3);
+        for p in [0.0, -0.5, f64::NAN, f64::INFINITY, 1.5] {
+            let mut s = before.clone();
+            let err = s.force_keeping_given(pred, true, p).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    SimError::ZeroProbabilityOutcome { .. } | SimError::InvalidProbability { .. }
+                ),
+                "{p}: {err:?}"
+            );
+            assert!(close(&before, &s, 0.0));
+        }
+        // A positive probability for an outcome nothing has: refused, unchanged.
+        let mut s = State::<f64>::classical(0b1000);
+        assert!(matches!(
+            s.force_keeping_given(Predicate::One(3), false, 0.5),
+            Err(SimError::ZeroProbabilityOutcome { .. })
+        ));
+        assert_eq!(s.len(), 1);
+        // A malformed predicate is its own error.
+        assert!(matches!(
+            s.force_keeping_given(Predicate::One(64), true, 0.5),
+            Err(SimError::QubitOutOfRange { .. })
+        ));
     }
 
     #[test]

@@ -382,6 +382,23 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
         Ok(p)
     }
 
+    /// [`Recorder::force`] for an outcome whose probability the caller has just read: the
+    /// backend scales the survivors in the projection's own pass
+    /// ([`QuantumState::force_keeping_given`]).
+    pub fn force_given(
+        &mut self,
+        pred: Predicate,
+        outcome: bool,
+        probability: f64,
+    ) -> Result<f64, SimError> {
+        if !self.recording {
+            return self.state.force(pred, outcome);
+        }
+        let (p, removed) = self.state.force_keeping_given(pred, outcome, probability)?;
+        self.push(Step::Projection(Box::new(removed)));
+        Ok(p)
+    }
+
     pub fn project_boards(&mut self, keep: &(dyn Fn(u64) -> bool + Sync)) -> Result<f64, SimError> {
         if !self.recording {
             return self.state.project_boards(keep);

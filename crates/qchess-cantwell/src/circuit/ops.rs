@@ -65,6 +65,10 @@ impl Condition {
 /// its probability. One `f64` is drawn from `rng` whenever the outcome is not forced, even when
 /// it is certain, so that a replay consumes the same random numbers. On error (a forced outcome
 /// of probability 0) the state is unchanged.
+/// The smallest outcome probability [`measure`] hands to the backend for scaling the
+/// survivors (see [`Recorder::force_given`]).
+const GIVEN_MIN: f64 = 1.0 / 16.0;
+
 pub(crate) fn measure<S: QuantumState, R: Rng + ?Sized>(
     state: &mut Recorder<'_, S>,
     condition: Condition,
@@ -93,6 +97,13 @@ pub(crate) fn measure<S: QuantumState, R: Rng + ?Sized>(
         });
     }
     match condition {
+        // An outcome of probability at least GIVEN_MIN: the survivors are scaled by the
+        // probability just read, in the projection's pass (its relative error is then at
+        // most a few ulps; a rarer outcome's `1 - p` would lose digits, so the backend sums
+        // its mass itself).
+        Condition::Board(p) if probability >= GIVEN_MIN => {
+            state.force_given(p, outcome, probability)?;
+        }
         Condition::Board(p) => {
             state.force(p, outcome)?;
         }
