@@ -138,6 +138,44 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
         Ok(())
     }
 
+    /// Collective, and nothing is gathered (issue 10, Deliver 5: the trait's default reads
+    /// [`QuantumState::for_each_board`], which here gathers the whole distribution outside
+    /// the memory budget): each rank reads its own piece ([`State::occupancy_bounds`]), then
+    /// one all-gather of two words a rank ands the `always` masks and ors the `ever` masks.
+    /// A rank with an empty piece gives `(!0, 0)`, which changes neither. The answer is the
+    /// whole state's, the same on every rank.
+    fn occupancy_bounds(&self) -> (u64, u64) {
+        let (always, ever) = self.local().occupancy_bounds();
+        let all = comm::current().all_gather(&[always, ever]);
+        all.chunks_exact(2)
+            .fold((!0u64, 0u64), |(a, e), w| (a & w[0], e | w[1]))
+    }
+
+    /// Collective, and nothing is gathered (issue 10, Deliver 5: the trait's default reads
+    /// [`QuantumState::for_each_board`], which here gathers the whole distribution outside
+    /// the memory budget): each rank weighs its own piece ([`State::pattern_weights`],
+    /// relative to the piece's norm), scales by the piece's norm and one sum over the ranks
+    /// ([`sum_f64`], one word a pattern) is divided by the whole state's norm, as
+    /// [`ShardedState::qubit_probabilities`] is. A pattern no stored board with a non-zero
+    /// weight matches is exactly `0.0`, as on the local state; memory is the patterns', never
+    /// the state's.
+    fn pattern_weights(&self, patterns: &[(u64, u64, u64)]) -> Vec<f64> {
+        let local_norm = self.local().norm_sqr();
+        let mut mine: Vec<f64> = self
+            .local()
+            .pattern_weights(patterns)
+            .into_iter()
+            .map(|w| w * local_norm)
+            .collect();
+        mine.push(local_norm);
+        let mut s = sum_f64(&*comm::current(), &mine);
+        let norm = s.pop().unwrap_or(0.0);
+        for w in &mut s {
+            *w = if norm > 0.0 { *w / norm } else { 0.0 };
+        }
+        s
+    }
+
     fn iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
         ShardedState::iswap(self, a, b, controls)
     }
@@ -454,6 +492,126 @@ mod tests {
             for err in errs {
                 match err {
                     Err(SimError::StateTooLarge { asked, available }) => {
+                        assert!(asked > available, "rank {rank}: {asked} <= {available}");
+                        if rank == 1 {
+                            assert_eq!(available, 16);
+                        }
+                    }
+                    other => panic!("rank {rank}: expected StateTooLarge, got {other:?}"),
+                }
+            }
+        }
+    }
+
+    /// The sharded occupancy bounds and pattern weights (each rank's piece read, a few words
+    /// summed; nothing gathered) on 3 ranks: the local state's answers (bounds exactly,
+    /// weights within 1e-12, a pattern no board matches exactly 0), the same on every
+    /// rank, and the same as the board-by-board sum over the unbudgeted board pass.
+    #[test]
+    fn occupancy_bounds_and_pattern_weights_agree_with_the_local_state() {
+        let results = ThreadComm::run(3, |c| {
+            install(Rc::new(c), 3);
+            let mut local = State::<f64>::classical(0b1_0111);
+            for (a, b) in [(0u8, 8u8), (1, 9), (2, 10), (4, 12), (8, 16)] {
+                local.sqrt_iswap(a, b, Controls::NONE).unwrap();
+            }
+            local.capture(16).unwrap();
+            let dist = ShardedState::from_state(&local, LocalSet::new(3, &[])).unwrap();
+            let patterns = [
+                (0b1, 0b1, 0),
+                (0b1_0000_0001, 0b1_0000_0000, 0),
+                (0, 0, 0b1_0000_0110),
+                (0b1_0000_0000_1000, 0b1_0000_0000_1000, 0), // squares 3 and 12 together
+                (1 << 40, 1 << 40, 0),                       // no board: exactly 0
+                (0xffff_ffff, 0b0001_0111, 0),               // wide: checked key by key
+                (0, 0, 0),                                   // every board
+            ];
+            let bounds = QuantumState::occupancy_bounds(&dist);
+            let w = QuantumState::pattern_weights(&dist, &patterns);
+            let mut by_board = vec![0.0f64; patterns.len()];
+            let (mut always, mut ever) = (!0u64, 0u64);
+            QuantumState::for_each_board(&dist, &mut |b, p| {
+                always &= b;
+                ever |= b;
+                for (x, &(m, v, a)) in by_board.iter_mut().zip(&patterns) {
+                    if b & m == v & m && (a == 0 || b & a != 0) {
+                        *x += p;
+                    }
+                }
+            });
+            let want = local.pattern_weights(&patterns);
+            (
+                bounds,
+                local.occupancy_bounds(),
+                (always, ever),
+                w,
+                want,
+                by_board,
+            )
+        });
+        let first = results[0].3.clone();
+        for (bounds, local_bounds, pass_bounds, w, want, by_board) in results {
+            assert_eq!(bounds, local_bounds);
+            assert_eq!(bounds, pass_bounds);
+            assert_ne!(bounds.0, bounds.1);
+            assert_eq!(w, first, "every rank has the same weights");
+            assert_eq!(w.len(), want.len());
+            for ((x, y), z) in w.iter().zip(&want).zip(&by_board) {
+                assert!((x - y).abs() < 1e-12, "{x} vs {y}");
+                assert!((x - z).abs() < 1e-12, "{x} vs {z}");
+            }
+            assert_eq!(w[4], 0.0);
+            assert!(w[0] > 0.0 && w[0] < 1.0);
+            assert!((w[6] - 1.0).abs() < 1e-12);
+        }
+    }
+
+    /// The game's budgeted board read-outs on the sharded state (3 ranks): with room they
+    /// are the unbudgeted answers; when one rank's game budget leaves room for only one
+    /// board, every rank answers `StateTooLarge` (the gather is counted), `f` is never
+    /// called and the game is unchanged.
+    #[test]
+    fn game_budgeted_board_read_outs_refuse_on_every_rank_together() {
+        use qchess_cantwell::{Game, GameError};
+        use rand::SeedableRng;
+        let results = ThreadComm::run(3, |c| {
+            let rank = crate::comm::Comm::rank(&c);
+            install(Rc::new(c), 3);
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+            let mut g = Game::<ShardedState<f64>>::new_backend();
+            g.apply("g1^f3h3", &mut rng).unwrap();
+            g.apply("b8^a6c6", &mut rng).unwrap();
+            let top = g.distribution_top(3);
+            let mut ok = g.try_distribution_top(3).unwrap() == top;
+            let mut pass = Vec::new();
+            g.for_each_board(|b, p| pass.push((b, p)));
+            let mut got = Vec::new();
+            g.try_for_each_board(|b, p| got.push((b, p))).unwrap();
+            ok &= got == pass && pass.len() == 4 && top.1 == 4;
+            let fen = g.fen();
+            let dist = g.distribution(None);
+            // Setting the budget is collective (the game's held bytes are the ranks' most);
+            // every rank sets one, only rank 1's binds.
+            g.set_memory_budget(usize::MAX);
+            let held = usize::MAX - g.state().memory_budget();
+            let piece = g.state().local().bytes();
+            g.set_memory_budget(if rank == 1 {
+                held + piece + 16
+            } else {
+                usize::MAX
+            });
+            let err_top = g.try_distribution_top(3);
+            let mut called = false;
+            let err_pass = g.try_for_each_board(|_, _| called = true);
+            ok &= !called && g.fen() == fen && g.distribution(None) == dist;
+            (rank, ok, [err_top.map(|_| ()), err_pass])
+        });
+        for (rank, ok, errs) in results {
+            assert!(ok, "rank {rank}");
+            for err in errs {
+                match err {
+                    Err(e @ GameError::StateTooLarge { asked, available }) => {
+                        assert_eq!(e.kind(), "state_too_large");
                         assert!(asked > available, "rank {rank}: {asked} <= {available}");
                         if rank == 1 {
                             assert_eq!(available, 16);

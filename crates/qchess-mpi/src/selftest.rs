@@ -513,8 +513,53 @@ pub fn cantwell_knight_game(seed: u64, splits: usize) -> Report {
         "budgeted read-outs",
         budgeted_read_outs(local.state(), dist.state()),
     );
+    report.record(
+        "board patterns",
+        board_patterns(local.state(), dist.state()),
+    );
     report.traffic(dist.state());
     report
+}
+
+/// The sharded occupancy bounds and pattern weights (each rank reads its own piece; nothing
+/// is gathered, issue 10, Deliver 5) against the local state's: the bounds equal, every
+/// pattern's weight within [`TOLERANCE`] (one pattern per occupied-somewhere square, each
+/// with a neighbour, a wide one and one no board matches, which is exactly 0). Collective.
+fn board_patterns(local: &State<f64>, dist: &ShardedState<f64>) -> Result<(), String> {
+    use qchess_sim::QuantumState;
+    let bounds = QuantumState::occupancy_bounds(dist);
+    if bounds != local.occupancy_bounds() {
+        return Err(format!(
+            "occupancy bounds {bounds:x?}, locally {:x?}",
+            local.occupancy_bounds()
+        ));
+    }
+    let (always, ever) = bounds;
+    let mut patterns: Vec<(u64, u64, u64)> = (0..64u32)
+        .filter(|&q| ever & (1 << q) != 0)
+        .map(|q| {
+            let (bit, next) = (1u64 << q, 1u64 << ((q + 1) % 64));
+            (bit | next, bit, 0)
+        })
+        .collect();
+    patterns.push((ever & !always, ever & !always & 0x5555_5555_5555_5555, 0));
+    patterns.push((0, 0, ever & !always));
+    patterns.push((!ever, !ever, 0));
+    let got = QuantumState::pattern_weights(dist, &patterns);
+    let want = local.pattern_weights(&patterns);
+    if got.len() != want.len() {
+        return Err(format!("{} weights, locally {}", got.len(), want.len()));
+    }
+    if let Some(i) = (0..got.len()).find(|&i| (got[i] - want[i]).abs() > TOLERANCE) {
+        return Err(format!(
+            "pattern {:x?}: weight {} vs {}",
+            patterns[i], got[i], want[i]
+        ));
+    }
+    match got.last() {
+        Some(&w) if w != 0.0 && ever != !0 => Err(format!("an unmatched pattern weighs {w}")),
+        _ => Ok(()),
+    }
 }
 
 /// The budgeted read-outs of the sharded state with room in the budget (issue 10,
