@@ -689,6 +689,8 @@ impl<T: Amplitude> State<T> {
 
 /// Entries [`copy_removed`] stages on the stack before it copies them to their slot.
 const STAGE: usize = 256;
+// `s & (STAGE - 1)` indexes the stage without a bounds check (`s < STAGE` in a chunk).
+const _: () = assert!(STAGE.is_power_of_two());
 
 /// Copies the entries of one block for which `out_of(key)` holds into `keys` / `amps`
 /// (exactly their number long), in order, and returns the squared norms of the copied and
@@ -877,6 +879,8 @@ fn project_group<T: Amplitude>(
     let zero = Complex::new(T::zero(), T::zero());
     // The kept entries' factor (1 when they are scaled afterwards: exact).
     let f = scale.unwrap_or_else(|| T::of_f64(1.0));
+    // With the factor given (the caller's probability) the masses are not needed.
+    let lean = scale.is_some() && !marginals;
     let mut stage_k = [0u64; STAGE];
     let mut stage_a = [zero; STAGE];
     let mut tables = marginals.then(|| Box::new([[0.0f64; 256]; 8]));
@@ -892,19 +896,32 @@ fn project_group<T: Amplitude>(
         for c in (lo..hi).step_by(STAGE) {
             let e = (c + STAGE).min(hi);
             let (w0, mut s) = (w, 0usize);
-            for i in c..e {
-                let (k, a) = (keys[i], amps[i]);
-                let out = usize::from(out_of(k));
-                keys[w] = k;
-                amps[w] = a * f;
-                w += 1 - out;
-                stage_k[s] = k;
-                stage_a[s] = a;
-                s += out;
-                let m = norm2(a);
-                let f = out as f64;
-                gone[i & 1] += m * f;
-                kept[i & 1] += m * (1.0 - f);
+            if lean {
+                for i in c..e {
+                    let (k, a) = (keys[i], amps[i]);
+                    let out = usize::from(out_of(k));
+                    keys[w] = k;
+                    amps[w] = a * f;
+                    w += 1 - out;
+                    stage_k[s & (STAGE - 1)] = k;
+                    stage_a[s & (STAGE - 1)] = a;
+                    s += out;
+                }
+            } else {
+                for i in c..e {
+                    let (k, a) = (keys[i], amps[i]);
+                    let out = usize::from(out_of(k));
+                    keys[w] = k;
+                    amps[w] = a * f;
+                    w += 1 - out;
+                    stage_k[s & (STAGE - 1)] = k;
+                    stage_a[s & (STAGE - 1)] = a;
+                    s += out;
+                    let m = norm2(a);
+                    let f = out as f64;
+                    gone[i & 1] += m * f;
+                    kept[i & 1] += m * (1.0 - f);
+                }
             }
             rec_keys[at..at + s].copy_from_slice(&stage_k[..s]);
             rec_amps[at..at + s].copy_from_slice(&stage_a[..s]);
