@@ -61,14 +61,14 @@ impl Condition {
     }
 }
 
-/// Measures `condition` (or forces `forced`), projects the state and returns the outcome with
-/// its probability. One `f64` is drawn from `rng` whenever the outcome is not forced, even when
-/// it is certain, so that a replay consumes the same random numbers. On error (a forced outcome
-/// of probability 0) the state is unchanged.
 /// The smallest outcome probability [`measure`] hands to the backend for scaling the
 /// survivors (see [`Recorder::force_given`]).
 const GIVEN_MIN: f64 = 1.0 / 16.0;
 
+/// Measures `condition` (or forces `forced`), projects the state and returns the outcome with
+/// its probability. One `f64` is drawn from `rng` whenever the outcome is not forced, even when
+/// it is certain, so that a replay consumes the same random numbers. On error (a forced outcome
+/// of probability 0) the state is unchanged.
 pub(crate) fn measure<S: QuantumState, R: Rng + ?Sized>(
     state: &mut Recorder<'_, S>,
     condition: Condition,
