@@ -438,15 +438,21 @@ mod tests {
         });
         for (rank, boards, ok, err, unchanged) in results {
             assert!(boards > 8 && ok && unchanged, "rank {rank}");
-            match err {
-                Err(SimError::StateTooLarge { asked, available }) => {
-                    assert!(asked > available, "rank {rank}: {asked} <= {available}");
-                    if rank == 1 {
-                        assert_eq!(available, 16);
-                    }
+            assert_refused_together(rank, err.map(|_| ()));
+        }
+    }
+
+    /// Every rank's answer when rank 1's budget leaves 16 bytes: `StateTooLarge` (asked
+    /// above available), with exactly 16 available on rank 1.
+    fn assert_refused_together(rank: usize, err: Result<(), SimError>) {
+        match err {
+            Err(SimError::StateTooLarge { asked, available }) => {
+                assert!(asked > available, "rank {rank}: {asked} <= {available}");
+                if rank == 1 {
+                    assert_eq!(available, 16);
                 }
-                other => panic!("rank {rank}: expected StateTooLarge, got {other:?}"),
             }
+            other => panic!("rank {rank}: expected StateTooLarge, got {other:?}"),
         }
     }
 
@@ -490,15 +496,7 @@ mod tests {
         for (rank, ok, errs) in results {
             assert!(ok, "rank {rank}");
             for err in errs {
-                match err {
-                    Err(SimError::StateTooLarge { asked, available }) => {
-                        assert!(asked > available, "rank {rank}: {asked} <= {available}");
-                        if rank == 1 {
-                            assert_eq!(available, 16);
-                        }
-                    }
-                    other => panic!("rank {rank}: expected StateTooLarge, got {other:?}"),
-                }
+                assert_refused_together(rank, err);
             }
         }
     }

@@ -976,6 +976,30 @@ mod tests {
         s
     }
 
+    /// About `n` random entries (random amplitudes, renormalised) over 22 board qubits in two
+    /// ancilla sectors, several parallel blocks each, with physical and logical keys
+    /// differing (an iSwap relabelling).
+    fn random_two_sector_state(seed: u64, n: usize) -> State<f64> {
+        use crate::{Complex, Key, Normalization};
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut entries: Vec<(Key, Complex<f64>)> = (0..n)
+            .map(|_| {
+                let key = Key {
+                    board: rng.random::<u64>() & 0x3f_ffff,
+                    ancillas: u128::from(rng.random::<bool>()),
+                };
+                let a = Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5);
+                (key, a)
+            })
+            .collect();
+        entries.sort_by_key(|e| e.0);
+        entries.dedup_by_key(|e| e.0);
+        let mut s = State::from_amplitudes(entries, Normalization::Renormalize).unwrap();
+        s.iswap(2, 30, Controls::NONE).unwrap();
+        s
+    }
+
     fn close(a: &State<f64>, b: &State<f64>, tol: f64) -> bool {
         let (x, y): (Vec<_>, Vec<_>) = (a.entries().collect(), b.entries().collect());
         x.len() == y.len()
@@ -1073,24 +1097,7 @@ mod tests {
 
     #[test]
     fn projection_given_its_probability_equals_the_plain_one() {
-        use crate::{Complex, Key, Normalization};
-        use rand::{Rng, SeedableRng};
-        // Two ancilla sectors, several blocks each, physical and logical keys differing.
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
-        let mut entries: Vec<(Key, Complex<f64>)> = (0..300_000)
-            .map(|_| {
-                let key = Key {
-                    board: rng.random::<u64>() & 0x3f_ffff,
-                    ancillas: u128::from(rng.random::<bool>()),
-                };
-                let a = Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5);
-                (key, a)
-            })
-            .collect();
-        entries.sort_by_key(|e| e.0);
-        entries.dedup_by_key(|e| e.0);
-        let mut before = State::from_amplitudes(entries, Normalization::Renormalize).unwrap();
-        before.iswap(2, 30, Controls::NONE).unwrap();
+        let before = random_two_sector_state(5, 300_000);
         for (pred, outcome) in [
             (Predicate::One(30), true),
             (Predicate::AllZero(0b1001), true),
@@ -1149,24 +1156,8 @@ mod tests {
 
     #[test]
     fn projection_of_many_blocks_keeps_the_removed_entries_in_order() {
-        use crate::{Complex, Key, Normalization};
-        use rand::{Rng, SeedableRng};
         // Some 400 000 entries in two ancilla sectors: several parallel blocks per sector.
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
-        let mut entries: Vec<(Key, Complex<f64>)> = (0..400_000)
-            .map(|_| {
-                let key = Key {
-                    board: rng.random::<u64>() & 0x3f_ffff,
-                    ancillas: u128::from(rng.random::<bool>()),
-                };
-                let a = Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5);
-                (key, a)
-            })
-            .collect();
-        entries.sort_by_key(|e| e.0);
-        entries.dedup_by_key(|e| e.0);
-        let mut before = State::from_amplitudes(entries, Normalization::Renormalize).unwrap();
-        before.iswap(2, 30, Controls::NONE).unwrap(); // physical and logical keys differ
+        let before = random_two_sector_state(3, 400_000);
         for (pred, outcome) in [
             (Predicate::One(30), true),
             (Predicate::AllZero(0b1001), true),
