@@ -3,26 +3,10 @@
 //! otherwise `StateTooLarge` (bytes asked above bytes available) with the game unchanged.
 
 use qchess_cantwell::{Game, GameError};
-use rand::{Rng, SeedableRng};
+mod common;
 
-/// A game of random legal moves (measurements drawn from the same generator) that has
-/// reached more than 8 basis states, or `None` if it ended first.
-fn random_game(seed: u64) -> Option<Game> {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let mut g = Game::new();
-    for _ in 0..40 {
-        if g.state_size() > 8 && g.state().ancilla_count() > 0 {
-            return Some(g);
-        }
-        let moves = g.legal_moves();
-        if moves.is_empty() {
-            return None;
-        }
-        let mv = moves[rng.random_range(0..moves.len())].clone();
-        g.apply(&mv, &mut rng).unwrap();
-    }
-    (g.state_size() > 8).then_some(g)
-}
+use common::random_game;
+use rand::{Rng, SeedableRng};
 
 fn games() -> Vec<Game> {
     let games: Vec<Game> = (0..8).filter_map(random_game).collect();
