@@ -292,6 +292,19 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
         self.force_keeping(pred, outcome)
     }
 
+    /// A measurement in one read and one projection (see [`State::measure_keeping`]):
+    /// `choose` gets the probability that `pred` holds (as [`QuantumState::probability`]
+    /// reads it) and picks the outcome, or `None` to change nothing. The default reads the
+    /// probability, then calls [`QuantumState::force_keeping_given`] or
+    /// [`QuantumState::force_keeping`].
+    fn measure_keeping(
+        &mut self,
+        pred: Predicate,
+        choose: &mut dyn FnMut(f64) -> Option<crate::Pick>,
+    ) -> Result<Option<(f64, crate::Removed<Self>)>, SimError> {
+        measure_keeping_by_parts(self, pred, choose)
+    }
+
     /// Takes back a projection of [`QuantumState::force_keeping`] (see [`State::unproject`]).
     fn unproject(&mut self, removed: crate::Removed<Self>) -> Result<(), SimError> {
         let _ = removed;
@@ -527,6 +540,13 @@ impl<T: Amplitude> QuantumState for State<T> {
     ) -> Result<(f64, crate::Removed<Self>), SimError> {
         State::force_keeping_given(self, pred, outcome, probability)
     }
+    fn measure_keeping(
+        &mut self,
+        pred: Predicate,
+        choose: &mut dyn FnMut(f64) -> Option<crate::Pick>,
+    ) -> Result<Option<(f64, crate::Removed<Self>)>, SimError> {
+        State::measure_keeping(self, pred, choose)
+    }
     fn unproject(&mut self, removed: crate::Removed<Self>) -> Result<(), SimError> {
         State::unproject(self, removed)
     }
@@ -573,4 +593,22 @@ impl<T: Amplitude> QuantumState for State<T> {
     fn sample<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> Key {
         State::sample(self, rng)
     }
+}
+
+/// [`QuantumState::measure_keeping`] as a read followed by a projection (two passes): the
+/// trait's default, and [`State::measure_keeping`] on exact amplitudes.
+pub(crate) fn measure_keeping_by_parts<S: QuantumState>(
+    state: &mut S,
+    pred: Predicate,
+    choose: &mut dyn FnMut(f64) -> Option<crate::Pick>,
+) -> Result<Option<(f64, crate::Removed<S>)>, SimError> {
+    let read = state.probability(pred);
+    let Some(crate::Pick { outcome, given }) = choose(read) else {
+        return Ok(None);
+    };
+    match given {
+        Some(p) => state.force_keeping_given(pred, outcome, p),
+        None => state.force_keeping(pred, outcome),
+    }
+    .map(Some)
 }

@@ -64,4 +64,4 @@ pub use memory::{default_memory_budget, set_default_memory_budget};
 pub use num_complex::Complex;
 pub use patterns::{BoardPattern, LOCAL_MAX_QUBITS, LocalAnswer, LocalCircuit, LocalQuery};
 pub use state::{MAX_ANCILLAS, State};
-pub use undo::Removed;
+pub use undo::{Pick, Removed};

@@ -23,6 +23,18 @@ pub struct Removed<S> {
     pub(crate) restore: Option<f64>,
 }
 
+/// What the caller of [`State::measure_keeping`] picks once it has read the probability
+/// that the predicate holds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pick {
+    /// The outcome to project onto (`true`: the predicate holds).
+    pub outcome: bool,
+    /// The outcome's probability as the caller read it: the survivors are scaled by
+    /// `1 / sqrt(given)` in the projection's own pass (see [`State::force_keeping_given`]);
+    /// `None` sums the kept mass instead (for a rare outcome, whose `1 - p` lost digits).
+    pub given: Option<f64>,
+}
+
 /// What [`State::force_keeping_marginals`] returns: the outcome's probability, the undo
 /// record, and the qubit marginals after the projection when its pass summed them.
 pub(crate) type Projected<S> = (f64, Removed<S>, Option<[f64; 64]>);
@@ -209,6 +221,19 @@ impl<T: Amplitude> State<T> {
         if !T::RENORMALIZES {
             return self.force_keeping(pred, outcome);
         }
+        self.check_given(pred, outcome, probability)?;
+        let (p, removed, _) =
+            self.force_keeping_inner(pred, outcome, false, Some(probability), None)?;
+        Ok((p, removed))
+    }
+
+    /// The checks of [`State::force_keeping_given`] on the caller's `probability`.
+    fn check_given(
+        &self,
+        pred: Predicate,
+        outcome: bool,
+        probability: f64,
+    ) -> Result<(), SimError> {
         if !(probability.is_finite() && probability > T::ZERO_PROBABILITY) {
             self.check_predicate(pred)?;
             return Err(SimError::ZeroProbabilityOutcome {
@@ -219,8 +244,89 @@ impl<T: Amplitude> State<T> {
         if probability > 1.0 + 1e-9 {
             return Err(SimError::InvalidProbability { probability });
         }
-        let (p, removed, _) = self.force_keeping_inner(pred, outcome, false, Some(probability))?;
-        Ok((p, removed))
+        Ok(())
+    }
+
+    /// A measurement in one read and one projection: reads the probability that `pred`
+    /// holds (exactly as [`State::probability`] gives it, bit for bit) and, in the same pass
+    /// over the state, how many entries each block would lose; `choose` is handed that
+    /// probability and picks the outcome ([`Pick`]), or `None` to leave the state as it
+    /// was. The projection then follows as [`State::force_keeping_given`] (when
+    /// [`Pick::given`] is set) or [`State::force_keeping`] would make it, without their
+    /// counting pass over the keys (issue 10: a measuring move within 1.5x of its bare
+    /// gate). Returns the outcome's probability and the undo record ([`State::unproject`]),
+    /// or `None` when `choose` declined. A malformed predicate is an error and `choose` is
+    /// not called; on any error nothing changes.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Pick, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.split(0, 1, 2, Controls::NONE)?;
+    /// let before = s.clone();
+    /// let read = s.probability(Predicate::One(1));
+    /// let mut seen = None;
+    /// let (p, removed) = s
+    ///     .measure_keeping(Predicate::One(1), &mut |p| {
+    ///         seen = Some(p);
+    ///         Some(Pick { outcome: true, given: Some(p) })
+    ///     })?
+    ///     .expect("an outcome was picked");
+    /// assert_eq!(seen, Some(read));
+    /// assert_eq!(p, read);
+    /// assert_eq!(s.len(), 1);
+    /// s.unproject(removed)?;
+    /// assert!((s.inner(&before).norm() - 1.0).abs() < 1e-15);
+    /// // Declining leaves the state as it was.
+    /// assert!(s.measure_keeping(Predicate::One(1), &mut |_| None)?.is_none());
+    /// assert_eq!(s.len(), 2);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn measure_keeping(
+        &mut self,
+        pred: Predicate,
+        choose: &mut dyn FnMut(f64) -> Option<Pick>,
+    ) -> Result<Option<(f64, Removed<Self>)>, SimError> {
+        let (mask, value) = self.check_predicate(pred)?;
+        if !T::RENORMALIZES {
+            return crate::backend::measure_keeping_by_parts(self, pred, choose);
+        }
+        // The read: the sums of `State::probability` in its order, and the counts.
+        let (mut yes, mut all) = (0.0f64, 0.0f64);
+        let mut holds = Vec::new();
+        holds
+            .try_reserve_exact(self.sectors.len())
+            .map_err(|_| SimError::OutOfMemory { states: self.len() })?;
+        for s in &self.sectors {
+            let (sy, sa, c) =
+                crate::kernels::scan::probability_counted(&s.keys, &s.amps, mask, value);
+            (yes, all) = (yes + sy, all + sa);
+            holds.push(c);
+        }
+        let read = if all > 0.0 { yes / all } else { 0.0 };
+        let Some(Pick { outcome, given }) = choose(read) else {
+            return Ok(None);
+        };
+        // Entries each block loses: those where the predicate's value is not `outcome`.
+        let mut total = 0;
+        for (s, per_block) in self.sectors.iter().zip(holds.iter_mut()) {
+            let n = s.keys.len();
+            for (b, c) in per_block.iter_mut().enumerate() {
+                if !outcome {
+                    continue;
+                }
+                let len = ((b + 1) * BLOCK).min(n) - b * BLOCK;
+                *c = len - *c;
+            }
+            total += per_block.iter().sum::<usize>();
+        }
+        let (p, removed, _) = match given {
+            Some(probability) => {
+                self.check_given(pred, outcome, probability)?;
+                self.force_keeping_inner(pred, outcome, false, given, Some((holds, total)))?
+            }
+            None => self.force_keeping_inner(pred, outcome, false, None, Some((holds, total)))?,
+        };
+        Ok(Some((p, removed)))
     }
 
     fn force_keeping_with(
@@ -229,18 +335,21 @@ impl<T: Amplitude> State<T> {
         outcome: bool,
         marginals: bool,
     ) -> Result<Projected<Self>, SimError> {
-        self.force_keeping_inner(pred, outcome, marginals, None)
+        self.force_keeping_inner(pred, outcome, marginals, None, None)
     }
 
     /// The projection of [`State::force_keeping`]; with `given` (the outcome's probability,
     /// checked by the caller) the survivors are scaled in the fused pass by
-    /// `1 / sqrt(given)` and the masses are not summed.
+    /// `1 / sqrt(given)` and the masses are not summed; with `counted` (the entries each
+    /// block of each sector loses, and their total, as [`State::removed_per_block`] would
+    /// count them) there is no counting pass.
     fn force_keeping_inner(
         &mut self,
         pred: Predicate,
         outcome: bool,
         marginals: bool,
         given: Option<f64>,
+        counted: Option<(Vec<Vec<usize>>, usize)>,
     ) -> Result<Projected<Self>, SimError> {
         let (mask, value) = self.check_predicate(pred)?;
         if !T::RENORMALIZES {
@@ -261,7 +370,10 @@ impl<T: Amplitude> State<T> {
             return Ok((p, removed, None));
         }
         let out_of = move |k: u64| (k & mask == value) != outcome;
-        let (block_counts, total) = self.removed_per_block(out_of);
+        let (block_counts, total) = match counted {
+            Some(counted) => counted,
+            None => self.removed_per_block(out_of),
+        };
         if total == 0 {
             // Nothing removed: the state stays exactly as it was (not rescaled).
             let mass: f64 = self
@@ -967,7 +1079,7 @@ fn merge_into<T: Amplitude>(into: &mut Sector<T>, from: &Sector<T>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Controls, Predicate, State};
+    use crate::{Controls, Pick, Predicate, SimError, State};
 
     fn sample_state() -> State<f64> {
         let mut s = State::<f64>::classical(0b0000_0101);
@@ -1184,6 +1296,84 @@ mod tests {
     }
 
     /// A random state of about `n` entries in three ancilla sectors (sorted, distinct keys).
+    /// `measure_keeping` reads what `probability` reads (bit for bit), hands it over once,
+    /// and projects exactly as `force_keeping_given` / `force_keeping` do, on a state of
+    /// several sectors and many blocks, for both outcomes; declining changes nothing.
+    #[test]
+    fn measurement_in_one_read_equals_the_read_and_the_projection() {
+        let before = three_sector_state(400_000, 11);
+        for pred in [Predicate::One(30), Predicate::AllZero(0b1_0010)] {
+            let read = before.probability(pred);
+            assert!(read > 0.1 && read < 0.9, "{read}");
+            for outcome in [true, false] {
+                let p = if outcome { read } else { 1.0 - read };
+                for given in [Some(p), None] {
+                    let mut s = before.clone();
+                    let mut calls = Vec::new();
+                    let (got, removed) = s
+                        .measure_keeping(pred, &mut |r| {
+                            calls.push(r);
+                            Some(Pick { outcome, given })
+                        })
+                        .unwrap()
+                        .unwrap();
+                    assert_eq!(calls, vec![read]);
+                    let mut plain = before.clone();
+                    let (p_plain, removed_plain) = match given {
+                        Some(p) => plain.force_keeping_given(pred, outcome, p).unwrap(),
+                        None => plain.force_keeping(pred, outcome).unwrap(),
+                    };
+                    assert_eq!(got, p_plain);
+                    assert!((got - p).abs() < 1e-13);
+                    let entries = |s: &State<f64>| s.entries().collect::<Vec<_>>();
+                    assert_eq!(entries(&s), entries(&plain));
+                    assert_eq!(entries(removed.part()), entries(removed_plain.part()));
+                    assert_eq!(removed.restore_factor(), removed_plain.restore_factor());
+                    s.unproject(removed).unwrap();
+                    assert!(close(&before, &s, 1e-15));
+                }
+            }
+            let mut s = before.clone();
+            assert!(s.measure_keeping(pred, &mut |_| None).unwrap().is_none());
+            assert_eq!(
+                s.entries().collect::<Vec<_>>(),
+                before.entries().collect::<Vec<_>>()
+            );
+        }
+        // An outcome with no survivor, a bad given probability, a malformed predicate:
+        // errors, and the state is as it was.
+        let mut s = before.clone();
+        let never = Predicate::One(2); // bit 2 is clear in every key
+        assert_eq!(s.probability(never), 0.0);
+        assert!(matches!(
+            s.measure_keeping(never, &mut |_| Some(Pick {
+                outcome: true,
+                given: None
+            })),
+            Err(SimError::ZeroProbabilityOutcome { .. })
+        ));
+        assert!(matches!(
+            s.measure_keeping(Predicate::One(30), &mut |_| Some(Pick {
+                outcome: true,
+                given: Some(1.5)
+            })),
+            Err(SimError::InvalidProbability { .. })
+        ));
+        let mut called = false;
+        assert!(
+            s.measure_keeping(Predicate::One(99), &mut |_| {
+                called = true;
+                None
+            })
+            .is_err()
+        );
+        assert!(!called);
+        assert_eq!(
+            s.entries().collect::<Vec<_>>(),
+            before.entries().collect::<Vec<_>>()
+        );
+    }
+
     fn three_sector_state(n: usize, seed: u64) -> State<f64> {
         use crate::{Complex, Key, Normalization};
         use rand::{Rng, SeedableRng};

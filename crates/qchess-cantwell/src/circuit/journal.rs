@@ -5,7 +5,7 @@
 //! undo records ([`QuantumState::keeps_undo_records`]) record nothing here; the game keeps
 //! whole-state copies for them.
 
-use qchess_sim::{Controls, Predicate, QuantumState, Removed, SimError};
+use qchess_sim::{Controls, Pick, Predicate, QuantumState, Removed, SimError};
 
 /// One simulator step of a move, with what its inverse needs.
 #[derive(Clone, Debug)]
@@ -382,21 +382,26 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
         Ok(p)
     }
 
-    /// [`Recorder::force`] for an outcome whose probability the caller has just read: the
-    /// backend scales the survivors in the projection's own pass
-    /// ([`QuantumState::force_keeping_given`]).
-    pub fn force_given(
+    /// A measurement of `pred` in one read and one projection
+    /// ([`QuantumState::measure_keeping`]): `choose` gets the probability that `pred` holds
+    /// and picks the outcome, or `None` to change nothing. Returns the outcome's
+    /// probability as the backend gives it, or `None` when `choose` declined.
+    pub fn measure(
         &mut self,
         pred: Predicate,
-        outcome: bool,
-        probability: f64,
-    ) -> Result<f64, SimError> {
+        choose: &mut dyn FnMut(f64) -> Option<Pick>,
+    ) -> Result<Option<f64>, SimError> {
         if !self.recording {
-            return self.state.force(pred, outcome);
+            let Some(Pick { outcome, .. }) = choose(self.state.probability(pred)) else {
+                return Ok(None);
+            };
+            return self.state.force(pred, outcome).map(Some);
         }
-        let (p, removed) = self.state.force_keeping_given(pred, outcome, probability)?;
+        let Some((p, removed)) = self.state.measure_keeping(pred, choose)? else {
+            return Ok(None);
+        };
         self.push(Step::Projection(Box::new(removed)));
-        Ok(p)
+        Ok(Some(p))
     }
 
     pub fn project_boards(&mut self, keep: &(dyn Fn(u64) -> bool + Sync)) -> Result<f64, SimError> {

@@ -7,7 +7,7 @@
 
 use super::error::CircuitError;
 use super::journal::Recorder;
-use qchess_sim::{Controls, Predicate, QuantumState};
+use qchess_sim::{Controls, Pick, Predicate, QuantumState};
 use rand::Rng;
 
 /// Probabilities at or below this are treated as zero: such an outcome is never drawn and
@@ -62,7 +62,7 @@ impl Condition {
 }
 
 /// The smallest outcome probability [`measure`] hands to the backend for scaling the
-/// survivors (see [`Recorder::force_given`]).
+/// survivors (see [`Pick::given`]).
 const GIVEN_MIN: f64 = 1.0 / 16.0;
 
 /// Measures `condition` (or forces `forced`), projects the state and returns the outcome with
@@ -75,68 +75,100 @@ pub(crate) fn measure<S: QuantumState, R: Rng + ?Sized>(
     forced: Option<bool>,
     rng: &mut R,
 ) -> Result<(bool, f64), CircuitError> {
-    let p1 = condition.probability(state).clamp(0.0, 1.0);
-    let outcome = match forced {
-        Some(outcome) => outcome,
-        None => {
-            let draw: f64 = rng.random();
-            if p1 <= PROBABILITY_FLOOR {
-                false
-            } else if p1 >= 1.0 - PROBABILITY_FLOOR {
-                true
-            } else {
-                draw < p1
-            }
-        }
+    let draw: Option<f64> = match forced {
+        Some(_) => None,
+        None => Some(rng.random()),
     };
-    let probability = if outcome { p1 } else { 1.0 - p1 };
+    let (path, source, target) = match condition {
+        Condition::Board(p) => return measure_board(state, p, forced, draw),
+        Condition::CaptureSlide {
+            path,
+            source,
+            target,
+        } => (path, source, target),
+    };
+    let (outcome, probability) = decide(condition.probability(state), forced, draw);
     if probability <= PROBABILITY_FLOOR {
         return Err(CircuitError::ImpossibleOutcome {
             outcome,
             probability,
         });
     }
-    match condition {
-        // An outcome of probability at least GIVEN_MIN: the survivors are scaled by the
-        // probability just read, in the projection's pass (its relative error is then at
-        // most a few ulps; a rarer outcome's `1 - p` would lose digits, so the backend sums
-        // its mass itself).
-        Condition::Board(p) if probability >= GIVEN_MIN => {
-            state.force_given(p, outcome, probability)?;
+    if outcome {
+        // M1 is the intersection of the complements of "path clear and source empty" and,
+        // for each path square x, "x and the target occupied": a product of commuting
+        // diagonal projections, each one native. Their probabilities are at least p(M1).
+        let clear_and_empty = Predicate::AllZero(path | source);
+        if state.probability(clear_and_empty) > 0.0 {
+            state.force(clear_and_empty, false)?;
         }
-        Condition::Board(p) => {
-            state.force(p, outcome)?;
-        }
-        Condition::CaptureSlide {
-            path,
-            source,
-            target,
-        } if outcome => {
-            // M1 is the intersection of the complements of "path clear and source empty" and,
-            // for each path square x, "x and the target occupied": a product of commuting
-            // diagonal projections, each one native. Their probabilities are at least p(M1).
-            let clear_and_empty = Predicate::AllZero(path | source);
-            if state.probability(clear_and_empty) > 0.0 {
-                state.force(clear_and_empty, false)?;
-            }
-            let mut rest = path;
-            while rest != 0 {
-                let x = rest & rest.wrapping_neg();
-                rest &= rest - 1;
-                let both = Predicate::Equals {
-                    mask: x | target,
-                    value: x | target,
-                };
-                if state.probability(both) > 0.0 {
-                    state.force(both, false)?;
-                }
+        let mut rest = path;
+        while rest != 0 {
+            let x = rest & rest.wrapping_neg();
+            rest &= rest - 1;
+            let both = Predicate::Equals {
+                mask: x | target,
+                value: x | target,
+            };
+            if state.probability(both) > 0.0 {
+                state.force(both, false)?;
             }
         }
-        Condition::CaptureSlide { .. } => {
-            state.project_boards(&|board| condition.holds(board) == outcome)?;
-        }
+    } else {
+        state.project_boards(&|board| condition.holds(board) == outcome)?;
     }
     Ok((outcome, probability))
+}
+
+/// [`measure`] of a predicate the simulator measures natively: one read and one projection
+/// (the backend counts what each part of the state loses while it reads the probability).
+/// An outcome of probability at least [`GIVEN_MIN`] has its survivors scaled by the
+/// probability just read, in the projection's pass (its relative error is then at most a
+/// few ulps; a rarer outcome's `1 - p` would lose digits, so the backend sums its mass).
+fn measure_board<S: QuantumState>(
+    state: &mut Recorder<'_, S>,
+    pred: Predicate,
+    forced: Option<bool>,
+    draw: Option<f64>,
+) -> Result<(bool, f64), CircuitError> {
+    let mut chosen = None;
+    state.measure(pred, &mut |read| {
+        let (outcome, probability) = decide(read, forced, draw);
+        chosen = Some((outcome, probability));
+        (probability > PROBABILITY_FLOOR).then_some(Pick {
+            outcome,
+            given: (probability >= GIVEN_MIN).then_some(probability),
+        })
+    })?;
+    // Without an error the backend always hands over its read.
+    let (outcome, probability) = chosen.unwrap_or_else(|| decide(0.0, forced, draw));
+    if probability <= PROBABILITY_FLOOR {
+        return Err(CircuitError::ImpossibleOutcome {
+            outcome,
+            probability,
+        });
+    }
+    Ok((outcome, probability))
+}
+
+/// The outcome of a measurement whose outcome 1 has probability `p1` (clamped to [0, 1]):
+/// `forced`, or outcome 1 when the uniform `draw` falls below `p1` (never an outcome of
+/// probability at most [`PROBABILITY_FLOOR`]); with that outcome's probability.
+fn decide(p1: f64, forced: Option<bool>, draw: Option<f64>) -> (bool, f64) {
+    let p1 = p1.clamp(0.0, 1.0);
+    let outcome = match (forced, draw) {
+        (Some(outcome), _) => outcome,
+        (None, draw) => {
+            if p1 <= PROBABILITY_FLOOR {
+                false
+            } else if p1 >= 1.0 - PROBABILITY_FLOOR {
+                true
+            } else {
+                draw.unwrap_or(0.0) < p1
+            }
+        }
+    };
+    (outcome, if outcome { p1 } else { 1.0 - p1 })
 }
 
 /// Captures the piece on `q` into a fresh ancilla (iSwap(q, c): |1>|0> -> i|0>|1>) on the

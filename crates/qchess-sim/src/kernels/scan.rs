@@ -38,31 +38,71 @@ pub(crate) fn probability<T: Amplitude>(
     value: u64,
 ) -> (f64, f64) {
     let parts = map_blocks(keys.len(), |s, e| {
-        // Four interleaved partial sums in a fixed order: vectorisable and deterministic.
-        let (mut yes, mut all) = ([0.0f64; 4], [0.0f64; 4]);
-        let ks = keys[s..e].chunks_exact(4);
-        let as_ = amps[s..e].chunks_exact(4);
-        let (kr, ar) = (ks.remainder(), as_.remainder());
-        for (k4, a4) in ks.zip(as_) {
-            for l in 0..4 {
-                let p = norm2(a4[l]);
-                all[l] += p;
-                yes[l] += if k4[l] & mask == value { p } else { 0.0 };
-            }
-        }
-        for (k, a) in kr.iter().zip(ar) {
-            let p = norm2(*a);
-            all[0] += p;
-            yes[0] += if k & mask == value { p } else { 0.0 };
-        }
-        (
-            (yes[0] + yes[1]) + (yes[2] + yes[3]),
-            (all[0] + all[1]) + (all[2] + all[3]),
-        )
+        let (yes, all, _) = probability_block(&keys[s..e], &amps[s..e], mask, value);
+        (yes, all)
     });
     parts
         .iter()
         .fold((0.0, 0.0), |(y, a), (py, pa)| (y + py, a + pa))
+}
+
+/// [`probability`] (the same sums, bit for bit) with, per block of [`map_blocks`], the
+/// number of entries where `key & mask == value`: a measurement's read that also sizes the
+/// projection after it.
+pub(crate) fn probability_counted<T: Amplitude>(
+    keys: &[u64],
+    amps: &[Complex<T>],
+    mask: u64,
+    value: u64,
+) -> (f64, f64, Vec<usize>) {
+    let parts = map_blocks(keys.len(), |s, e| {
+        probability_block(&keys[s..e], &amps[s..e], mask, value)
+    });
+    let (mut y, mut a) = (0.0, 0.0);
+    let mut counts = Vec::with_capacity(parts.len());
+    for (py, pa, c) in parts {
+        (y, a) = (y + py, a + pa);
+        counts.push(c);
+    }
+    (y, a, counts)
+}
+
+/// One block of [`probability`]: the masses where `key & mask == value` and in all, and the
+/// number of such entries (dropped by the compiler where unused).
+#[inline(always)]
+fn probability_block<T: Amplitude>(
+    keys: &[u64],
+    amps: &[Complex<T>],
+    mask: u64,
+    value: u64,
+) -> (f64, f64, usize) {
+    // Four interleaved partial sums in a fixed order: vectorisable and deterministic.
+    let (mut yes, mut all) = ([0.0f64; 4], [0.0f64; 4]);
+    let mut count = [0usize; 4];
+    let ks = keys.chunks_exact(4);
+    let as_ = amps.chunks_exact(4);
+    let (kr, ar) = (ks.remainder(), as_.remainder());
+    for (k4, a4) in ks.zip(as_) {
+        for l in 0..4 {
+            let p = norm2(a4[l]);
+            let holds = k4[l] & mask == value;
+            all[l] += p;
+            yes[l] += if holds { p } else { 0.0 };
+            count[l] += usize::from(holds);
+        }
+    }
+    for (k, a) in kr.iter().zip(ar) {
+        let p = norm2(*a);
+        let holds = k & mask == value;
+        all[0] += p;
+        yes[0] += if holds { p } else { 0.0 };
+        count[0] += usize::from(holds);
+    }
+    (
+        (yes[0] + yes[1]) + (yes[2] + yes[3]),
+        (all[0] + all[1]) + (all[2] + all[3]),
+        count.iter().sum(),
+    )
 }
 
 /// Sum of `|a|^2`.
