@@ -400,7 +400,7 @@ impl<T: Amplitude> State<T> {
         // With the caller's probability, the survivors are scaled in the fused pass.
         let in_pass = given.map(|p| T::of_f64(1.0 / p.sqrt()));
         let counts: Vec<usize> = block_counts.iter().map(|c| c.iter().sum()).collect();
-        let mut records = self.record_buffers(&counts, total)?;
+        let mut records = self.record_buffers(&counts, total, false)?;
         // The fused pass, sector by sector; masses summed in sector and block order.
         let (mut gone, mut kept) = (0.0f64, 0.0f64);
         let mut bits = [0.0f64; 64];
@@ -541,12 +541,15 @@ impl<T: Amplitude> State<T> {
     }
 
     /// The record's sectors, one per sector that loses entries (`counts` of them, `total` in
-    /// all), each exactly its length: taken from the free pass buffers where one fits
-    /// (warm pages), else asked of the budget and allocated.
+    /// all): taken from the free pass buffers where one fits (warm pages), else asked of the
+    /// budget and allocated. With `init` each is exactly its length, written by index;
+    /// without, each is empty with room for its entries, to be appended to (a fresh
+    /// buffer's pages are then not zeroed before the pass writes them).
     fn record_buffers(
         &mut self,
         counts: &[usize],
         total: usize,
+        init: bool,
     ) -> Result<Vec<Sector<T>>, SimError> {
         // Room from the free pass buffers is already counted in the state's bytes (and its
         // pages are faulted in); only fresh memory is asked of the budget.
@@ -567,10 +570,13 @@ impl<T: Amplitude> State<T> {
             // One spare slot, as the pool's fitting check above asks (an undo gives back
             // arrays of this capacity, which the next projection's record then fits).
             let mut buf = self.pool.take(n + 1)?;
-            buf.ensure_initialized(n + 1)?;
+            if init {
+                buf.ensure_initialized(n + 1)?;
+            }
             let (mut keys, mut amps) = (buf.keys, buf.amps);
-            keys.truncate(n);
-            amps.truncate(n);
+            let len = if init { n } else { 0 };
+            keys.truncate(len);
+            amps.truncate(len);
             records.push(Sector {
                 ancillas: s.ancillas,
                 keys,
@@ -596,7 +602,7 @@ impl<T: Amplitude> State<T> {
         // then go straight to their own slot of the record, all blocks in parallel.
         let (block_counts, total) = self.removed_per_block(out_of);
         let counts: Vec<usize> = block_counts.iter().map(|c| c.iter().sum()).collect();
-        let mut records = self.record_buffers(&counts, total)?;
+        let mut records = self.record_buffers(&counts, total, true)?;
         let oom = |_| SimError::OutOfMemory { states: total };
         let (mut gone, mut kept) = (0.0f64, 0.0f64);
         // One record per sector that loses entries, in sector order.
@@ -884,63 +890,31 @@ fn scale_amps<T: Amplitude>(amps: &mut [Complex<T>], scale: T) {
 }
 
 /// The fused pass of [`State::force_keeping`] on one sector: every block's removed entries
-/// (`per_block[b]` of them, where `out_of(key)`) go, in order, to their slot of `rec_keys` /
-/// `rec_amps` (exactly their number long); the kept entries end up, in order, unscaled or
-/// multiplied by `scale` when given, at the front of their group of blocks (in place). Returns where each group starts and
-/// how many entries it kept (for [`move_down`]), and the block sums in block order; the byte
-/// tables of the kept entries are summed (into [`BlockSums::bits`]) only when `marginals`.
+/// (`per_block[b]` of them, where `out_of(key)`) are appended, in order, to `rec_keys` /
+/// `rec_amps` (empty, with room for all of them: nothing is written twice, and fresh pages
+/// are not zeroed first); the kept entries end up, in order, unscaled or multiplied by
+/// `scale` when given, at the front of the sector (in place). Returns where the kept
+/// entries start and how many there are (one group, for [`move_down`]), and the block sums
+/// in block order; the byte tables of the kept entries are summed (into
+/// [`BlockSums::bits`]) only when `marginals`.
 ///
-/// All blocks are one group (nothing to move afterwards); the code takes several groups,
-/// and the results do not depend on the grouping.
+/// One sequential group: on the loaded 2-core VM, one job per block (with the kept entries
+/// moved down afterwards) and one group per thread were both slower than this in
+/// `qchess bench move` (docs/benchmarks.md).
 fn split_project<T: Amplitude>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
     per_block: &[usize],
-    rec_keys: &mut [u64],
-    rec_amps: &mut [Complex<T>],
+    rec_keys: &mut Vec<u64>,
+    rec_amps: &mut Vec<Complex<T>>,
     out_of: impl Fn(u64) -> bool + Sync + Copy,
     extra: PassExtras<T>,
 ) -> (Vec<(usize, usize)>, Vec<BlockSums>) {
-    use rayon::prelude::*;
-    let n = keys.len();
-    let blocks = per_block.len();
-    // One group (sequential, like the plain projection): on the loaded 2-core VM, one job
-    // per block (with the kept entries moved down afterwards) and one group per thread
-    // were both slower than this in `qchess bench move` (docs/benchmarks.md).
-    let groups = 1;
-    // Group g: blocks [g * blocks / groups, (g + 1) * blocks / groups).
-    let first_block = |g: usize| g * blocks / groups;
-    type Part<'a, T> = (
-        &'a mut [u64],
-        &'a mut [Complex<T>],
-        &'a mut [u64],
-        &'a mut [Complex<T>],
-    );
-    let mut parts: Vec<Part<'_, T>> = Vec::with_capacity(groups);
-    let (mut ks, mut as_, mut rk, mut ra) = (&mut *keys, &mut *amps, rec_keys, rec_amps);
-    for g in 0..groups {
-        let (b0, b1) = (first_block(g), first_block(g + 1));
-        let len = (b1 * BLOCK).min(n) - b0 * BLOCK;
-        let removed: usize = per_block[b0..b1].iter().sum();
-        let (k, kr) = ks.split_at_mut(len);
-        let (a, ar) = as_.split_at_mut(len);
-        let (r, rr) = rk.split_at_mut(removed);
-        let (q, qr) = ra.split_at_mut(removed);
-        parts.push((k, a, r, q));
-        (ks, as_, rk, ra) = (kr, ar, rr, qr);
-    }
-    let done: Vec<(usize, Vec<BlockSums>)> = parts
-        .into_par_iter()
-        .with_max_len(1)
-        .map(|(k, a, r, q)| project_group(k, a, r, q, out_of, extra))
-        .collect();
-    let mut sums = Vec::with_capacity(blocks);
-    let mut layout = Vec::with_capacity(groups);
-    for (g, (kept, group_sums)) in done.into_iter().enumerate() {
-        layout.push((first_block(g) * BLOCK, kept));
-        sums.extend(group_sums);
-    }
-    (layout, sums)
+    let removed: usize = per_block.iter().sum();
+    debug_assert!(rec_keys.is_empty() && rec_keys.capacity() >= removed);
+    let (kept, sums) = project_group(keys, amps, rec_keys, rec_amps, out_of, extra);
+    debug_assert_eq!(rec_keys.len(), removed);
+    (vec![(0, kept)], sums)
 }
 
 /// Moves each group's kept entries (`layout`: where the group starts, how many it kept)
@@ -972,17 +946,17 @@ fn move_down<T: Amplitude>(
     at
 }
 
-/// One group of [`split_project`]: its blocks in order, each in chunks of [`STAGE`]
-/// entries. Every entry is written to the group's next kept place (in place: never ahead
-/// of where it is read) and to a stack stage, and one of the two positions advances; the
-/// stage goes to the record after each chunk, and the chunk's kept entries (still in
+/// The pass of [`split_project`]: the blocks in order, each in chunks of [`STAGE`]
+/// entries. Every entry is written to the next kept place (in place: never ahead of where
+/// it is read) and to a stack stage, and one of the two positions advances; the stage is
+/// appended to the record after each chunk, and the chunk's kept entries (still in
 /// cache) are added to the block's byte tables. Returns the number of kept entries and
 /// the block sums.
 fn project_group<T: Amplitude>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
-    rec_keys: &mut [u64],
-    rec_amps: &mut [Complex<T>],
+    rec_keys: &mut Vec<u64>,
+    rec_amps: &mut Vec<Complex<T>>,
     out_of: impl Fn(u64) -> bool,
     extra: PassExtras<T>,
 ) -> (usize, Vec<BlockSums>) {
@@ -998,7 +972,7 @@ fn project_group<T: Amplitude>(
     let mut tables = marginals.then(|| Box::new([[0.0f64; 256]; 8]));
     let n = keys.len();
     let mut sums = Vec::with_capacity(n.div_ceil(BLOCK));
-    let (mut w, mut at) = (0usize, 0usize);
+    let mut w = 0usize;
     for lo in (0..n).step_by(BLOCK) {
         let hi = (lo + BLOCK).min(n);
         let (mut gone, mut kept) = ([0.0f64; 2], [0.0f64; 2]);
@@ -1037,9 +1011,8 @@ fn project_group<T: Amplitude>(
                     kept[i & 1] += m * (1.0 - f);
                 }
             }
-            rec_keys[at..at + s].copy_from_slice(&stage_k[..s]);
-            rec_amps[at..at + s].copy_from_slice(&stage_a[..s]);
-            at += s;
+            rec_keys.extend_from_slice(&stage_k[..s]);
+            rec_amps.extend_from_slice(&stage_a[..s]);
             if let Some(t) = tables.as_deref_mut() {
                 add_byte_tables(&keys[w0..w], &amps[w0..w], t);
             }
@@ -1050,7 +1023,6 @@ fn project_group<T: Amplitude>(
             bits: tables.as_deref().map_or([0.0; 64], table_bits),
         });
     }
-    debug_assert_eq!(at, rec_keys.len());
     (w, sums)
 }
 
