@@ -1066,14 +1066,27 @@ mod tests {
     /// ancilla sectors, several parallel blocks each, with physical and logical keys
     /// differing (an iSwap relabelling).
     fn random_two_sector_state(seed: u64, n: usize) -> State<f64> {
+        random_state_in_sectors(n, seed, 0x3f_ffff, &[0, 1], (2, 30))
+    }
+
+    /// `n` random entries (duplicates dropped) with boards masked by `board_mask` and
+    /// ancillas drawn from `sectors`, renormalised, then iSwap(a, b) so that physical and
+    /// logical keys differ.
+    fn random_state_in_sectors(
+        n: usize,
+        seed: u64,
+        board_mask: u64,
+        sectors: &[u128],
+        (a, b): (u8, u8),
+    ) -> State<f64> {
         use crate::{Complex, Key, Normalization};
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let mut entries: Vec<(Key, Complex<f64>)> = (0..n)
             .map(|_| {
                 let key = Key {
-                    board: rng.random::<u64>() & 0x3f_ffff,
-                    ancillas: u128::from(rng.random::<bool>()),
+                    board: rng.random::<u64>() & board_mask,
+                    ancillas: sectors[rng.random_range(0..sectors.len())],
                 };
                 let a = Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5);
                 (key, a)
@@ -1082,7 +1095,7 @@ mod tests {
         entries.sort_by_key(|e| e.0);
         entries.dedup_by_key(|e| e.0);
         let mut s = State::from_amplitudes(entries, Normalization::Renormalize).unwrap();
-        s.iswap(2, 30, Controls::NONE).unwrap();
+        s.iswap(a, b, Controls::NONE).unwrap();
         s
     }
 
@@ -1347,24 +1360,7 @@ mod tests {
     }
 
     fn three_sector_state(n: usize, seed: u64) -> State<f64> {
-        use crate::{Complex, Key, Normalization};
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let mut entries: Vec<(Key, Complex<f64>)> = (0..n)
-            .map(|_| {
-                let key = Key {
-                    board: rng.random::<u64>() & 0x00ff_00ff_ff0f_fff3,
-                    ancillas: [0u128, 1, 3][rng.random_range(0..3usize)],
-                };
-                let a = Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5);
-                (key, a)
-            })
-            .collect();
-        entries.sort_by_key(|e| e.0);
-        entries.dedup_by_key(|e| e.0);
-        let mut s = State::from_amplitudes(entries, Normalization::Renormalize).unwrap();
-        s.iswap(0, 40, Controls::NONE).unwrap(); // physical and logical keys differ
-        s
+        random_state_in_sectors(n, seed, 0x00ff_00ff_ff0f_fff3, &[0, 1, 3], (0, 40))
     }
 
     #[test]
