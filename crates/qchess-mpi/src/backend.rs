@@ -20,7 +20,7 @@ fn fresh_set() -> LocalSet {
 }
 
 /// `(or, and)` of one flag pair over all ranks.
-fn any_all(flags: (bool, bool)) -> (bool, bool) {
+pub(crate) fn any_all(flags: (bool, bool)) -> (bool, bool) {
     let all = comm::current().all_gather(&[u64::from(flags.0), u64::from(flags.1)]);
     let any = all.chunks(2).any(|w| w[0] == 1);
     let every = all.chunks(2).all(|w| w[1] == 1);
@@ -29,9 +29,14 @@ fn any_all(flags: (bool, bool)) -> (bool, bool) {
 
 impl<T: Amplitude> ShardedState<T> {
     /// The whole state as one local [`State`] on every rank (for read-outs that need pairs
-    /// of entries a rank may not hold together).
+    /// of entries a rank may not hold together). Collective, within the memory budget: the
+    /// gather ([`ShardedState::gather_entries`]) asks each rank's budget for the gathered
+    /// entries and, beside them, the local state built from them (a key and an amplitude an
+    /// entry, twice for the arrays' growth); if any rank refuses, every rank answers
+    /// [`SimError::StateTooLarge`] and nothing is gathered.
     fn gathered(&self) -> Result<State<T>, SimError> {
-        let entries = self.gather_entries()?;
+        let built = 2 * (8 + std::mem::size_of::<Complex<T>>());
+        let entries = self.gather(Some(built))?;
         State::from_shard(entries, self.ancilla_count(), usize::MAX)
     }
 }
@@ -329,7 +334,10 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
     }
 
     /// Locally summed when both qubits are in L (their partners share a rank), else from the
-    /// gathered state.
+    /// gathered state, within the memory budget: when any rank's budget refuses the gather
+    /// (or the memory cannot be reserved) nothing is gathered and the answer is the zero
+    /// matrix on every rank, as for qubits out of range (the trait's answer cannot carry an
+    /// error; a state's matrix always has trace 1, so zero means refused).
     fn reduced_density_matrix(&self, a: u8, b: u8) -> [[Complex<f64>; 4]; 4] {
         let zero = [[Complex::new(0.0, 0.0); 4]; 4];
         if a == b || a >= 64 || b >= 64 {
@@ -369,8 +377,15 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
     }
 
     /// Gathers the whole state to every rank: for serialisation and fingerprints only.
+    /// Collective and outside the memory budget (the trait's answer cannot carry
+    /// [`SimError::StateTooLarge`]): the gather is [`ShardedState::gather_entries_unbudgeted`],
+    /// so it asks nothing of the budget, whatever it is, and answers every entry. Its
+    /// buffers are still reserved fallibly: if some rank cannot reserve them (the machine
+    /// is out of memory) or a message exceeds the transport's limit, every rank yields no
+    /// entries, never an abort. A state always holds at least one entry, so an empty answer
+    /// means exactly that. The budgeted form is [`ShardedState::gather_entries`].
     fn entries_f64(&self) -> Box<dyn Iterator<Item = (Key, Complex<f64>)> + '_> {
-        let all = self.gather_entries().unwrap_or_default();
+        let all = self.gather_entries_unbudgeted().unwrap_or_default();
         Box::new(all.into_iter().map(|(k, a)| (k, to64(a))))
     }
 
@@ -379,7 +394,10 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
     }
 
     /// Local overlaps summed; if the two states' local sets differ, a copy of `other` is
-    /// first redistributed to this one's.
+    /// first redistributed to this one's. If that redistribution is refused, both states
+    /// are gathered ([`ShardedState::gather_entries`], each asked of its own rank's budget
+    /// as it is gathered); when any rank refuses either gather, nothing more is gathered
+    /// and the answer is zero on every rank (the trait's answer cannot carry an error).
     fn inner(&self, other: &Self) -> Complex<f64> {
         let aligned;
         let other = if other.local_set().mask() == self.local_set().mask() {
@@ -433,7 +451,7 @@ mod tests {
                 dist.local_mut().set_memory_budget(held + 16);
             }
             let err = QuantumState::try_board_distribution(&dist, None);
-            let unchanged = dist.gather_entries().unwrap() == before;
+            let unchanged = dist.gather_entries_unbudgeted().unwrap() == before;
             (rank, want.len(), ok_all && ok_top, err, unchanged)
         });
         for (rank, boards, ok, err, unchanged) in results {
@@ -486,7 +504,7 @@ mod tests {
             let err_top = QuantumState::try_board_distribution_top(&dist, 3);
             let mut called = false;
             let err_pass = QuantumState::try_for_each_board(&dist, &mut |_, _| called = true);
-            let unchanged = dist.gather_entries().unwrap() == before;
+            let unchanged = dist.gather_entries_unbudgeted().unwrap() == before;
             (
                 rank,
                 ok && !called && unchanged,
@@ -498,6 +516,112 @@ mod tests {
             for err in errs {
                 assert_refused_together(rank, err);
             }
+        }
+    }
+
+    /// The budgeted gather on 3 ranks: with room it is the local state's entries on every
+    /// rank (as is the unbudgeted gather); when rank 1's budget leaves 16 bytes every rank
+    /// refuses with `StateTooLarge`, the state is unchanged, the gathered-state read-outs
+    /// answer zero (documented), and `entries_f64` (outside the budget) still answers every
+    /// entry.
+    #[test]
+    fn budgeted_gather_refuses_on_every_rank_together() {
+        let results = ThreadComm::run(3, |c| {
+            let rank = crate::comm::Comm::rank(&c);
+            install(Rc::new(c), 3);
+            let mut local = State::<f64>::classical(0b1_0111);
+            for (a, b) in [(0u8, 8u8), (1, 9), (2, 10), (4, 12), (8, 16)] {
+                local.sqrt_iswap(a, b, Controls::NONE).unwrap();
+            }
+            local.capture(16).unwrap();
+            let mut dist = ShardedState::from_state(&local, LocalSet::new(3, &[])).unwrap();
+            let want: Vec<(Key, Complex<f64>)> = local.entries().collect();
+            let got = dist.gather_entries().unwrap();
+            let mut ok = got == want && want.len() > 8;
+            ok &= dist.gather_entries_unbudgeted().unwrap() == want;
+            // Qubits 0 and 8: 8 is not local, so the matrix comes from the gathered state.
+            ok &= dist.local_set().mask() & (1 << 8) == 0;
+            let rho = local.reduced_density_matrix(0, 8);
+            let r = QuantumState::reduced_density_matrix(&dist, 0, 8);
+            ok &= rho
+                .iter()
+                .flatten()
+                .zip(r.iter().flatten())
+                .all(|(x, y)| (x - y).norm() < 1e-12);
+            ok &= r[0][0].norm() + r[3][3].norm() > 0.1;
+            let (len, bytes) = (dist.local().len(), dist.local().bytes());
+            if rank == 1 {
+                let held = dist.local().bytes();
+                dist.local_mut().set_memory_budget(held + 16);
+            }
+            let err = dist.gather_entries();
+            let zero = QuantumState::reduced_density_matrix(&dist, 0, 8)
+                .iter()
+                .flatten()
+                .all(|z| *z == Complex::new(0.0, 0.0));
+            let entries: Vec<(Key, Complex<f64>)> = dist.entries_f64().collect();
+            ok &= zero && entries == want;
+            ok &= dist.gather_entries_unbudgeted().unwrap() == want;
+            ok &= dist.local().len() == len && dist.local().bytes() == bytes;
+            (rank, ok, err.map(|_| ()))
+        });
+        for (rank, ok, err) in results {
+            assert!(ok, "rank {rank}");
+            assert_refused_together(rank, err);
+        }
+    }
+
+    /// The budgeted gather counts the send buffers (one copy per rank), the received words
+    /// and the decoded entries (threads stage nothing): a budget exactly that large gathers,
+    /// one byte less refuses (on 2 ranks, with rank 0's budget set; `available` is then this
+    /// rank's room, 0 on rank 1).
+    #[test]
+    fn the_gather_asks_exactly_its_buffers() {
+        let results = ThreadComm::run(2, |c| {
+            let rank = crate::comm::Comm::rank(&c);
+            install(Rc::new(c), 3);
+            let mut local = State::<f64>::classical(0b111);
+            for (a, b) in [(0u8, 8u8), (1, 9), (2, 10)] {
+                local.sqrt_iswap(a, b, Controls::NONE).unwrap();
+            }
+            let mut dist = ShardedState::from_state(&local, LocalSet::new(3, &[])).unwrap();
+            let (mine, total) = (dist.local().len(), local.len());
+            let asked =
+                (mine * 5 * 2 + total * 5) * 8 + total * std::mem::size_of::<(Key, Complex<f64>)>();
+            let held = dist.local().bytes();
+            if rank == 0 {
+                dist.local_mut().set_memory_budget(held + asked);
+            }
+            let fits = dist.gather_entries();
+            if rank == 0 {
+                dist.local_mut().set_memory_budget(held + asked - 1);
+            }
+            let refused = dist.gather_entries();
+            (rank, mine, total, asked, fits, refused)
+        });
+        let want: Vec<(Key, Complex<f64>)> = {
+            let mut local = State::<f64>::classical(0b111);
+            for (a, b) in [(0u8, 8u8), (1, 9), (2, 10)] {
+                local.sqrt_iswap(a, b, Controls::NONE).unwrap();
+            }
+            local.entries().collect()
+        };
+        assert!(
+            results[0].1 > 0 && results[1].1 > 0,
+            "both ranks hold entries"
+        );
+        for (rank, _, total, asked, fits, refused) in results {
+            assert_eq!(total, 8);
+            assert_eq!(fits.unwrap(), want, "rank {rank}");
+            let expected = if rank == 0 { asked - 1 } else { 0 };
+            assert_eq!(
+                refused,
+                Err(SimError::StateTooLarge {
+                    asked,
+                    available: expected
+                }),
+                "rank {rank}"
+            );
         }
     }
 

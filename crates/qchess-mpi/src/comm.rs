@@ -50,6 +50,19 @@ pub trait Comm {
     /// `send[r]` goes to rank `r` (`send.len() == size()`); returns, in rank order, what each
     /// rank sent to this one.
     fn all_to_all(&self, send: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, CommError>;
+    /// Words the transport itself holds at the peak of one [`Comm::all_to_all`] beyond the
+    /// buffers it is handed and returns, when this rank sends `sent` words in all and
+    /// receives `received` (a memory budget counts them). None by default: the buffers are
+    /// passed on as they are.
+    ///
+    /// ```
+    /// use qchess_mpi::comm::{Comm, Solo};
+    /// assert_eq!(Solo.all_to_all_staging_words(10, 10), 0);
+    /// ```
+    fn all_to_all_staging_words(&self, sent: usize, received: usize) -> usize {
+        let _ = (sent, received);
+        0
+    }
     /// Waits until every rank has called it.
     fn barrier(&self);
 }

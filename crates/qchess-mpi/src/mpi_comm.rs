@@ -84,6 +84,13 @@ impl Comm for MpiComm {
         Ok(out)
     }
 
+    /// The send buffers are flattened into one copy before they are freed (`sent` more
+    /// words), then the words arrive in one array that is split into the returned buffers
+    /// (`received` more): the larger of the two.
+    fn all_to_all_staging_words(&self, sent: usize, received: usize) -> usize {
+        sent.max(received)
+    }
+
     fn barrier(&self) {
         self.world.barrier();
     }

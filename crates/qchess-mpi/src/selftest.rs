@@ -563,11 +563,22 @@ fn board_patterns(local: &State<f64>, dist: &ShardedState<f64>) -> Result<(), St
 }
 
 /// The budgeted read-outs of the sharded state with room in the budget (issue 10,
-/// Deliver 5): `try_board_distribution_top` is the unbudgeted top-k, its count of boards the
-/// local state's, and `try_for_each_board` passes the local state's boards (sorted by board,
-/// probabilities within [`TOLERANCE`]). Collective.
+/// Deliver 5): the budgeted gather is the unbudgeted one and `entries_f64`'s, with the local
+/// state's count of entries; `try_board_distribution_top` is the unbudgeted top-k, its count
+/// of boards the local state's, and `try_for_each_board` passes the local state's boards
+/// (sorted by board, probabilities within [`TOLERANCE`]). Collective.
 fn budgeted_read_outs(local: &State<f64>, dist: &ShardedState<f64>) -> Result<(), String> {
     use qchess_sim::QuantumState;
+    let gathered = dist.gather_entries().map_err(|e| e.to_string())?;
+    if gathered.len() != local.len()
+        || gathered
+            != dist
+                .gather_entries_unbudgeted()
+                .map_err(|e| e.to_string())?
+        || !gathered.iter().copied().eq(dist.entries_f64())
+    {
+        return Err("the budgeted gather differs from the unbudgeted one".into());
+    }
     let top = QuantumState::try_board_distribution_top(dist, 5).map_err(|e| e.to_string())?;
     if top != QuantumState::board_distribution_top(dist, 5) {
         return Err("try_board_distribution_top differs from board_distribution_top".into());

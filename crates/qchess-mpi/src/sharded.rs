@@ -4,6 +4,7 @@
 //! L first changes L ([`LocalSet::plan`]) and redistributes the entries whose owner changes
 //! in one all-to-all exchange.
 
+use crate::backend::any_all;
 use crate::comm::{self, Comm, broadcast_f64, sum_f64, sum_u64};
 use crate::plan::{self, LocalSet, WIRE_BYTES_PER_ENTRY};
 use num_complex::Complex;
@@ -557,20 +558,104 @@ impl<T: Amplitude> ShardedState<T> {
     }
 
     /// Every entry of every rank, sorted by key, on every rank (for tests and small states:
-    /// it moves the whole state to every rank).
+    /// it moves the whole state to every rank). Collective, within the memory budget
+    /// (issue 10, Deliver 5): first the ranks' entry counts are exchanged (one word a rank),
+    /// then each rank asks its own budget (what its piece leaves, [`State::memory_budget`]
+    /// less [`State::bytes`]) for what the gather makes it hold: its own entries once per
+    /// rank in the send buffers and every rank's entries received (40 bytes an entry on the
+    /// wire), the transport's own copies ([`Comm::all_to_all_staging_words`]: none between
+    /// threads, the larger of the two under MPI), and the decoded answer
+    /// (`size_of::<(Key, Complex<T>)>()` an entry). If any
+    /// rank's budget refuses, every rank refuses with [`SimError::StateTooLarge`] (this
+    /// rank's numbers, or `available` 0 when another rank refused) and nothing is
+    /// allocated or sent. The buffers are then reserved fallibly; if any rank cannot reserve
+    /// them every rank answers [`SimError::OutOfMemory`]. A message over the transport's
+    /// limit is [`SimError::CapExceeded`] on every rank. The state is never changed.
     pub fn gather_entries(&self) -> Result<Vec<(Key, Complex<T>)>, SimError> {
-        let mut mine = Vec::with_capacity(self.local.len() * 5);
-        for (k, a) in self.local.entries() {
-            push_entry(&mut mine, k, a);
+        self.gather(Some(0))
+    }
+
+    /// [`ShardedState::gather_entries`] outside the memory budget: nothing is asked of it
+    /// (for read-outs that cannot fail, such as [`qchess_sim::QuantumState::entries_f64`]),
+    /// but the buffers are still reserved fallibly, so running out of memory is
+    /// [`SimError::OutOfMemory`] on every rank, never an abort. Collective.
+    pub fn gather_entries_unbudgeted(&self) -> Result<Vec<(Key, Complex<T>)>, SimError> {
+        self.gather(None)
+    }
+
+    /// The gather behind [`ShardedState::gather_entries`]: `also` is `None` for no budget
+    /// check, or the bytes per gathered entry the caller will hold beside the answer (asked
+    /// together with it).
+    pub(crate) fn gather(&self, also: Option<usize>) -> Result<Vec<(Key, Complex<T>)>, SimError> {
+        let comm = comm::current();
+        let ranks = comm.size();
+        let mine = self.local.len();
+        let counts = comm.all_gather(&[mine as u64]);
+        let total: usize = counts.iter().map(|&c| c as usize).sum();
+        // The transport's limit (the same numbers on every rank): one rank's sends and the
+        // words one rank receives.
+        let limit = crate::comm::MAX_MESSAGE_WORDS / 5;
+        let most = counts.iter().map(|&c| c as usize).max().unwrap_or(0);
+        let needed = most.saturating_mul(ranks).max(total);
+        if needed > limit {
+            return Err(SimError::CapExceeded { needed, cap: limit });
         }
-        let send = vec![mine; comm::current().size()];
-        let got = comm::current()
-            .all_to_all(send)
-            .map_err(|_| SimError::OutOfMemory { states: 0 })?;
-        let mut out = Vec::new();
+        let words = mine * 5;
+        let entry = std::mem::size_of::<(Key, Complex<T>)>();
+        let (sent, received) = (words * ranks, total * 5);
+        let asked = sent
+            .saturating_add(received)
+            .saturating_add(comm.all_to_all_staging_words(sent, received))
+            .saturating_mul(8)
+            .saturating_add(total.saturating_mul(entry.saturating_add(also.unwrap_or(0))));
+        let available = self
+            .local
+            .memory_budget()
+            .saturating_sub(self.local.bytes());
+        let fits = also.is_none() || asked <= available;
+        let mut send: Vec<Vec<u64>> = Vec::new();
+        let mut out: Vec<(Key, Complex<T>)> = Vec::new();
+        let reserved = fits
+            && send.try_reserve_exact(ranks).is_ok()
+            && (0..ranks).all(|_| {
+                let mut v = Vec::new();
+                let ok = v.try_reserve_exact(words).is_ok();
+                send.push(v);
+                ok
+            })
+            && out.try_reserve_exact(total).is_ok();
+        let (refused, all_reserved) = any_all((!fits, reserved));
+        if !fits {
+            return Err(SimError::StateTooLarge { asked, available });
+        }
+        if refused {
+            return Err(SimError::StateTooLarge {
+                asked,
+                available: 0,
+            });
+        }
+        if !all_reserved {
+            return Err(SimError::OutOfMemory { states: total });
+        }
+        // From here nothing allocates beyond what was reserved (and the transport's staging).
+        if let Some((first, rest)) = send.split_first_mut() {
+            for (k, a) in self.local.entries() {
+                push_entry(first, k, a);
+            }
+            for v in rest {
+                v.extend_from_slice(first);
+            }
+        }
+        let got = comm.all_to_all(send).map_err(|e| match e {
+            crate::comm::CommError::MessageTooLarge { words } => SimError::CapExceeded {
+                needed: words / 5,
+                cap: limit,
+            },
+        })?;
         for words in &got {
             decode_entries(words, &mut out);
         }
+        drop(got);
         out.sort_unstable_by_key(|e| e.0);
         Ok(out)
     }
