@@ -287,7 +287,8 @@ async fn create(
             } else {
                 Color::White
             };
-            let state = session.state(&id2, viewer);
+            // A state answer over the memory budget refuses the creation: no game is kept.
+            let state = session.state(&id2, viewer)?;
             Ok::<_, ApiError>((session, state))
         })
         .await??;
@@ -337,7 +338,7 @@ async fn show(
 ) -> Result<Json<Value>, ApiError> {
     let id2 = id.clone();
     with_game(&app, &id, Some(q), move |s, side| {
-        Ok(Json(s.state(&id2, side)))
+        Ok(Json(s.state(&id2, side)?))
     })
     .await
 }
@@ -379,8 +380,9 @@ async fn moves(
     };
     let id2 = id.clone();
     with_game(&app, &id, Some(q), move |s, side| {
-        s.play(side, &text, rolls.as_deref())?;
-        Ok(Json(json!({"ok": true, "state": s.state(&id2, side)})))
+        // A state answer over the memory budget takes the plies back: the error, no change.
+        let state = s.play_answered(&id2, side, &text, rolls.as_deref())?;
+        Ok(Json(json!({"ok": true, "state": state})))
     })
     .await
 }
@@ -395,7 +397,13 @@ async fn undo(
     let id2 = id.clone();
     with_game(&app, &id, Some(q), move |s, side| {
         s.undo()?;
-        Ok(Json(json!({"ok": true, "state": s.state(&id2, side)})))
+        // The take-back cannot be redone here: a state answer over the memory budget is the
+        // error `state_too_large`, saying that the move was taken back.
+        let state = s.state(&id2, side).map_err(|e| ApiError {
+            message: format!("the move was taken back, but {}", e.message),
+            ..e
+        })?;
+        Ok(Json(json!({"ok": true, "state": state})))
     })
     .await
 }

@@ -92,8 +92,14 @@ pub fn record(game: &Game) -> Result<String, ApiError> {
     Ok(serde_json::to_string_pretty(&saved).unwrap_or_default())
 }
 
-/// The whole state (nothing in Cantwell chess is hidden).
-pub fn state(game: &Game) -> Map<String, Value> {
+/// The whole state (nothing in Cantwell chess is hidden). The `"distribution"` (the 64
+/// most probable boards at most) is selected within the game's memory budget
+/// ([`Game::try_distribution_top`]): when it does not fit the answer is the error
+/// `state_too_large` (422, bytes asked and available) and the game is unchanged.
+pub fn state(game: &Game) -> Result<Map<String, Value>, ApiError> {
+    let (top, _) = game
+        .try_distribution_top(DISTRIBUTION_LIMIT)
+        .map_err(|e| game_error(&e))?;
     let mut out = Map::new();
     let probs = game.probabilities();
     let mut p = Map::new();
@@ -108,7 +114,7 @@ pub fn state(game: &Game) -> Map<String, Value> {
         }
     }
     let mut dist = Map::new();
-    for (board, prob) in game.distribution(Some(DISTRIBUTION_LIMIT)) {
+    for (board, prob) in top {
         dist.insert(board_squares(board), json!(prob));
     }
     out.insert("probabilities".into(), Value::Object(p));
@@ -119,7 +125,7 @@ pub fn state(game: &Game) -> Map<String, Value> {
     out.insert("status".into(), json!(game.status().name()));
     out.insert("fen".into(), json!(game.fen()));
     out.insert("history".into(), json!(game.history_notation()));
-    out
+    Ok(out)
 }
 
 /// Plays `text` (QCAN); the report has the fields of an eval move report plus the outcome's
@@ -212,6 +218,48 @@ mod tests {
         assert_eq!(game.position(), before);
         game.set_memory_budget(budget);
         assert_eq!(legal(&game).unwrap(), want);
+    }
+
+    /// With room in the memory budget the state answer lists the distribution of
+    /// `game.distribution(Some(64))`; under a budget that leaves room for one board (not for
+    /// the selection of the state's boards) it is the error `state_too_large` (422, bytes
+    /// asked and available) and the game is unchanged; with the budget back it is the
+    /// normal answer again.
+    #[test]
+    fn state_over_the_budget_is_state_too_large() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut game = Game::new();
+        for mv in ["g1^f3h3", "b8^a6c6", "b1^a3c3", "e7e5"] {
+            game.apply(mv, &mut rng).unwrap();
+        }
+        let want: Map<String, Value> = game
+            .distribution(Some(64))
+            .into_iter()
+            .map(|(b, p)| (board_squares(b), json!(p)))
+            .collect();
+        assert!(want.len() >= 8, "{} boards", want.len());
+        let ok = state(&game).unwrap();
+        assert_eq!(ok["distribution"], Value::Object(want.clone()));
+        assert_eq!(ok["state_size"], json!(game.state_size()));
+        assert_eq!(ok["fen"], json!(game.fen()));
+        let before = game.position();
+        let budget = game.memory_budget();
+        game.set_memory_budget(usize::MAX);
+        let held = usize::MAX - game.state().memory_budget();
+        game.set_memory_budget(held + game.state().bytes() + 16);
+        let err = state(&game).unwrap_err();
+        assert_eq!(err.kind, "state_too_large", "{err:?}");
+        assert_eq!(err.status, axum::http::StatusCode::UNPROCESSABLE_ENTITY);
+        let asked = 16 * game.state_size().min(64);
+        assert!(
+            err.message.contains(&format!("{asked} bytes needed"))
+                && err.message.contains("has 16 left"),
+            "{}",
+            err.message
+        );
+        assert_eq!(game.position(), before);
+        game.set_memory_budget(budget);
+        assert_eq!(state(&game).unwrap(), ok);
     }
 
     /// Close to the memory budget the record is the error `state_too_large` (422), not a

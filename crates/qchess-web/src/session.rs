@@ -218,10 +218,12 @@ impl Session {
         }
     }
 
-    /// The state as `viewer` may see it: for Akl built from that player's view alone.
-    pub fn state(&self, id: &str, viewer: Color) -> Value {
+    /// The state as `viewer` may see it: for Akl built from that player's view alone. A
+    /// Cantwell distribution that does not fit the memory budget is an error
+    /// (`state_too_large`, 422); nothing changes.
+    pub fn state(&self, id: &str, viewer: Color) -> Result<Value, ApiError> {
         let mut out = match &self.game {
-            VariantGame::Cantwell(g) => cantwell::state(g),
+            VariantGame::Cantwell(g) => cantwell::state(g)?,
             VariantGame::Niels(g) => niels::state(g),
             VariantGame::Akl(g) => akl::state(&g.view(viewer)),
         };
@@ -238,7 +240,7 @@ impl Session {
         out.insert("you".into(), json!(color_name(viewer)));
         out.insert("last".into(), Value::Array(self.last.clone()));
         out.insert("svg".into(), render::svg(&self.game, viewer));
-        Value::Object(out)
+        Ok(Value::Object(out))
     }
 
     /// Plays `text` for `side`; then the random mover answers. On error nothing changes.
@@ -273,6 +275,48 @@ impl Session {
         self.last = vec![report];
         self.random_replies()?;
         Ok(())
+    }
+
+    /// Plays `text` for `side` ([`Session::play`]) and answers the state after it
+    /// ([`Session::state`]). When that answer does not fit the memory budget (a Cantwell
+    /// `state_too_large`), the plies this call played (the move and the replies) are taken
+    /// back exactly, and the random stream and the last reports restored, so the error
+    /// leaves the game as it was. Should a take-back itself fail, the error says so and the
+    /// game keeps the plies not taken back.
+    pub fn play_answered(
+        &mut self,
+        id: &str,
+        side: Color,
+        text: &str,
+        rolls: Option<&[u8]>,
+    ) -> Result<Value, ApiError> {
+        let (plies, rng, last) = (self.plies(), self.rng.clone(), self.last.clone());
+        self.play(side, text, rolls)?;
+        let err = match self.state(id, side) {
+            Ok(state) => return Ok(state),
+            Err(e) => e,
+        };
+        while self.plies() > plies {
+            let taken = match &mut self.game {
+                VariantGame::Cantwell(g) => cantwell::undo(g),
+                VariantGame::Niels(g) => niels::undo(g),
+                VariantGame::Akl(_) => {
+                    Err(ApiError::rules("undo", "Akl games cannot be taken back"))
+                }
+            };
+            if let Err(u) = taken {
+                return Err(ApiError {
+                    message: format!(
+                        "{}; taking the move back failed ({}): the game keeps it",
+                        err.message, u.message
+                    ),
+                    ..err
+                });
+            }
+        }
+        self.rng = rng;
+        self.last = last;
+        Err(err)
     }
 
     /// The random mover's (or the engine's) moves while it is its turn.
@@ -386,5 +430,81 @@ impl Session {
                 "variant",
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cantwell(s: &mut Session) -> &mut qchess_cantwell::Game {
+        match &mut s.game {
+            VariantGame::Cantwell(g) => g,
+            _ => panic!("not a Cantwell game"),
+        }
+    }
+
+    /// A move whose state answer does not fit the memory budget: the move itself fits (a
+    /// copy of the game plays it under the same budget), the answer is `state_too_large`
+    /// (422), and the move is taken back: the same position, history, random stream and
+    /// last reports. With room the same move answers the state after it.
+    #[test]
+    fn a_move_whose_state_answer_does_not_fit_is_taken_back() {
+        let req = NewGame {
+            variant: "cantwell".into(),
+            rules: Vec::new(),
+            board: None,
+            opponent: Opponent::Human,
+            color: Color::White,
+            record: None,
+        };
+        let mut s = Session::create(&req, 7, ["w".into(), "b".into()], 1 << 30).unwrap();
+        for (side, mv) in [
+            (Color::White, "g1^f3h3"),
+            (Color::Black, "b8^a6c6"),
+            (Color::White, "b1^a3c3"),
+        ] {
+            s.play_answered("id", side, mv, None).unwrap();
+        }
+        let g = cantwell(&mut s);
+        let budget = g.memory_budget();
+        g.set_memory_budget(usize::MAX);
+        let held = usize::MAX - g.state().memory_budget() + g.state().bytes();
+        // The least room in which the move fits (on a copy): after it, the state answer
+        // does not fit.
+        let room = (0..4096)
+            .step_by(8)
+            .find(|&room| {
+                let mut copy = g.clone();
+                copy.set_memory_budget(held + room);
+                let mut rng = ChaCha8Rng::seed_from_u64(1);
+                copy.apply("e7e5", &mut rng).is_ok()
+                    && cantwell::state(&copy).is_err_and(|e| e.kind == "state_too_large")
+            })
+            .expect("a budget the move fits and its state answer does not");
+        g.set_memory_budget(held + room);
+        let (position, history) = (g.position(), g.history_notation());
+        let last = s.last.clone();
+        let next = s.rng.clone().random::<u64>();
+        let err = s
+            .play_answered("id", Color::Black, "e7e5", None)
+            .unwrap_err();
+        assert_eq!(err.kind, "state_too_large", "{err:?}");
+        assert_eq!(err.status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(err.message.contains("bytes"), "{}", err.message);
+        assert_eq!(s.last, last);
+        assert_eq!(s.rng.clone().random::<u64>(), next);
+        let g = cantwell(&mut s);
+        assert_eq!(g.position(), position);
+        assert_eq!(g.history_notation(), history);
+        g.set_memory_budget(budget);
+        let state = s.play_answered("id", Color::Black, "e7e5", None).unwrap();
+        let g = cantwell(&mut s);
+        assert_eq!(
+            g.history_notation().last().map(String::as_str),
+            Some("e7e5")
+        );
+        assert_eq!(state["fen"], json!(g.fen()));
+        assert_eq!(state["state_size"], json!(g.state_size()));
     }
 }
