@@ -429,6 +429,16 @@ mod tests {
     use crate::comm::{ThreadComm, install};
     use std::rc::Rc;
 
+    /// The classical `board` with a sqrt-iSwap on each of `pairs` (in order): the local
+    /// state the sharded tests spread over their ranks.
+    fn spread(board: u64, pairs: &[(u8, u8)]) -> State<f64> {
+        let mut local = State::<f64>::classical(board);
+        for &(a, b) in pairs {
+            local.sqrt_iswap(a, b, Controls::NONE).unwrap();
+        }
+        local
+    }
+
     /// The budgeted distribution on 3 ranks: with room it is the gathered distribution;
     /// when one rank's budget is too small every rank refuses and nothing changes.
     #[test]
@@ -436,10 +446,7 @@ mod tests {
         let results = ThreadComm::run(3, |c| {
             let rank = crate::comm::Comm::rank(&c);
             install(Rc::new(c), 3);
-            let mut local = State::<f64>::classical(0b1_0111);
-            for (a, b) in [(0u8, 8u8), (1, 9), (2, 10), (4, 12), (8, 16)] {
-                local.sqrt_iswap(a, b, Controls::NONE).unwrap();
-            }
+            let local = spread(0b1_0111, &[(0u8, 8u8), (1, 9), (2, 10), (4, 12), (8, 16)]);
             let mut dist = ShardedState::from_state(&local, LocalSet::new(3, &[])).unwrap();
             let want = ShardedState::board_distribution(&dist, None);
             let ok_all = QuantumState::try_board_distribution(&dist, None).unwrap() == want;
@@ -482,10 +489,7 @@ mod tests {
         let results = ThreadComm::run(3, |c| {
             let rank = crate::comm::Comm::rank(&c);
             install(Rc::new(c), 3);
-            let mut local = State::<f64>::classical(0b1_0111);
-            for (a, b) in [(0u8, 8u8), (1, 9), (2, 10), (4, 12), (8, 16)] {
-                local.sqrt_iswap(a, b, Controls::NONE).unwrap();
-            }
+            let local = spread(0b1_0111, &[(0u8, 8u8), (1, 9), (2, 10), (4, 12), (8, 16)]);
             let mut dist = ShardedState::from_state(&local, LocalSet::new(3, &[])).unwrap();
             let top = QuantumState::board_distribution_top(&dist, 3);
             let mut ok = QuantumState::try_board_distribution_top(&dist, 3).unwrap() == top;
@@ -529,10 +533,7 @@ mod tests {
         let results = ThreadComm::run(3, |c| {
             let rank = crate::comm::Comm::rank(&c);
             install(Rc::new(c), 3);
-            let mut local = State::<f64>::classical(0b1_0111);
-            for (a, b) in [(0u8, 8u8), (1, 9), (2, 10), (4, 12), (8, 16)] {
-                local.sqrt_iswap(a, b, Controls::NONE).unwrap();
-            }
+            let mut local = spread(0b1_0111, &[(0u8, 8u8), (1, 9), (2, 10), (4, 12), (8, 16)]);
             local.capture(16).unwrap();
             let mut dist = ShardedState::from_state(&local, LocalSet::new(3, &[])).unwrap();
             let want: Vec<(Key, Complex<f64>)> = local.entries().collect();
@@ -580,10 +581,7 @@ mod tests {
         let results = ThreadComm::run(2, |c| {
             let rank = crate::comm::Comm::rank(&c);
             install(Rc::new(c), 3);
-            let mut local = State::<f64>::classical(0b111);
-            for (a, b) in [(0u8, 8u8), (1, 9), (2, 10)] {
-                local.sqrt_iswap(a, b, Controls::NONE).unwrap();
-            }
+            let local = spread(0b111, &[(0u8, 8u8), (1, 9), (2, 10)]);
             let mut dist = ShardedState::from_state(&local, LocalSet::new(3, &[])).unwrap();
             let (mine, total) = (dist.local().len(), local.len());
             let asked =
@@ -600,10 +598,7 @@ mod tests {
             (rank, mine, total, asked, fits, refused)
         });
         let want: Vec<(Key, Complex<f64>)> = {
-            let mut local = State::<f64>::classical(0b111);
-            for (a, b) in [(0u8, 8u8), (1, 9), (2, 10)] {
-                local.sqrt_iswap(a, b, Controls::NONE).unwrap();
-            }
+            let local = spread(0b111, &[(0u8, 8u8), (1, 9), (2, 10)]);
             local.entries().collect()
         };
         assert!(
@@ -633,10 +628,7 @@ mod tests {
     fn occupancy_bounds_and_pattern_weights_agree_with_the_local_state() {
         let results = ThreadComm::run(3, |c| {
             install(Rc::new(c), 3);
-            let mut local = State::<f64>::classical(0b1_0111);
-            for (a, b) in [(0u8, 8u8), (1, 9), (2, 10), (4, 12), (8, 16)] {
-                local.sqrt_iswap(a, b, Controls::NONE).unwrap();
-            }
+            let mut local = spread(0b1_0111, &[(0u8, 8u8), (1, 9), (2, 10), (4, 12), (8, 16)]);
             local.capture(16).unwrap();
             let dist = ShardedState::from_state(&local, LocalSet::new(3, &[])).unwrap();
             let patterns = [
