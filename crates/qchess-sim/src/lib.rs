@@ -50,6 +50,8 @@ mod memory;
 mod patterns;
 mod perm;
 mod state;
+#[cfg(test)]
+mod test_states;
 mod undo;
 mod visit;
 

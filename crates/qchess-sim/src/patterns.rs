@@ -1041,21 +1041,9 @@ mod tests {
     /// Random keys over 24 low board bits in two ancilla sectors, qubits relabelled by
     /// uncontrolled iSwaps (so physical and logical keys differ).
     fn random_state(n: usize, seed: u64) -> State<f64> {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let entries: Vec<(Key, Complex<f64>)> = (0..n)
-            .map(|_| {
-                let key = Key {
-                    board: rng.random::<u64>() & 0xff_ffff,
-                    ancillas: u128::from(rng.random::<bool>()),
-                };
-                let a = Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5);
-                (key, a)
-            })
-            .collect();
-        let mut entries = entries;
-        entries.sort_by_key(|e| e.0);
-        entries.dedup_by_key(|e| e.0);
-        let mut s = State::from_amplitudes(entries, Normalization::Renormalize).unwrap();
+        let mut s = crate::test_states::random_state(n, seed, 0xff_ffff, |rng| {
+            u128::from(rng.random::<bool>())
+        });
         s.iswap(0, 17, Controls::NONE).unwrap();
         s.iswap(3, 40, Controls::NONE).unwrap();
         s.iswap(40, 9, Controls::NONE).unwrap();
@@ -1136,20 +1124,9 @@ mod tests {
     /// Random state over the low `bits` board bits (dense: most groups have partners) in two
     /// ancilla sectors, relabelled by uncontrolled iSwaps.
     fn dense_state(n: usize, bits: u32, seed: u64) -> State<f64> {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let mut entries: Vec<(Key, Complex<f64>)> = (0..n)
-            .map(|_| {
-                let key = Key {
-                    board: rng.random::<u64>() & ((1u64 << bits) - 1),
-                    ancillas: u128::from(rng.random_range(0..4u8) == 0),
-                };
-                let a = Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5);
-                (key, a)
-            })
-            .collect();
-        entries.sort_by_key(|e| e.0);
-        entries.dedup_by_key(|e| e.0);
-        let mut s = State::from_amplitudes(entries, Normalization::Renormalize).unwrap();
+        let mut s = crate::test_states::random_state(n, seed, (1u64 << bits) - 1, |rng| {
+            u128::from(rng.random_range(0..4u8) == 0)
+        });
         s.iswap(0, 40, Controls::NONE).unwrap();
         s.iswap(5, 9, Controls::NONE).unwrap();
         s

@@ -1069,9 +1069,8 @@ mod tests {
         random_state_in_sectors(n, seed, 0x3f_ffff, &[0, 1], (2, 30))
     }
 
-    /// `n` random entries (duplicates dropped) with boards masked by `board_mask` and
-    /// ancillas drawn from `sectors`, renormalised, then iSwap(a, b) so that physical and
-    /// logical keys differ.
+    /// `n` random entries with boards masked by `board_mask` and ancillas drawn from
+    /// `sectors`, then iSwap(a, b) so that physical and logical keys differ.
     fn random_state_in_sectors(
         n: usize,
         seed: u64,
@@ -1079,22 +1078,10 @@ mod tests {
         sectors: &[u128],
         (a, b): (u8, u8),
     ) -> State<f64> {
-        use crate::{Complex, Key, Normalization};
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let mut entries: Vec<(Key, Complex<f64>)> = (0..n)
-            .map(|_| {
-                let key = Key {
-                    board: rng.random::<u64>() & board_mask,
-                    ancillas: sectors[rng.random_range(0..sectors.len())],
-                };
-                let a = Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5);
-                (key, a)
-            })
-            .collect();
-        entries.sort_by_key(|e| e.0);
-        entries.dedup_by_key(|e| e.0);
-        let mut s = State::from_amplitudes(entries, Normalization::Renormalize).unwrap();
+        use rand::Rng;
+        let mut s = crate::test_states::random_state(n, seed, board_mask, |rng| {
+            sectors[rng.random_range(0..sectors.len())]
+        });
         s.iswap(a, b, Controls::NONE).unwrap();
         s
     }

@@ -1,0 +1,31 @@
+//! Random states for the unit tests: one builder for the modules' tests.
+
+use crate::{Complex, Key, Normalization, State};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// `n` random entries drawn from `seed` (duplicates dropped), renormalised: each entry's
+/// board is a random word masked by `board_mask`, its ancillas `ancilla(rng)` (drawn after
+/// the board), its amplitude uniform in `[-0.5, 0.5)` in both parts.
+pub(crate) fn random_state(
+    n: usize,
+    seed: u64,
+    board_mask: u64,
+    mut ancilla: impl FnMut(&mut ChaCha8Rng) -> u128,
+) -> State<f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut entries: Vec<(Key, Complex<f64>)> = (0..n)
+        .map(|_| {
+            let board = rng.random::<u64>() & board_mask;
+            let key = Key {
+                board,
+                ancillas: ancilla(&mut rng),
+            };
+            let a = Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5);
+            (key, a)
+        })
+        .collect();
+    entries.sort_by_key(|e| e.0);
+    entries.dedup_by_key(|e| e.0);
+    State::from_amplitudes(entries, Normalization::Renormalize).unwrap()
+}
