@@ -75,11 +75,9 @@ pub fn random_state<T: Amplitude>(n: usize) -> Result<State<T>, SimError> {
         return Err(SimError::StateTooLarge { asked, available });
     }
     let mut keys = Vec::new();
-    keys.try_reserve_exact(n)
-        .map_err(|_| SimError::OutOfMemory { states: n })?;
+    crate::pages::reserve_exact(&mut keys, n).map_err(|_| SimError::OutOfMemory { states: n })?;
     let mut amps = Vec::new();
-    amps.try_reserve_exact(n)
-        .map_err(|_| SimError::OutOfMemory { states: n })?;
+    crate::pages::reserve_exact(&mut amps, n).map_err(|_| SimError::OutOfMemory { states: n })?;
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = || {
         // splitmix64
@@ -189,11 +187,9 @@ pub fn game_state<T: Amplitude>(n: usize) -> Result<State<T>, SimError> {
     let squares = game_squares(n);
     let (fixed, _) = game_background(&squares);
     let mut keys = Vec::new();
-    keys.try_reserve_exact(n)
-        .map_err(|_| SimError::OutOfMemory { states: n })?;
+    crate::pages::reserve_exact(&mut keys, n).map_err(|_| SimError::OutOfMemory { states: n })?;
     let mut amps = Vec::new();
-    amps.try_reserve_exact(n)
-        .map_err(|_| SimError::OutOfMemory { states: n })?;
+    crate::pages::reserve_exact(&mut amps, n).map_err(|_| SimError::OutOfMemory { states: n })?;
     let mut seed = 0x5851_f42d_4c95_7f2du64;
     let a = T::of_f64(1.0 / (n as f64).sqrt());
     let zero = T::zero();

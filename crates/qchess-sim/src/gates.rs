@@ -449,8 +449,8 @@ impl<T: Amplitude> State<T> {
         bufs.try_reserve_exact(counts.len()).map_err(oom)?;
         for &n in &counts {
             let (mut keys, mut amps) = (Vec::new(), Vec::new());
-            keys.try_reserve_exact(n).map_err(oom)?;
-            amps.try_reserve_exact(n).map_err(oom)?;
+            crate::pages::reserve_exact(&mut keys, n).map_err(oom)?;
+            crate::pages::reserve_exact(&mut amps, n).map_err(oom)?;
             bufs.push((keys, amps));
         }
         // Held at once: the state and the moved entries' new arrays (before the old

@@ -32,7 +32,8 @@
 //! assert!(s.probability(Predicate::One(a2)) < 1e-30);
 //! # Ok::<(), qchess_sim::SimError>(())
 //! ```
-#![forbid(unsafe_code)]
+// Unsafe code is denied; the one exception is the `madvise` call in `pages.rs` (measured).
+#![deny(unsafe_code)]
 
 mod amplitude;
 mod backend;
@@ -47,6 +48,7 @@ mod kernels;
 mod key;
 mod measure;
 mod memory;
+mod pages;
 mod patterns;
 mod perm;
 mod state;
@@ -64,6 +66,7 @@ pub use inspect::MARGINALS_OF_MAX;
 pub use key::{Controls, Key, Normalization, Predicate};
 pub use memory::{default_memory_budget, set_default_memory_budget};
 pub use num_complex::Complex;
+pub use pages::{HUGE_MIN_BYTES, huge_pages, set_huge_pages};
 pub use patterns::{BoardPattern, LOCAL_MAX_QUBITS, LocalAnswer, LocalCircuit, LocalQuery};
 pub use state::{MAX_ANCILLAS, State};
 pub use undo::{Pick, Removed};

@@ -25,12 +25,9 @@ impl<T: Amplitude> Buffer<T> {
     /// are kept: callers either clear and push, or overwrite by index.
     pub fn prepare(&mut self, n: usize) -> Result<(), SimError> {
         let oom = |_| SimError::OutOfMemory { states: n };
-        self.keys
-            .try_reserve_exact(n.saturating_sub(self.keys.len()))
-            .map_err(oom)?;
-        self.amps
-            .try_reserve_exact(n.saturating_sub(self.amps.len()))
-            .map_err(oom)?;
+        let (nk, na) = (self.keys.len(), self.amps.len());
+        crate::pages::reserve_exact(&mut self.keys, n.saturating_sub(nk)).map_err(oom)?;
+        crate::pages::reserve_exact(&mut self.amps, n.saturating_sub(na)).map_err(oom)?;
         Ok(())
     }
 

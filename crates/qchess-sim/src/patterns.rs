@@ -955,8 +955,8 @@ pub(crate) fn local_effects_of_entries(
     amps.try_reserve_exact(sizes.len()).map_err(oom)?;
     for &n in &sizes {
         let (mut k, mut a) = (Vec::new(), Vec::new());
-        k.try_reserve_exact(n).map_err(oom)?;
-        a.try_reserve_exact(n).map_err(oom)?;
+        crate::pages::reserve_exact(&mut k, n).map_err(oom)?;
+        crate::pages::reserve_exact(&mut a, n).map_err(oom)?;
         keys.push(k);
         amps.push(a);
     }

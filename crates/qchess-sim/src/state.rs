@@ -92,11 +92,22 @@ where
 
 /// One ancilla value's share of the state, sorted by physical key, no duplicate keys, no
 /// zero amplitudes, never empty.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct Sector<T> {
     pub ancillas: u128,
     pub keys: Vec<u64>,
     pub amps: Vec<Complex<T>>,
+}
+
+/// `Vec::clone` of both arrays, in buffers advised for huge pages (`pages`).
+impl<T: Clone> Clone for Sector<T> {
+    fn clone(&self) -> Self {
+        Self {
+            ancillas: self.ancillas,
+            keys: crate::pages::copy(&self.keys),
+            amps: crate::pages::copy(&self.amps),
+        }
+    }
 }
 
 /// A pure state over 64 board qubits plus capture ancillas, stored sparsely.
@@ -545,15 +556,11 @@ impl<T: Amplitude> State<T> {
             .try_reserve_exact(self.sectors.len())
             .map_err(|_| SimError::OutOfMemory { states: self.len() })?;
         for s in &self.sectors {
-            let mut keys = Vec::new();
-            let mut amps = Vec::new();
             let oom = |_| SimError::OutOfMemory {
                 states: s.keys.len(),
             };
-            keys.try_reserve_exact(s.keys.len()).map_err(oom)?;
-            amps.try_reserve_exact(s.amps.len()).map_err(oom)?;
-            keys.extend_from_slice(&s.keys);
-            amps.extend_from_slice(&s.amps);
+            let keys = crate::pages::try_copy(&s.keys).map_err(oom)?;
+            let amps = crate::pages::try_copy(&s.amps).map_err(oom)?;
             sectors.push(Sector {
                 ancillas: s.ancillas,
                 keys,
@@ -874,8 +881,8 @@ impl<T: Amplitude> State<T> {
         for (s, &e) in self.sectors.iter_mut().zip(&grow) {
             let states = s.keys.len() + e;
             let oom = |_| SimError::OutOfMemory { states };
-            s.keys.try_reserve_exact(e).map_err(oom)?;
-            s.amps.try_reserve_exact(e).map_err(oom)?;
+            crate::pages::reserve_exact(&mut s.keys, e).map_err(oom)?;
+            crate::pages::reserve_exact(&mut s.amps, e).map_err(oom)?;
         }
         for ((s, f), &e) in self.sectors.iter().zip(flags.iter_mut()).zip(&grow) {
             let need = words(s.keys.len() + e);

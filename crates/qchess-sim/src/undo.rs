@@ -678,13 +678,9 @@ impl<T: Amplitude> State<T> {
         for r in &part.sectors {
             match self.sectors.iter().position(|s| s.ancillas == r.ancillas) {
                 Some(i) => {
-                    self.sectors[i]
-                        .keys
-                        .try_reserve(r.keys.len())
+                    crate::pages::reserve_exact(&mut self.sectors[i].keys, r.keys.len())
                         .map_err(oom)?;
-                    self.sectors[i]
-                        .amps
-                        .try_reserve(r.amps.len())
+                    crate::pages::reserve_exact(&mut self.sectors[i].amps, r.amps.len())
                         .map_err(oom)?;
                     targets.push(Some(i));
                 }
@@ -773,8 +769,8 @@ impl<T: Amplitude> State<T> {
             let base = self.sectors[i].ancillas & !fresh;
             let n = self.sectors[i].keys.len();
             if let Some(j) = self.sectors.iter().position(|s| s.ancillas == base) {
-                self.sectors[j].keys.try_reserve(n).map_err(oom)?;
-                self.sectors[j].amps.try_reserve(n).map_err(oom)?;
+                crate::pages::reserve_exact(&mut self.sectors[j].keys, n).map_err(oom)?;
+                crate::pages::reserve_exact(&mut self.sectors[j].amps, n).map_err(oom)?;
             }
         }
         let minus_i = Complex::new(T::zero(), -T::one());
