@@ -39,6 +39,35 @@ impl<T: Amplitude> ShardedState<T> {
         let entries = self.gather(Some(built))?;
         State::from_shard(entries, self.ancilla_count(), usize::MAX)
     }
+
+    /// The budget check of [`QuantumState::try_board_distribution`] (collective; described
+    /// there) for a gather of at most `limit` boards a rank: `Ok` on every rank or `Err` on
+    /// every rank.
+    fn ask_board_gather(&self, limit: Option<usize>) -> Result<(), SimError> {
+        let local = self.local();
+        let mine = limit.map_or(local.len(), |k| k.min(local.len()));
+        let counts = comm::current().all_gather(&[mine as u64]);
+        let gathered: usize = counts.iter().map(|&c| c as usize).sum();
+        let entry = std::mem::size_of::<(u64, f64)>();
+        let ranks = comm::current().size();
+        let asked = mine
+            .saturating_mul(ranks + 1)
+            .saturating_add(gathered.saturating_mul(2))
+            .saturating_mul(entry);
+        let available = local.memory_budget().saturating_sub(local.bytes());
+        let fits = asked <= available;
+        let (_, all_fit) = any_all((false, fits));
+        if !fits {
+            return Err(SimError::StateTooLarge { asked, available });
+        }
+        if !all_fit {
+            return Err(SimError::StateTooLarge {
+                asked,
+                available: 0,
+            });
+        }
+        Ok(())
+    }
 }
 
 impl<T: Amplitude> QuantumState for ShardedState<T> {
@@ -103,12 +132,15 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
         }
     }
 
-    /// Gathered like [`ShardedState::board_distribution`] (collective), then cut to `k`.
+    /// Collective, in memory proportional to `k` times the number of ranks (issue 10,
+    /// Deliver 6): each rank selects its own top `k` boards and counts its distinct boards
+    /// in one pass over its piece; only the tops are gathered (as
+    /// [`ShardedState::board_distribution`] gathers them with `Some(k)`), and the counts are
+    /// summed by one all-gather of a word a rank. All ancilla values of a board live on one
+    /// rank, so the global top `k` is among the ranks' tops and the ranks' counts add up to
+    /// the whole state's. The same answer on every rank.
     fn board_distribution_top(&self, k: usize) -> (Vec<(u64, f64)>, usize) {
-        let mut all = ShardedState::board_distribution(self, None);
-        let total = all.len();
-        all.truncate(k);
-        (all, total)
+        self.top_boards(k)
     }
 
     /// Gathered like [`ShardedState::board_distribution`] (collective); every rank calls `f`
@@ -119,16 +151,16 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
         }
     }
 
-    /// Collective. The whole distribution is gathered (as
-    /// [`QuantumState::board_distribution_top`] does), so the gather is asked of every
-    /// rank's budget first, as [`QuantumState::try_board_distribution`] asks it: if any
-    /// rank's budget refuses, every rank refuses ([`SimError::StateTooLarge`]) and nothing
-    /// is gathered. Then cut to `k`; the answer is the same as the unbudgeted one.
+    /// Collective, in memory proportional to `k` times the number of ranks: only each rank's
+    /// top `k` boards are gathered (as [`QuantumState::board_distribution_top`] does), so
+    /// every rank's budget is asked for that bounded gather first, as
+    /// [`QuantumState::try_board_distribution`] asks it with `Some(k)`: if any rank's budget
+    /// refuses, every rank refuses ([`SimError::StateTooLarge`]) and nothing is gathered.
+    /// Otherwise the answer is the same as the unbudgeted one (top `k` and the number of
+    /// distinct boards of the whole state).
     fn try_board_distribution_top(&self, k: usize) -> Result<(Vec<(u64, f64)>, usize), SimError> {
-        let mut all = QuantumState::try_board_distribution(self, None)?;
-        let total = all.len();
-        all.truncate(k);
-        Ok((all, total))
+        self.ask_board_gather(Some(k))?;
+        Ok(self.top_boards(k))
     }
 
     /// Collective. The whole distribution is gathered (as [`QuantumState::for_each_board`]
@@ -308,28 +340,7 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
     /// ([`SimError::StateTooLarge`], this rank's numbers, or `available` 0 when another rank
     /// refused), so the ranks never disagree on whether the gather runs.
     fn try_board_distribution(&self, limit: Option<usize>) -> Result<Vec<(u64, f64)>, SimError> {
-        let local = self.local();
-        let mine = limit.map_or(local.len(), |k| k.min(local.len()));
-        let counts = comm::current().all_gather(&[mine as u64]);
-        let gathered: usize = counts.iter().map(|&c| c as usize).sum();
-        let entry = std::mem::size_of::<(u64, f64)>();
-        let ranks = comm::current().size();
-        let asked = mine
-            .saturating_mul(ranks + 1)
-            .saturating_add(gathered.saturating_mul(2))
-            .saturating_mul(entry);
-        let available = local.memory_budget().saturating_sub(local.bytes());
-        let fits = asked <= available;
-        let (_, all_fit) = any_all((false, fits));
-        if !fits {
-            return Err(SimError::StateTooLarge { asked, available });
-        }
-        if !all_fit {
-            return Err(SimError::StateTooLarge {
-                asked,
-                available: 0,
-            });
-        }
+        self.ask_board_gather(limit)?;
         Ok(ShardedState::board_distribution(self, limit))
     }
 
@@ -519,6 +530,49 @@ mod tests {
             assert!(ok, "rank {rank}");
             for err in errs {
                 assert_refused_together(rank, err);
+            }
+        }
+    }
+
+    /// The bounded top-k on 3 ranks (issue 10, Deliver 6), with and without an ancilla:
+    /// for k = 0, 1, 3 and more than the number of boards it is the local state's top k
+    /// (same boards, probabilities within 1e-12) and the local state's number of distinct
+    /// boards, exactly the gathered `board_distribution(Some(k))`, and the budgeted answer
+    /// is the same; every rank answers the same.
+    #[test]
+    fn bounded_top_agrees_with_the_local_state() {
+        for capture in [false, true] {
+            let results = ThreadComm::run(3, |c| {
+                install(Rc::new(c), 3);
+                let mut local = spread(0b1_0111, &[(0u8, 8u8), (1, 9), (2, 10), (4, 12), (8, 16)]);
+                if capture {
+                    local.capture(16).unwrap();
+                }
+                let dist = ShardedState::from_state(&local, LocalSet::new(3, &[])).unwrap();
+                let mut out = Vec::new();
+                for k in [0usize, 1, 3, 1000] {
+                    let top = QuantumState::board_distribution_top(&dist, k);
+                    let budgeted = QuantumState::try_board_distribution_top(&dist, k).unwrap();
+                    let gathered = ShardedState::board_distribution(&dist, Some(k));
+                    let same = budgeted == top && gathered == top.0;
+                    out.push((k, top, local.board_distribution_top(k), same));
+                }
+                out
+            });
+            let first = results[0].clone();
+            for out in results {
+                assert_eq!(out, first, "every rank answers the same");
+                for (k, (top, total), (want, want_total), same) in out {
+                    assert!(same, "k {k}: budgeted or gathered differ");
+                    assert!(want_total > 8, "k {k}: {want_total} boards");
+                    assert_eq!(total, want_total, "k {k}");
+                    assert_eq!(top.len(), k.min(want_total), "k {k}");
+                    assert_eq!(top.len(), want.len(), "k {k}");
+                    for ((b, p), (wb, wp)) in top.iter().zip(&want) {
+                        assert_eq!(b, wb, "k {k}");
+                        assert!((p - wp).abs() < 1e-12, "k {k}: {p} vs {wp}");
+                    }
+                }
             }
         }
     }

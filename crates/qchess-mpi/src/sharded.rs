@@ -676,9 +676,29 @@ impl<T: Amplitude> ShardedState<T> {
     /// key; at most `limit` boards. All ancilla values of a board live on one rank (ancillas
     /// are not hashed), so each rank contributes its own top `limit` boards.
     pub fn board_distribution(&self, limit: Option<usize>) -> Vec<(u64, f64)> {
+        let mine = self.local.board_distribution(limit);
+        self.gather_boards(mine, limit)
+    }
+
+    /// [`ShardedState::board_distribution`] with `Some(k)`, and the number of distinct
+    /// boards of the whole state (collective): one pass over each rank's piece gives its top
+    /// `k` and its count ([`State::board_distribution_top`]); the tops are gathered as
+    /// `board_distribution` gathers them, and the counts summed by one all-gather of a word a
+    /// rank. A board lives on one rank, so the sum counts each board once. Memory is
+    /// proportional to `k` times the number of ranks.
+    pub(crate) fn top_boards(&self, k: usize) -> (Vec<(u64, f64)>, usize) {
+        let (mine, local_total) = self.local.board_distribution_top(k);
+        let top = self.gather_boards(mine, Some(k));
+        let total = sum_u64(&*comm::current(), &[local_total as u64])[0] as usize;
+        (top, total)
+    }
+
+    /// Gathers every rank's boards `mine` (its piece's distribution, probabilities relative
+    /// to its piece) to every rank, rescaled to the whole state, most probable first, ties
+    /// by board key, cut to `limit` (collective).
+    fn gather_boards(&self, mut mine: Vec<(u64, f64)>, limit: Option<usize>) -> Vec<(u64, f64)> {
         let local_norm = self.local.norm_sqr();
         let norm = self.norm_sqr();
-        let mut mine: Vec<(u64, f64)> = self.local.board_distribution(limit);
         let mut words = Vec::with_capacity(mine.len() * 2);
         for (b, p) in mine.drain(..) {
             words.extend_from_slice(&[b, (p * local_norm / norm).to_bits()]);
