@@ -21,7 +21,7 @@ use std::fmt;
 pub const MAX_ANCILLAS: u32 = 128;
 
 /// A single sector at least this large runs a pair gate as parallel key-range tasks.
-const PARALLEL_MIN: usize = 1 << 17;
+pub(crate) const PARALLEL_MIN: usize = 1 << 17;
 
 /// One sector's pair permutation (zero diagonal) as independent tasks over key ranges cut at
 /// group boundaries: a permutation keeps each range's size, so every task writes straight

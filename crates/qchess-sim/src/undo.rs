@@ -5,6 +5,7 @@
 
 use crate::amplitude::Amplitude;
 use crate::error::SimError;
+use crate::kernels::pair::{Sink, SliceSink, VecSink};
 use crate::kernels::scan::BLOCK;
 use crate::key::Predicate;
 use crate::memory::Buffer;
@@ -894,9 +895,9 @@ fn scale_amps<T: Amplitude>(amps: &mut [Complex<T>], scale: T) {
 /// in block order; the byte tables of the kept entries are summed (into
 /// [`BlockSums::bits`]) only when `marginals`.
 ///
-/// One sequential group: on the loaded 2-core VM, one job per block (with the kept entries
-/// moved down afterwards) and one group per thread were both slower than this in
-/// `qchess bench move` (docs/benchmarks.md).
+/// With more than one thread and at least [`PARALLEL_MIN`](crate::state::PARALLEL_MIN)
+/// entries, every block is its own rayon job ([`split_project_blocks`]); otherwise one
+/// sequential group.
 fn split_project<T: Amplitude>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
@@ -908,9 +909,75 @@ fn split_project<T: Amplitude>(
 ) -> (Vec<(usize, usize)>, Vec<BlockSums>) {
     let removed: usize = per_block.iter().sum();
     debug_assert!(rec_keys.is_empty() && rec_keys.capacity() >= removed);
-    let (kept, sums) = project_group(keys, amps, rec_keys, rec_amps, out_of, extra);
+    if rayon::current_num_threads() > 1
+        && keys.len() >= crate::state::PARALLEL_MIN
+        && per_block.len() > 1
+    {
+        return split_project_blocks(keys, amps, per_block, rec_keys, rec_amps, out_of, extra);
+    }
+    let mut sink = VecSink {
+        keys: rec_keys,
+        amps: rec_amps,
+    };
+    let (kept, sums) = project_group(keys, amps, &mut sink, out_of, extra);
     debug_assert_eq!(rec_keys.len(), removed);
     (vec![(0, kept)], sums)
+}
+
+/// [`split_project`] with every block a rayon job: the record is first filled to its length
+/// (in parallel), each block then writes its removed entries to its own slice of it (from the
+/// counts of `per_block`) and compacts its kept entries to the block's front, and the layout
+/// lists every block (start, kept) for [`move_down`]. Every entry and every block sum is
+/// computed as in the sequential group, so the result is bit-identical.
+fn split_project_blocks<T: Amplitude>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    per_block: &[usize],
+    rec_keys: &mut Vec<u64>,
+    rec_amps: &mut Vec<Complex<T>>,
+    out_of: impl Fn(u64) -> bool + Sync + Copy,
+    extra: PassExtras<T>,
+) -> (Vec<(usize, usize)>, Vec<BlockSums>) {
+    use rayon::prelude::*;
+    let removed: usize = per_block.iter().sum();
+    // Within the capacity reserved for the record: no allocation here.
+    rec_keys.par_extend(rayon::iter::repeat_n(0u64, removed));
+    rec_amps.par_extend(rayon::iter::repeat_n(
+        Complex::new(T::zero(), T::zero()),
+        removed,
+    ));
+    let mut tasks = Vec::with_capacity(per_block.len());
+    let (mut rk, mut ra) = (&mut rec_keys[..], &mut rec_amps[..]);
+    for ((kb, ab), &r) in keys
+        .chunks_mut(BLOCK)
+        .zip(amps.chunks_mut(BLOCK))
+        .zip(per_block)
+    {
+        let (k1, k2) = std::mem::take(&mut rk).split_at_mut(r);
+        let (a1, a2) = std::mem::take(&mut ra).split_at_mut(r);
+        (rk, ra) = (k2, a2);
+        tasks.push((kb, ab, k1, a1));
+    }
+    let done: Vec<(usize, BlockSums)> = tasks
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|(kb, ab, k1, a1)| {
+            let mut sink = SliceSink {
+                keys: k1,
+                amps: a1,
+                len: 0,
+            };
+            let (kept, mut sums) = project_group(kb, ab, &mut sink, out_of, extra);
+            debug_assert_eq!(sink.len, sink.keys.len());
+            (kept, sums.pop().expect("one block, one sum"))
+        })
+        .collect();
+    let layout = done
+        .iter()
+        .enumerate()
+        .map(|(b, &(kept, _))| (b * BLOCK, kept))
+        .collect();
+    (layout, done.into_iter().map(|(_, s)| s).collect())
 }
 
 /// Moves each group's kept entries (`layout`: where the group starts, how many it kept)
@@ -951,8 +1018,7 @@ fn move_down<T: Amplitude>(
 fn project_group<T: Amplitude>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
-    rec_keys: &mut Vec<u64>,
-    rec_amps: &mut Vec<Complex<T>>,
+    rec: &mut impl Sink<T>,
     out_of: impl Fn(u64) -> bool,
     extra: PassExtras<T>,
 ) -> (usize, Vec<BlockSums>) {
@@ -1007,8 +1073,7 @@ fn project_group<T: Amplitude>(
                     kept[i & 1] += m * (1.0 - f);
                 }
             }
-            rec_keys.extend_from_slice(&stage_k[..s]);
-            rec_amps.extend_from_slice(&stage_a[..s]);
+            rec.put_run(&stage_k[..s], &stage_a[..s]);
             if let Some(t) = tables.as_deref_mut() {
                 add_byte_tables(&keys[w0..w], &amps[w0..w], t);
             }
@@ -1348,8 +1413,16 @@ mod tests {
 
     #[test]
     fn fused_projection_matches_the_plain_passes_for_any_thread_count() {
-        let before = three_sector_state(300_000, 17);
+        // Sectors above the parallel threshold: one thread runs the sequential group, two and
+        // three the per-block jobs (`split_project_blocks`), and all must agree bit for bit.
+        let before = three_sector_state(450_000, 17);
         assert_eq!(before.sectors.len(), 3);
+        assert!(
+            before
+                .sectors
+                .iter()
+                .all(|s| s.keys.len() >= crate::state::PARALLEL_MIN)
+        );
         for (pred, outcome) in [
             (Predicate::One(40), true),
             (Predicate::One(4), false),
@@ -1407,7 +1480,7 @@ mod tests {
 
     #[test]
     fn an_impossible_fused_projection_changes_nothing() {
-        let before = three_sector_state(200_000, 5);
+        let before = three_sector_state(450_000, 5);
         let mut s = before.clone();
         // Qubit 3 is never set (mask above): outcome 1 keeps nothing.
         let err = s.force_keeping_marginals(Predicate::One(3), true);
