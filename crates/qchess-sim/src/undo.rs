@@ -401,7 +401,14 @@ impl<T: Amplitude> State<T> {
         // With the caller's probability, the survivors are scaled in the fused pass.
         let in_pass = given.map(|p| T::of_f64(1.0 / p.sqrt()));
         let counts: Vec<usize> = block_counts.iter().map(|c| c.iter().sum()).collect();
-        let mut records = self.record_buffers(&counts, total, false)?;
+        // Index-writable records (a reused buffer's old length counts as written, so only
+        // fresh room is zeroed) when a sector's pass runs as parallel block jobs; else empty
+        // ones appended to (fresh pages not zeroed first).
+        let parallel = self
+            .sectors
+            .iter()
+            .any(|s| projects_in_blocks(s.keys.len()));
+        let mut records = self.record_buffers(&counts, total, parallel)?;
         // The fused pass, sector by sector; masses summed in sector and block order.
         let (mut gone, mut kept) = (0.0f64, 0.0f64);
         let mut bits = [0.0f64; 64];
@@ -895,9 +902,9 @@ fn scale_amps<T: Amplitude>(amps: &mut [Complex<T>], scale: T) {
 /// in block order; the byte tables of the kept entries are summed (into
 /// [`BlockSums::bits`]) only when `marginals`.
 ///
-/// With more than one thread and at least [`PARALLEL_MIN`](crate::state::PARALLEL_MIN)
-/// entries, every block is its own rayon job ([`split_project_blocks`]); otherwise one
-/// sequential group.
+/// When [`projects_in_blocks`], every block is its own rayon job ([`split_project_blocks`]);
+/// otherwise one sequential group. `rec_keys` / `rec_amps` are either empty or already of
+/// the removed entries' length (index-writable, see [`State::record_buffers`]).
 fn split_project<T: Amplitude>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
@@ -908,13 +915,13 @@ fn split_project<T: Amplitude>(
     extra: PassExtras<T>,
 ) -> (Vec<(usize, usize)>, Vec<BlockSums>) {
     let removed: usize = per_block.iter().sum();
-    debug_assert!(rec_keys.is_empty() && rec_keys.capacity() >= removed);
-    if rayon::current_num_threads() > 1
-        && keys.len() >= crate::state::PARALLEL_MIN
-        && per_block.len() > 1
-    {
+    debug_assert!(rec_keys.capacity() >= removed);
+    if projects_in_blocks(keys.len()) {
         return split_project_blocks(keys, amps, per_block, rec_keys, rec_amps, out_of, extra);
     }
+    // Appended to from empty (an index-writable record's contents are overwritten).
+    rec_keys.clear();
+    rec_amps.clear();
     let mut sink = VecSink {
         keys: rec_keys,
         amps: rec_amps,
@@ -922,6 +929,13 @@ fn split_project<T: Amplitude>(
     let (kept, sums) = project_group(keys, amps, &mut sink, out_of, extra);
     debug_assert_eq!(rec_keys.len(), removed);
     (vec![(0, kept)], sums)
+}
+
+/// Whether [`split_project`] runs a sector of `n` entries as parallel block jobs: more than
+/// one thread, at least [`PARALLEL_MIN`](crate::state::PARALLEL_MIN) entries (so more than
+/// one block).
+fn projects_in_blocks(n: usize) -> bool {
+    rayon::current_num_threads() > 1 && n >= crate::state::PARALLEL_MIN
 }
 
 /// [`split_project`] with every block a rayon job: the record is first filled to its length
@@ -940,12 +954,10 @@ fn split_project_blocks<T: Amplitude>(
 ) -> (Vec<(usize, usize)>, Vec<BlockSums>) {
     use rayon::prelude::*;
     let removed: usize = per_block.iter().sum();
-    // Within the capacity reserved for the record: no allocation here.
-    rec_keys.par_extend(rayon::iter::repeat_n(0u64, removed));
-    rec_amps.par_extend(rayon::iter::repeat_n(
-        Complex::new(T::zero(), T::zero()),
-        removed,
-    ));
+    // Index-writable already when the record was asked so (then these are no-ops); within
+    // the capacity reserved for it either way: no allocation here.
+    rec_keys.resize(removed, 0);
+    rec_amps.resize(removed, Complex::new(T::zero(), T::zero()));
     let mut tasks = Vec::with_capacity(per_block.len());
     let (mut rk, mut ra) = (&mut rec_keys[..], &mut rec_amps[..]);
     for ((kb, ab), &r) in keys
