@@ -894,56 +894,23 @@ fn scale_amps<T: Amplitude>(amps: &mut [Complex<T>], scale: T) {
 }
 
 /// The fused pass of [`State::force_keeping`] on one sector: every block's removed entries
-/// (`per_block[b]` of them, where `out_of(key)`) are appended, in order, to `rec_keys` /
-/// `rec_amps` (empty, with room for all of them: nothing is written twice, and fresh pages
-/// are not zeroed first); the kept entries end up, in order, unscaled or multiplied by
-/// `scale` when given, at the front of the sector (in place). Returns where the kept
-/// entries start and how many there are (one group, for [`move_down`]), and the block sums
-/// in block order; the byte tables of the kept entries are summed (into
-/// [`BlockSums::bits`]) only when `marginals`.
+/// (`per_block[b]` of them, where `out_of(key)`) go, in order, to `rec_keys` / `rec_amps`
+/// (with room for all of them); the kept entries are compacted in place, unscaled or
+/// multiplied by `scale` when given. Returns the layout of the kept entries (where each group
+/// of them starts and how many there are, for [`move_down`]) and the block sums in block
+/// order; the byte tables of the kept entries are summed (into [`BlockSums::bits`]) only
+/// when `marginals`.
 ///
-/// When [`projects_in_blocks`], every block is its own rayon job ([`split_project_blocks`]);
-/// otherwise one sequential group. `rec_keys` / `rec_amps` are either empty or already of
-/// the removed entries' length (index-writable, see [`State::record_buffers`]).
+/// When [`projects_in_blocks`], every block is its own rayon job (idle threads steal): it
+/// writes its removed entries to its own slice of the record (offsets from `per_block`) and
+/// compacts its kept entries to the block's front, one group per block. Otherwise one
+/// sequential group appends the removed entries to the record and compacts the kept ones to
+/// the sector's front. `rec_keys` / `rec_amps` are either empty or already of the removed
+/// entries' length (index-writable, see [`State::record_buffers`]); either path makes them
+/// what it needs within their capacity (an empty record is zeroed for the blocks, fresh pages
+/// are never zeroed for the group). Every entry and every block sum is computed as in the
+/// sequential group, so the result is bit-identical for any thread count.
 fn split_project<T: Amplitude>(
-    keys: &mut [u64],
-    amps: &mut [Complex<T>],
-    per_block: &[usize],
-    rec_keys: &mut Vec<u64>,
-    rec_amps: &mut Vec<Complex<T>>,
-    out_of: impl Fn(u64) -> bool + Sync + Copy,
-    extra: PassExtras<T>,
-) -> (Vec<(usize, usize)>, Vec<BlockSums>) {
-    let removed: usize = per_block.iter().sum();
-    debug_assert!(rec_keys.capacity() >= removed);
-    if projects_in_blocks(keys.len()) {
-        return split_project_blocks(keys, amps, per_block, rec_keys, rec_amps, out_of, extra);
-    }
-    // Appended to from empty (an index-writable record's contents are overwritten).
-    rec_keys.clear();
-    rec_amps.clear();
-    let mut sink = VecSink {
-        keys: rec_keys,
-        amps: rec_amps,
-    };
-    let (kept, sums) = project_group(keys, amps, &mut sink, out_of, extra);
-    debug_assert_eq!(rec_keys.len(), removed);
-    (vec![(0, kept)], sums)
-}
-
-/// Whether [`split_project`] runs a sector of `n` entries as parallel block jobs: more than
-/// one thread, at least [`PARALLEL_MIN`](crate::state::PARALLEL_MIN) entries (so more than
-/// one block).
-fn projects_in_blocks(n: usize) -> bool {
-    rayon::current_num_threads() > 1 && n >= crate::state::PARALLEL_MIN
-}
-
-/// [`split_project`] with every block a rayon job: the record is first filled to its length
-/// (in parallel), each block then writes its removed entries to its own slice of it (from the
-/// counts of `per_block`) and compacts its kept entries to the block's front, and the layout
-/// lists every block (start, kept) for [`move_down`]. Every entry and every block sum is
-/// computed as in the sequential group, so the result is bit-identical.
-fn split_project_blocks<T: Amplitude>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
     per_block: &[usize],
@@ -954,8 +921,19 @@ fn split_project_blocks<T: Amplitude>(
 ) -> (Vec<(usize, usize)>, Vec<BlockSums>) {
     use rayon::prelude::*;
     let removed: usize = per_block.iter().sum();
-    // Index-writable already when the record was asked so (then these are no-ops); within
-    // the capacity reserved for it either way: no allocation here.
+    debug_assert!(rec_keys.capacity() >= removed);
+    if !projects_in_blocks(keys.len()) {
+        // Appended to from empty (an index-writable record's contents are overwritten).
+        rec_keys.clear();
+        rec_amps.clear();
+        let mut sink = VecSink {
+            keys: rec_keys,
+            amps: rec_amps,
+        };
+        let (kept, sums) = project_group(keys, amps, &mut sink, out_of, extra);
+        debug_assert_eq!(rec_keys.len(), removed);
+        return (vec![(0, kept)], sums);
+    }
     rec_keys.resize(removed, 0);
     rec_amps.resize(removed, Complex::new(T::zero(), T::zero()));
     let mut tasks = Vec::with_capacity(per_block.len());
@@ -990,6 +968,13 @@ fn split_project_blocks<T: Amplitude>(
         .map(|(b, &(kept, _))| (b * BLOCK, kept))
         .collect();
     (layout, done.into_iter().map(|(_, s)| s).collect())
+}
+
+/// Whether [`split_project`] runs a sector of `n` entries as parallel block jobs: more than
+/// one thread, at least [`PARALLEL_MIN`](crate::state::PARALLEL_MIN) entries (so more than
+/// one block).
+fn projects_in_blocks(n: usize) -> bool {
+    rayon::current_num_threads() > 1 && n >= crate::state::PARALLEL_MIN
 }
 
 /// Moves each group's kept entries (`layout`: where the group starts, how many it kept)
