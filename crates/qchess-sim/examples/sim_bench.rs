@@ -8,6 +8,10 @@
 //! measurement runs against: one read of f64 key and amplitude arrays of that many entries
 //! (24 B each, what the probability scan must read) and one copy of them into mapped memory
 //! (what a projection that keeps every entry would move), in GB/s and the states/s they allow.
+//! `... --example sim_bench -- pages STATES` times, with `qchess_sim::set_huge_pages` off and
+//! then on, what the huge-page advice changes (docs/benchmarks.md, "Huge pages for state
+//! buffers"): a copy of a random state into fresh memory, a projection onto half of it (the
+//! shrink to its survivors included) and dropping the copy, one thread, medians of 7.
 
 use qchess_sim::bench::{BenchOp, BenchResult, Shape, run_op_shaped};
 
@@ -101,8 +105,56 @@ fn roofline(n: usize) {
     );
 }
 
+/// `pages STATES`: median seconds of `State::try_clone` (fresh pages), `State::force` of one
+/// qubit (the read, the compaction and the shrink) and dropping the copy, with the huge-page
+/// advice off and then on.
+fn pages(n: usize) {
+    use qchess_sim::{Predicate, State};
+    use std::time::Instant;
+    let s: State<f64> = qchess_sim::bench::random_state(n).expect("state");
+    let q = qchess_sim::bench::qubits(n).1;
+    for on in [false, true] {
+        qchess_sim::set_huge_pages(on);
+        let (mut copy, mut force, mut drop) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..7 {
+            let t = Instant::now();
+            let mut c = s.try_clone(0).expect("room for a copy");
+            copy.push(t.elapsed().as_secs_f64());
+            let t = Instant::now();
+            c.force(Predicate::One(q), true)
+                .expect("a possible outcome");
+            force.push(t.elapsed().as_secs_f64());
+            let t = Instant::now();
+            std::mem::drop(c);
+            drop.push(t.elapsed().as_secs_f64());
+        }
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        println!(
+            "{{\"op\":\"pages\",\"states\":{n},\"huge_pages\":{on},\"copy_seconds\":{},\"force_seconds\":{},\"drop_seconds\":{}}}",
+            median(&mut copy),
+            median(&mut force),
+            median(&mut drop)
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("pages") {
+        let n = args
+            .get(2)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(10_000_000);
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("thread pool")
+            .install(|| pages(n));
+        return;
+    }
     if args.get(1).map(String::as_str) == Some("roofline") {
         let n = args
             .get(2)
@@ -139,7 +191,7 @@ fn main() {
         Some("measure") => BenchOp::Measure,
         _ => {
             eprintln!(
-                "usage: sim_bench iswap|slide|split|merge|measure STATES THREADS [f32|exact] [game] | prob STATES [THREADS] [f32|exact]"
+                "usage: sim_bench iswap|slide|split|merge|measure STATES THREADS [f32|exact] [game] | prob STATES [THREADS] [f32|exact] | roofline STATES [THREADS] | pages STATES"
             );
             std::process::exit(2);
         }
