@@ -185,6 +185,7 @@ impl<T: Amplitude> State<T> {
             .flat_map(|s| s.keys.chunks(CHUNK).zip(s.amps.chunks(CHUNK)))
             .collect::<Vec<_>>()
             .into_par_iter()
+            .with_min_len(crate::load::min_len())
             .map(|(k, a)| chunk_sums(k, a))
             .collect();
         let mut hist = vec![0.0f64; hist_len];
@@ -262,6 +263,7 @@ impl<T: Amplitude> State<T> {
             })
             .collect::<Vec<_>>()
             .into_par_iter()
+            .with_min_len(crate::load::min_len())
             .map(|(s, start)| {
                 let end = (start + CHUNK).min(s.keys.len());
                 let mut sum = Complex::new(0.0, 0.0);
@@ -836,6 +838,7 @@ fn local_effects_on<T: Amplitude>(
     let first: Vec<Option<LocalAnswer>> = if total > SAMPLES {
         queries
             .par_iter()
+            .with_min_len(crate::load::min_len())
             .map(|q| sample_query(sectors, &starts, total, q, thr))
             .collect()
     } else {
@@ -858,6 +861,7 @@ fn local_effects_on<T: Amplitude>(
         .collect();
     let parts: Vec<Vec<(bool, bool, Sums)>> = chunks
         .par_iter()
+        .with_min_len(crate::load::min_len())
         .map(|(s, r)| {
             let (keys, amps) = sectors[*s];
             open.iter()

@@ -733,7 +733,7 @@ impl<T: Amplitude> State<T> {
         // The remaining free buffers are not needed during the pass: release them, so the
         // peak is input + output.
         self.pool.clear();
-        let threads = rayon::current_num_threads();
+        let threads = crate::load::threads();
         if self.sectors.len() == 1 && threads > 1 && n >= PARALLEL_MIN {
             let s = &self.sectors[0];
             apply_pair_parallel(s, &gate, plain, &pre, &post, &mut outs[0], threads * 4)?;
@@ -789,7 +789,7 @@ impl<T: Amplitude> State<T> {
         Post: Fn(u64, Complex<T>) -> Complex<T> + Sync,
     {
         let n = self.len();
-        let threads = rayon::current_num_threads();
+        let threads = crate::load::threads();
         let oom = |_| SimError::OutOfMemory { states: n };
         // Pass 1: one bitmap per sector (or per piece), sized for its output later (the
         // growth is unknown yet, so for its input first).
@@ -958,7 +958,7 @@ impl<T: Amplitude> State<T> {
         off: Complex<T>,
     ) -> Result<(), SimError> {
         let (lo, hi) = (lo.min(hi), lo.max(hi));
-        let threads = rayon::current_num_threads();
+        let threads = crate::load::threads();
         let single_parallel =
             self.sectors.len() == 1 && threads > 1 && self.sectors[0].keys.len() >= PARALLEL_MIN;
         // Tasks: (sector, start, end).

@@ -632,14 +632,15 @@ impl<T: Amplitude> State<T> {
                 slots.push((b, k, a));
                 (ks, as_) = (kr, ar);
             }
-            let masses: Vec<(f64, f64)> = slots
-                .into_par_iter()
-                .with_max_len(1)
-                .map(|(b, k, a)| {
-                    let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(s.keys.len()));
-                    copy_removed(&s.keys[lo..hi], &s.amps[lo..hi], out_of, k, a)
-                })
-                .collect();
+            let copy = |(b, k, a): (usize, &mut [u64], &mut [Complex<T>])| {
+                let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(s.keys.len()));
+                copy_removed(&s.keys[lo..hi], &s.amps[lo..hi], out_of, k, a)
+            };
+            let masses: Vec<(f64, f64)> = if crate::load::parallel() {
+                slots.into_par_iter().with_max_len(1).map(copy).collect()
+            } else {
+                slots.into_iter().map(copy).collect()
+            };
             // Summed in block order: the same masses whatever the thread count.
             for (g, k) in masses {
                 gone += g;
@@ -884,7 +885,7 @@ fn add_bits(a: &mut [f64; 64], b: &[f64; 64]) {
 /// Multiplies every amplitude by `scale` (blocks in parallel), as the projection does.
 fn scale_amps<T: Amplitude>(amps: &mut [Complex<T>], scale: T) {
     use rayon::prelude::*;
-    if amps.len() <= BLOCK {
+    if amps.len() <= BLOCK || !crate::load::parallel() {
         amps.iter_mut().for_each(|a| *a = *a * scale);
     } else {
         amps.par_chunks_mut(BLOCK)
@@ -974,7 +975,7 @@ fn split_project<T: Amplitude>(
 /// one thread, at least [`PARALLEL_MIN`](crate::state::PARALLEL_MIN) entries (so more than
 /// one block).
 fn projects_in_blocks(n: usize) -> bool {
-    rayon::current_num_threads() > 1 && n >= crate::state::PARALLEL_MIN
+    n >= crate::state::PARALLEL_MIN && crate::load::parallel()
 }
 
 /// Moves each group's kept entries (`layout`: where the group starts, how many it kept)

@@ -17,6 +17,11 @@ pub(crate) fn map_blocks<R: Send>(n: usize, f: impl Fn(usize, usize) -> R + Sync
     if blocks <= 1 {
         return vec![f(0, n)];
     }
+    if !crate::load::parallel() {
+        return (0..blocks)
+            .map(|b| f(b * BLOCK, ((b + 1) * BLOCK).min(n)))
+            .collect();
+    }
     (0..blocks)
         .into_par_iter()
         .with_max_len(1)
@@ -133,7 +138,7 @@ pub(crate) fn phase<T: Amplitude>(
             T::mul_phase_where(ks, as_, move |k| ((k >> p) ^ (k >> q)) & 1 == 1, factor)
         }
     };
-    if keys.len() <= BLOCK {
+    if keys.len() <= BLOCK || !crate::load::parallel() {
         apply(keys, amps);
     } else {
         keys.par_chunks(BLOCK)
@@ -232,6 +237,10 @@ pub(crate) fn byte_marginals<T: Amplitude>(
     };
     let parts: Vec<_> = if blocks == 1 {
         vec![one(0, n)]
+    } else if !crate::load::parallel() {
+        (0..blocks)
+            .map(|b| one(b * BIG, ((b + 1) * BIG).min(n)))
+            .collect()
     } else {
         (0..blocks)
             .into_par_iter()

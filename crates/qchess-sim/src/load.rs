@@ -1,0 +1,198 @@
+//! How many threads a parallel pass uses now: the rayon pool's, or one while other work keeps
+//! the machine's cores busy (load-adaptive parallelism, as OpenMP's `OMP_DYNAMIC` does).
+//!
+//! A parallel pass ends when its last block does. With two threads on two cores and a third
+//! runnable thread elsewhere, the scheduler preempts one of the workers in turn, and the pass
+//! waits for the preempted block: measured on the 2-core VM (docs/benchmarks.md, "One thread
+//! against two"), three of ten simulator cells at 1e7 ran 1-6 % slower on two threads than on
+//! one with a busy second core, and the measuring move 7 % slower, although every one of them
+//! was at least 8 % faster on two threads on a quiet machine. So before a large pass the
+//! simulator asks [`free_cores`]: the machine's cores less the runnable threads that are not
+//! this process's (from `/proc/loadavg` and `/proc/self/task/*/stat`). With fewer than two
+//! free it runs the pass on the calling thread alone. The answer is kept for
+//! [`RECHECK_MILLIS`], so the reads cost nothing measurable; results never depend on it (every
+//! parallel pass is bit-identical for any thread count).
+//!
+//! [`set_adaptive_threads`] turns this off for the whole process (then every pass uses the
+//! whole pool, as before). Where `/proc` cannot be read (not Linux), passes use the whole pool.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+/// How long a load reading is reused before `/proc` is read again, in milliseconds.
+pub const RECHECK_MILLIS: u64 = 10;
+
+/// On by default; the crate's own unit tests turn it off so that they exercise the parallel
+/// paths however loaded the test machine is.
+static ADAPTIVE: AtomicBool = AtomicBool::new(!cfg!(test));
+/// When the last reading was taken (nanoseconds after `EPOCH`, 0: never).
+static CHECKED_AT: AtomicU64 = AtomicU64::new(0);
+/// The last reading: fewer than two free cores.
+static BUSY: AtomicBool = AtomicBool::new(false);
+static EPOCH: OnceLock<Instant> = OnceLock::new();
+
+/// Turns load-adaptive parallelism on (the default) or off for the whole process. Off, every
+/// parallel pass uses the whole rayon pool whatever else the machine runs. Results never
+/// depend on it, only speed does.
+///
+/// ```
+/// qchess_sim::set_adaptive_threads(false);
+/// assert!(!qchess_sim::adaptive_threads());
+/// qchess_sim::set_adaptive_threads(true);
+/// assert!(qchess_sim::adaptive_threads());
+/// ```
+pub fn set_adaptive_threads(on: bool) {
+    ADAPTIVE.store(on, Ordering::Relaxed);
+    CHECKED_AT.store(0, Ordering::Relaxed);
+}
+
+/// Whether a large parallel pass falls back to one thread while the machine's other cores
+/// are busy (see [`set_adaptive_threads`]).
+pub fn adaptive_threads() -> bool {
+    ADAPTIVE.load(Ordering::Relaxed)
+}
+
+/// The cores this process may use (`std::thread::available_parallelism`) less the runnable
+/// threads of other processes right now, or `None` where `/proc` cannot tell (not Linux).
+///
+/// ```
+/// if let Some(free) = qchess_sim::free_cores() {
+///     let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+///     assert!(free <= cores);
+/// }
+/// ```
+pub fn free_cores() -> Option<usize> {
+    let cores = std::thread::available_parallelism().ok()?.get();
+    // This process's idle workers go to sleep within microseconds: counted before and after
+    // the machine-wide count, one that was running when it was taken is not taken for load.
+    let before = own_running_threads()?;
+    let running = running_threads(&std::fs::read_to_string("/proc/loadavg").ok()?)?;
+    let own = before.max(own_running_threads()?);
+    Some(cores.saturating_sub(running.saturating_sub(own)))
+}
+
+/// The runnable-thread count of a `/proc/loadavg` line (its fourth field, `running/total`).
+fn running_threads(loadavg: &str) -> Option<usize> {
+    loadavg
+        .split_whitespace()
+        .nth(3)?
+        .split('/')
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// The state field of a `/proc/<pid>/task/<tid>/stat` line (after the parenthesised name,
+/// which may itself hold spaces and parentheses).
+fn task_state(stat: &str) -> Option<char> {
+    stat[stat.rfind(')')? + 1..].trim_start().chars().next()
+}
+
+/// This process's threads that are runnable now (state `R`), the caller included.
+fn own_running_threads() -> Option<usize> {
+    let mut n = 0;
+    for entry in std::fs::read_dir("/proc/self/task").ok()? {
+        let path = entry.ok()?.path().join("stat");
+        // A thread may exit between the listing and the read: it is not running.
+        if let Ok(stat) = std::fs::read_to_string(path)
+            && task_state(&stat) == Some('R')
+        {
+            n += 1;
+        }
+    }
+    Some(n)
+}
+
+/// Whether fewer than two cores are free, from a reading at most [`RECHECK_MILLIS`] old.
+fn busy() -> bool {
+    let now = u64::try_from(EPOCH.get_or_init(Instant::now).elapsed().as_nanos())
+        .unwrap_or(u64::MAX)
+        .max(1);
+    let last = CHECKED_AT.load(Ordering::Relaxed);
+    if last != 0 && now.saturating_sub(last) < RECHECK_MILLIS * 1_000_000 {
+        return BUSY.load(Ordering::Relaxed);
+    }
+    let busy = free_cores().is_some_and(|free| free < 2);
+    BUSY.store(busy, Ordering::Relaxed);
+    CHECKED_AT.store(now, Ordering::Relaxed);
+    busy
+}
+
+/// The threads the next large parallel pass should use: the current rayon pool's, or 1 when
+/// [`adaptive_threads`] is on and fewer than two cores are free.
+pub(crate) fn threads() -> usize {
+    let pool = rayon::current_num_threads();
+    // The load is read only where it can change the answer.
+    let adaptive = pool > 1 && ADAPTIVE.load(Ordering::Relaxed);
+    choose(pool, adaptive && busy())
+}
+
+/// The rule of [`threads`]: the pool, or one thread when the other cores are busy.
+fn choose(pool: usize, busy: bool) -> usize {
+    if busy { 1 } else { pool }
+}
+
+/// Whether a pass with more than one block should run its blocks in parallel now.
+pub(crate) fn parallel() -> bool {
+    threads() > 1
+}
+
+/// The least items per rayon job for a pass over chunks: 1 (split freely) when [`parallel`],
+/// else all of them (one job, no split).
+pub(crate) fn min_len() -> usize {
+    if parallel() { 1 } else { usize::MAX }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_proc_fields_are_read_as_the_kernel_writes_them() {
+        assert_eq!(running_threads("0.53 0.89 1.13 3/81 22925\n"), Some(3));
+        assert_eq!(running_threads("0.53 0.89"), None);
+        assert_eq!(
+            task_state("1234 (a (b) c) R 1 2 3 4 5 6 7 8 9 10"),
+            Some('R')
+        );
+        assert_eq!(task_state("1234 (rayon) S 1 2"), Some('S'));
+        assert_eq!(task_state("no parenthesis"), None);
+    }
+
+    /// This thread is running, so it counts itself; a spinning thread of this process counts
+    /// as its own; the free cores never exceed the cores.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn own_threads_are_not_counted_as_load() {
+        let own = own_running_threads().expect("/proc/self/task");
+        assert!(own >= 1, "{own}");
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let spin = {
+            let stop = stop.clone();
+            std::thread::spawn(move || while !stop.load(Ordering::Relaxed) {})
+        };
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let spinning = own_running_threads().unwrap();
+        stop.store(true, Ordering::Relaxed);
+        spin.join().unwrap();
+        assert!(spinning >= 2, "{spinning}");
+        let cores = std::thread::available_parallelism().unwrap().get();
+        assert!(free_cores().unwrap() <= cores);
+    }
+
+    /// A busy reading means one thread, a quiet one the whole pool; the unit tests run with
+    /// the adaptation off (so that they exercise the parallel paths on a loaded machine).
+    #[test]
+    fn a_busy_reading_means_one_thread() {
+        assert_eq!(choose(2, true), 1);
+        assert_eq!(choose(2, false), 2);
+        assert_eq!(choose(8, true), 1);
+        assert!(!adaptive_threads());
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        assert_eq!(pool.install(threads), 2);
+    }
+}
