@@ -142,6 +142,7 @@ pub(crate) fn mark_unpartnered(
     let mut singles = 0usize;
     let is_l = |k: u64| k & ab == a && cond.holds(k);
     let is_h = |k: u64| k & ab == b && cond.holds(k);
+    let mut bitmap: Vec<u64> = Vec::new();
     for_each_group(keys, hi, |start, mid, end| {
         // Every pair entry is flagged first, branch-free a word at a time; the join below
         // then clears the partnered ones. Without hi entries in the upper half (or lo
@@ -155,6 +156,14 @@ pub(crate) fn mark_unpartnered(
             tests::WHOLE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             return;
         }
+        if let Some(pairs) = join_dense(keys, start, mid, end, delta, flags, &mut bitmap) {
+            #[cfg(test)]
+            tests::DENSE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            singles -= 2 * pairs;
+            return;
+        }
+        #[cfg(test)]
+        tests::MERGED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         // Merge-join of the flagged lo entries (shifted up) with the flagged hi entries,
         // visiting them by their bits (no per-entry class test).
         let (mut i, mut j) = (next_flag(flags, start, mid), next_flag(flags, mid, end));
@@ -175,6 +184,132 @@ pub(crate) fn mark_unpartnered(
         }
     });
     singles
+}
+
+/// Key span of one window of [`join_dense`]: 2^18 bits (32 KiB per bitmap, two of them: the
+/// first- and second-level caches hold them).
+const WINDOW: u64 = 1 << 18;
+
+/// The partner join of one group by key offsets instead of a merge, when the upper half's
+/// keys are dense (at most 64 key values per entry over their span): the span is cut into
+/// windows of [`WINDOW`] key values; in each, a bitmap marks the flagged `hi` keys, each
+/// flagged `lo` entry whose partner falls in the window looks up its partner's bit (no
+/// comparison of one stream against the other, so no branch on the data), and its hits mark a
+/// second bitmap from which the partnered `hi` entries are cleared. The same entries end up
+/// flagged as by the merge-join. Returns the number of pairs found, or `None` (the group is
+/// left untouched) when the keys are too sparse.
+fn join_dense(
+    keys: &[u64],
+    start: usize,
+    mid: usize,
+    end: usize,
+    delta: u64,
+    flags: &mut [Flags],
+    bitmap: &mut Vec<u64>,
+) -> Option<usize> {
+    if keys[end - 1] - keys[mid] >= 64 * (end - mid) as u64 {
+        return None;
+    }
+    let (mut pairs, mut i0, mut j0) = (0, start, mid);
+    while j0 < end {
+        let base = keys[j0];
+        let j1 = j0 + keys[j0..end].partition_point(|&k| k - base < WINDOW);
+        // The lo entries whose partners would fall in this window (none can before it).
+        let partner_offset = |k: u64| k.saturating_add(delta).saturating_sub(base);
+        i0 += keys[i0..mid].partition_point(|&k| k.saturating_add(delta) < base);
+        let i1 = i0 + keys[i0..mid].partition_point(|&k| partner_offset(k) < WINDOW);
+        pairs += join_window(keys, (i0, i1), (j0, j1), delta, flags, bitmap);
+        (i0, j0) = (i1, j1);
+    }
+    Some(pairs)
+}
+
+/// One window of [`join_dense`]: the lower-half entries `[start, mid)` against the upper-half
+/// entries `[upper, end)`, whose keys span less than [`WINDOW`] from the first. Returns the
+/// pairs found.
+fn join_window(
+    keys: &[u64],
+    (start, mid): (usize, usize),
+    (upper, end): (usize, usize),
+    delta: u64,
+    flags: &mut [Flags],
+    bitmap: &mut Vec<u64>,
+) -> usize {
+    let base = keys[upper];
+    let span = keys[end - 1] - base + 1;
+    let words = span.div_ceil(64) as usize;
+    bitmap.clear();
+    bitmap.resize(2 * words, 0);
+    let (present, matched) = bitmap.split_at_mut(words);
+    // Sorted keys fill the bitmaps word after word: each word is gathered in a register and
+    // stored once (an OR into memory per entry would wait on the previous entry's store).
+    let mut fill = Filler::default();
+    for (j, &k) in keys.iter().enumerate().take(end).skip(upper) {
+        fill.put(present, k - base, get(flags, j));
+    }
+    fill.flush(present);
+    let mut pairs = 0usize;
+    let mut i = start;
+    while i < mid {
+        let word_end = ((i | 63) + 1).min(mid);
+        let mut hits = 0u64;
+        for (ii, &k) in keys.iter().enumerate().take(word_end).skip(i) {
+            // The partner's offset; out of the span (wrapped or above) means absent.
+            let t = k.wrapping_add(delta).wrapping_sub(base);
+            let inside = t < span;
+            let tc = if inside { t } else { 0 };
+            let hit =
+                get(flags, ii) & inside & ((present[(tc >> 6) as usize] >> (tc & 63)) & 1 == 1);
+            hits |= u64::from(hit) << (ii & 63);
+            fill.put(matched, tc, hit);
+        }
+        let w = &mut flags[i >> 6];
+        w[UNPARTNERED] &= !hits;
+        w[PARTNERED] |= hits;
+        pairs += hits.count_ones() as usize;
+        i = word_end;
+    }
+    fill.flush(matched);
+    let mut j = upper;
+    while j < end {
+        let word_end = ((j | 63) + 1).min(end);
+        let mut hits = 0u64;
+        for (jj, &k) in keys.iter().enumerate().take(word_end).skip(j) {
+            let t = k - base;
+            hits |= ((matched[(t >> 6) as usize] >> (t & 63)) & 1) << (jj & 63);
+        }
+        flags[j >> 6][UNPARTNERED] &= !hits;
+        j = word_end;
+    }
+    pairs
+}
+
+/// Sets bits of a bitmap one word at a time: consecutive offsets in the same word are gathered
+/// in a register and stored together when the word changes (any order of offsets is correct;
+/// increasing ones store each word once).
+#[derive(Default)]
+struct Filler {
+    word: usize,
+    bits: u64,
+}
+
+impl Filler {
+    /// Sets bit `t` if `on`.
+    #[inline(always)]
+    fn put(&mut self, map: &mut [u64], t: u64, on: bool) {
+        let w = (t >> 6) as usize;
+        if w != self.word {
+            map[self.word] |= self.bits;
+            (self.word, self.bits) = (w, 0);
+        }
+        self.bits |= u64::from(on) << (t & 63);
+    }
+
+    /// Stores the word being gathered.
+    fn flush(&mut self, map: &mut [u64]) {
+        map[self.word] |= self.bits;
+        self.bits = 0;
+    }
 }
 
 /// First index `< end` of the group holding `keys[end - 1]` for bit `hi`, and the first index
@@ -456,6 +591,14 @@ mod tests {
     pub(super) static WHOLE: std::sync::atomic::AtomicUsize =
         std::sync::atomic::AtomicUsize::new(0);
 
+    /// Groups whose partners pass 1 found by the merge-join.
+    pub(super) static MERGED: std::sync::atomic::AtomicUsize =
+        std::sync::atomic::AtomicUsize::new(0);
+
+    /// Groups whose partners pass 1 found by the dense bitmap join.
+    pub(super) static DENSE: std::sync::atomic::AtomicUsize =
+        std::sync::atomic::AtomicUsize::new(0);
+
     fn splitmix(seed: &mut u64) -> u64 {
         *seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = *seed;
@@ -657,6 +800,12 @@ mod tests {
         // The whole-class flagging ran, on many groups.
         let whole = WHOLE.load(std::sync::atomic::Ordering::Relaxed);
         assert!(whole >= 100, "{whole}");
+        // Both joins ran on many groups: the dense bitmap join and the merge-join (whose
+        // groups are those neither whole nor dense; the 64-bit keys are never dense).
+        let dense = DENSE.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(dense >= 100, "{dense}");
+        let merged = MERGED.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(merged >= 100, "{merged}");
         // The parallel pass 2 ran cut into several pieces, on most runs.
         let pieces = PIECES.load(std::sync::atomic::Ordering::Relaxed);
         assert!(pieces >= 500, "{pieces}");
