@@ -65,7 +65,9 @@ pub use error::SimError;
 pub use exact::{Exact, ParseQSqrt2Error, Probability, QSqrt2};
 pub use inspect::MARGINALS_OF_MAX;
 pub use key::{Controls, Key, Normalization, Predicate};
-pub use load::{RECHECK_MILLIS, adaptive_threads, free_cores, set_adaptive_threads};
+pub use load::{
+    ADAPTIVE_THREADS_ENV, RECHECK_MILLIS, adaptive_threads, free_cores, set_adaptive_threads,
+};
 pub use memory::{default_memory_budget, set_default_memory_budget};
 pub use num_complex::Complex;
 pub use pages::{HUGE_MIN_BYTES, huge_pages, set_huge_pages};

@@ -14,7 +14,10 @@
 //! parallel pass is bit-identical for any thread count).
 //!
 //! [`set_adaptive_threads`] turns this off for the whole process (then every pass uses the
-//! whole pool, as before). Where `/proc` cannot be read (not Linux), passes use the whole pool.
+//! whole pool, as before), and so does the environment variable `QCHESS_ADAPTIVE_THREADS=0`
+//! (also `off` or `false`), read once at the first large pass, for programs that cannot call
+//! it (the `qchess` tool, the Python binding, the examples). Where `/proc` cannot be read (not
+//! Linux), passes use the whole pool.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -31,6 +34,28 @@ static CHECKED_AT: AtomicU64 = AtomicU64::new(0);
 /// The last reading: fewer than two free cores.
 static BUSY: AtomicBool = AtomicBool::new(false);
 static EPOCH: OnceLock<Instant> = OnceLock::new();
+/// `QCHESS_ADAPTIVE_THREADS` is applied once, before the first reading or setting.
+static FROM_ENV: std::sync::Once = std::sync::Once::new();
+
+/// The environment variable that turns the adaptation off (`0`, `off`, `false`).
+pub const ADAPTIVE_THREADS_ENV: &str = "QCHESS_ADAPTIVE_THREADS";
+
+/// Applies [`ADAPTIVE_THREADS_ENV`] the first time it is called.
+fn read_env() {
+    FROM_ENV.call_once(|| {
+        if std::env::var(ADAPTIVE_THREADS_ENV).is_ok_and(|v| switched_off(&v)) {
+            ADAPTIVE.store(false, Ordering::Relaxed);
+        }
+    });
+}
+
+/// Whether a value of [`ADAPTIVE_THREADS_ENV`] turns the adaptation off.
+fn switched_off(value: &str) -> bool {
+    matches!(
+        value.trim().to_ascii_lowercase().as_str(),
+        "0" | "off" | "false" | "no"
+    )
+}
 
 /// Turns load-adaptive parallelism on (the default) or off for the whole process. Off, every
 /// parallel pass uses the whole rayon pool whatever else the machine runs. Results never
@@ -43,6 +68,7 @@ static EPOCH: OnceLock<Instant> = OnceLock::new();
 /// assert!(qchess_sim::adaptive_threads());
 /// ```
 pub fn set_adaptive_threads(on: bool) {
+    read_env();
     ADAPTIVE.store(on, Ordering::Relaxed);
     CHECKED_AT.store(0, Ordering::Relaxed);
 }
@@ -50,6 +76,7 @@ pub fn set_adaptive_threads(on: bool) {
 /// Whether a large parallel pass falls back to one thread while the machine's other cores
 /// are busy (see [`set_adaptive_threads`]).
 pub fn adaptive_threads() -> bool {
+    read_env();
     ADAPTIVE.load(Ordering::Relaxed)
 }
 
@@ -124,7 +151,7 @@ fn busy() -> bool {
 pub(crate) fn threads() -> usize {
     let pool = rayon::current_num_threads();
     // The load is read only where it can change the answer.
-    let adaptive = pool > 1 && ADAPTIVE.load(Ordering::Relaxed);
+    let adaptive = pool > 1 && adaptive_threads();
     choose(pool, adaptive && busy())
 }
 
@@ -147,6 +174,16 @@ pub(crate) fn min_len() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_environment_switch_reads_the_usual_spellings() {
+        for off in ["0", "off", "OFF", "false", " no "] {
+            assert!(switched_off(off), "{off}");
+        }
+        for on in ["1", "on", "true", "", "yes"] {
+            assert!(!switched_off(on), "{on}");
+        }
+    }
 
     #[test]
     fn the_proc_fields_are_read_as_the_kernel_writes_them() {
