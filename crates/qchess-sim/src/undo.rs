@@ -882,7 +882,8 @@ fn add_bits(a: &mut [f64; 64], b: &[f64; 64]) {
     }
 }
 
-/// Multiplies every amplitude by `scale` (blocks in parallel), as the projection does.
+/// Multiplies every amplitude by `scale` (blocks in parallel unless the cores are busy, see
+/// `load`), as the projection does.
 fn scale_amps<T: Amplitude>(amps: &mut [Complex<T>], scale: T) {
     use rayon::prelude::*;
     if amps.len() <= BLOCK || !crate::load::parallel() {

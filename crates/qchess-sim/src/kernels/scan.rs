@@ -11,7 +11,8 @@ pub(crate) const BLOCK: usize = 1 << 16;
 
 /// `f` over each block range of `0..n`, results in block order. Every block is its own
 /// rayon job (`with_max_len(1)`), so an idle thread steals the blocks a preempted one has not
-/// started: a busy second core never makes a parallel scan slower than one thread's.
+/// started; while other work keeps the cores busy (`load::parallel` false) the blocks run one
+/// after the other on the calling thread.
 pub(crate) fn map_blocks<R: Send>(n: usize, f: impl Fn(usize, usize) -> R + Sync) -> Vec<R> {
     let blocks = n.div_ceil(BLOCK);
     if blocks <= 1 {
