@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::Instant;
 
 /// How long a load reading is reused before `/proc` is read again, in milliseconds.
-pub const RECHECK_MILLIS: u64 = 10;
+pub const RECHECK_MILLIS: u64 = 50;
 
 /// On by default; the crate's own unit tests turn it off so that they exercise the parallel
 /// paths however loaded the test machine is.
@@ -99,10 +99,16 @@ pub fn adaptive_threads() -> bool {
 /// ```
 pub fn free_cores() -> Option<usize> {
     let cores = std::thread::available_parallelism().ok()?.get();
+    let loadavg = || running_threads(&std::fs::read_to_string("/proc/loadavg").ok()?);
+    // The caller is running: one runnable thread in all is this one (the quiet case, one
+    // small read).
+    if loadavg()? <= 1 {
+        return Some(cores);
+    }
     // This process's idle workers go to sleep within microseconds: counted before and after
     // the machine-wide count, one that was running when it was taken is not taken for load.
     let before = own_running_threads()?;
-    let running = running_threads(&std::fs::read_to_string("/proc/loadavg").ok()?)?;
+    let running = loadavg()?;
     let own = before.max(own_running_threads()?);
     Some(cores.saturating_sub(running.saturating_sub(own)))
 }
