@@ -66,7 +66,7 @@ pub use exact::{Exact, ParseQSqrt2Error, Probability, QSqrt2};
 pub use inspect::MARGINALS_OF_MAX;
 pub use key::{Controls, Key, Normalization, Predicate};
 pub use load::{
-    ADAPTIVE_THREADS_ENV, BUSY_READINGS, RECHECK_MILLIS, adaptive_threads, free_cores,
+    ADAPTIVE_THREADS_ENV, CONFIRM_MICROS, RECHECK_MILLIS, adaptive_threads, free_cores,
     set_adaptive_threads,
 };
 pub use memory::{default_memory_budget, set_default_memory_budget};

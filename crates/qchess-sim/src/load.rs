@@ -9,10 +9,10 @@
 //! was at least 8 % faster on two threads on a quiet machine. So before a large pass the
 //! simulator asks [`free_cores`]: the machine's cores less the runnable threads that are not
 //! this process's (from `/proc/loadavg` and `/proc/self/task/*/stat`). With fewer than two
-//! free in [`BUSY_READINGS`] readings in a row it runs the pass on the calling thread alone
-//! (one busy reading is often a kernel thread running for a moment). A reading is kept for
-//! [`RECHECK_MILLIS`], so the reads cost nothing measurable; results never depend on it
-//! (every parallel pass is bit-identical for any thread count).
+//! free, confirmed by a second reading [`CONFIRM_MICROS`] later (a single busy reading is often
+//! a kernel thread running for a moment), it runs the pass on the calling thread alone. A
+//! reading is kept for [`RECHECK_MILLIS`], so the reads cost nothing measurable; results never
+//! depend on it (every parallel pass is bit-identical for any thread count).
 //!
 //! [`set_adaptive_threads`] turns this off for the whole process (then every pass uses the
 //! whole pool, as before), and so does the environment variable `QCHESS_ADAPTIVE_THREADS=0`
@@ -21,7 +21,7 @@
 //! Linux), passes use the whole pool.
 
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 /// How long a load reading is reused before `/proc` is read again, in milliseconds.
@@ -32,15 +32,14 @@ pub const RECHECK_MILLIS: u64 = 50;
 static ADAPTIVE: AtomicBool = AtomicBool::new(!cfg!(test));
 /// When the last reading was taken (nanoseconds after `EPOCH`, 0: never).
 static CHECKED_AT: AtomicU64 = AtomicU64::new(0);
-/// The last decision: fewer than two free cores in the last [`BUSY_READINGS`] readings.
+/// The last decision: fewer than two free cores, confirmed.
 static BUSY: AtomicBool = AtomicBool::new(false);
-/// Consecutive readings with fewer than two free cores.
-static STREAK: AtomicU32 = AtomicU32::new(0);
 
-/// Consecutive busy readings (each at least [`RECHECK_MILLIS`] after the one before) before
-/// passes go to one thread: a kernel thread that runs for a moment (compacting memory after a
-/// large allocation, say) is caught by one reading, a competing process by every one.
-pub const BUSY_READINGS: u32 = 2;
+/// How long after a busy reading it is confirmed by a second one, in microseconds. A kernel
+/// thread that runs for a moment (compacting memory after a large allocation, say) is caught
+/// by one reading about once in a hundred on the VM and gone 100 us later; a competing process
+/// is there in both.
+pub const CONFIRM_MICROS: u64 = 200;
 static EPOCH: OnceLock<Instant> = OnceLock::new();
 /// `QCHESS_ADAPTIVE_THREADS` is applied once, before the first reading or setting.
 static FROM_ENV: std::sync::Once = std::sync::Once::new();
@@ -145,8 +144,8 @@ fn own_running_threads() -> Option<usize> {
     Some(n)
 }
 
-/// Whether fewer than two cores were free in the last [`BUSY_READINGS`] readings, the last at
-/// most [`RECHECK_MILLIS`] old.
+/// Whether fewer than two cores are free (a busy reading confirmed [`CONFIRM_MICROS`] later),
+/// from a reading at most [`RECHECK_MILLIS`] old.
 fn busy() -> bool {
     let now = u64::try_from(EPOCH.get_or_init(Instant::now).elapsed().as_nanos())
         .unwrap_or(u64::MAX)
@@ -155,22 +154,14 @@ fn busy() -> bool {
     if last != 0 && now.saturating_sub(last) < RECHECK_MILLIS * 1_000_000 {
         return BUSY.load(Ordering::Relaxed);
     }
-    let reading = free_cores().is_some_and(|free| free < 2);
-    let streak = next_streak(STREAK.load(Ordering::Relaxed), reading);
-    STREAK.store(streak, Ordering::Relaxed);
-    let busy = streak >= BUSY_READINGS;
+    let reading = || free_cores().is_some_and(|free| free < 2);
+    let busy = reading() && {
+        std::thread::sleep(std::time::Duration::from_micros(CONFIRM_MICROS));
+        reading()
+    };
     BUSY.store(busy, Ordering::Relaxed);
     CHECKED_AT.store(now, Ordering::Relaxed);
     busy
-}
-
-/// The busy streak after a reading: one longer when busy, back to 0 when not.
-fn next_streak(streak: u32, busy_reading: bool) -> u32 {
-    if busy_reading {
-        streak.saturating_add(1)
-    } else {
-        0
-    }
 }
 
 /// The threads the next large parallel pass should use: the current rayon pool's, or 1 when
@@ -201,18 +192,6 @@ pub(crate) fn min_len() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// One busy reading is not load; two in a row are; a free reading ends the streak.
-    #[test]
-    fn only_a_streak_of_busy_readings_counts() {
-        let mut streak = 0;
-        let mut decisions = Vec::new();
-        for reading in [true, false, true, true, true, false, true] {
-            streak = next_streak(streak, reading);
-            decisions.push(streak >= BUSY_READINGS);
-        }
-        assert_eq!(decisions, [false, false, false, true, true, false, false]);
-    }
 
     #[test]
     fn the_environment_switch_reads_the_usual_spellings() {
