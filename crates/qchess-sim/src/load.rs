@@ -27,6 +27,15 @@ use std::time::Instant;
 /// How long a load reading is reused before `/proc` is read again, in milliseconds.
 pub const RECHECK_MILLIS: u64 = 50;
 
+/// How long after a busy reading it is confirmed by a second one, in microseconds. A kernel
+/// thread that runs for a moment (compacting memory after a large allocation, say) is caught
+/// by one reading about once in a hundred on the VM and gone 100 us later; a competing process
+/// is there in both.
+pub const CONFIRM_MICROS: u64 = 200;
+
+/// The environment variable that turns the adaptation off (`0`, `off`, `false`, `no`).
+pub const ADAPTIVE_THREADS_ENV: &str = "QCHESS_ADAPTIVE_THREADS";
+
 /// On by default; the crate's own unit tests turn it off so that they exercise the parallel
 /// paths however loaded the test machine is.
 static ADAPTIVE: AtomicBool = AtomicBool::new(!cfg!(test));
@@ -35,17 +44,10 @@ static CHECKED_AT: AtomicU64 = AtomicU64::new(0);
 /// The last decision: fewer than two free cores, confirmed.
 static BUSY: AtomicBool = AtomicBool::new(false);
 
-/// How long after a busy reading it is confirmed by a second one, in microseconds. A kernel
-/// thread that runs for a moment (compacting memory after a large allocation, say) is caught
-/// by one reading about once in a hundred on the VM and gone 100 us later; a competing process
-/// is there in both.
-pub const CONFIRM_MICROS: u64 = 200;
+/// Time zero of `CHECKED_AT`.
 static EPOCH: OnceLock<Instant> = OnceLock::new();
 /// `QCHESS_ADAPTIVE_THREADS` is applied once, before the first reading or setting.
 static FROM_ENV: std::sync::Once = std::sync::Once::new();
-
-/// The environment variable that turns the adaptation off (`0`, `off`, `false`).
-pub const ADAPTIVE_THREADS_ENV: &str = "QCHESS_ADAPTIVE_THREADS";
 
 /// Applies [`ADAPTIVE_THREADS_ENV`] the first time it is called.
 fn read_env() {
