@@ -405,16 +405,21 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
     }
 
     /// Local overlaps summed; if the two states' local sets differ, a copy of `other` is
-    /// first redistributed to this one's. If that redistribution is refused, both states
-    /// are gathered ([`ShardedState::gather_entries`], each asked of its own rank's budget
-    /// as it is gathered); when any rank refuses either gather, nothing more is gathered
-    /// and the answer is zero on every rank (the trait's answer cannot carry an error).
+    /// first redistributed to this one's. The copy is asked of `other`'s budget on every rank
+    /// ([`QuantumState::try_clone`]); when any rank refuses it, the answer is zero on every
+    /// rank (a gather would need more than the copy). If the redistribution is refused, both
+    /// states are gathered ([`ShardedState::gather_entries`], each asked of its own rank's
+    /// budget as it is gathered); when any rank refuses either gather, nothing more is
+    /// gathered and the answer is zero on every rank (the trait's answer cannot carry an
+    /// error).
     fn inner(&self, other: &Self) -> Complex<f64> {
         let aligned;
         let other = if other.local_set().mask() == self.local_set().mask() {
             other
         } else {
-            let mut o = other.clone();
+            let Ok(mut o) = QuantumState::try_clone(other, 0) else {
+                return Complex::new(0.0, 0.0);
+            };
             if o.realign(self.local_set()).is_err() {
                 return self
                     .gathered()
@@ -475,6 +480,41 @@ mod tests {
         for (rank, boards, ok, err, unchanged) in results {
             assert!(boards > 8 && ok && unchanged, "rank {rank}");
             assert_refused_together(rank, err.map(|_| ()));
+        }
+    }
+
+    /// The overlap of two states sharded over different local sets on 3 ranks: with room it
+    /// is the overlap of the unsharded states; when one rank's budget refuses the copy of
+    /// `other` that the realignment needs, every rank answers zero and neither state changes.
+    #[test]
+    fn misaligned_overlap_copies_within_the_budget() {
+        let results = ThreadComm::run(3, |c| {
+            let rank = crate::comm::Comm::rank(&c);
+            install(Rc::new(c), 3);
+            let a = spread(0b1_0111, &[(0u8, 8u8), (1, 9), (2, 10), (4, 12), (8, 16)]);
+            let mut b = spread(0b1_0111, &[(0u8, 8u8), (1, 9), (2, 10)]);
+            b.iswap(4, 12, Controls::NONE).unwrap();
+            let want = a.inner(&b);
+            let da = ShardedState::from_state(&a, LocalSet::new(3, &[])).unwrap();
+            let mut db = ShardedState::from_state(&b, LocalSet::new(3, &[9, 10, 16])).unwrap();
+            let differ = da.local_set().mask() != db.local_set().mask();
+            let got = QuantumState::inner(&da, &db);
+            let mut ok = differ && (got - want).norm() < 1e-12 && want.norm() > 0.1;
+            let before = (da.gather_entries().unwrap(), db.gather_entries().unwrap());
+            if rank == 1 {
+                let held = db.local().bytes();
+                db.local_mut().set_memory_budget(held + 16);
+            }
+            let refused = QuantumState::inner(&da, &db);
+            ok &= refused == Complex::new(0.0, 0.0);
+            ok &= (
+                da.gather_entries_unbudgeted().unwrap(),
+                db.gather_entries_unbudgeted().unwrap(),
+            ) == before;
+            (rank, ok, got, want)
+        });
+        for (rank, ok, got, want) in results {
+            assert!(ok, "rank {rank}: {got} against {want}");
         }
     }
 
