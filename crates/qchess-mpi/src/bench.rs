@@ -75,7 +75,8 @@ pub fn run<T: Amplitude>(
         let mut s = if rep + 1 == reps {
             base.take().expect("the base state is used last")
         } else {
-            base.as_ref().expect("the base state").clone()
+            // Within the budget, like every state-sized copy (collective: all ranks or none).
+            qchess_sim::QuantumState::try_clone(base.as_ref().expect("the base state"), 0)?
         };
         s.reset_peak_bytes();
         let sent_before = s.traffic().bytes_sent;
