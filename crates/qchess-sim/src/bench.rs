@@ -405,7 +405,8 @@ pub fn run_op_shaped<T: Amplitude>(
         let mut s = if reps == 1 {
             std::mem::replace(&mut state, State::classical(0))
         } else {
-            state.clone()
+            // Within the memory budget, like every state-sized copy.
+            state.try_clone(0)?
         };
         if n <= 100_000_000 {
             match shape {
