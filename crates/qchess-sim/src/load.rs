@@ -89,8 +89,11 @@ pub fn adaptive_threads() -> bool {
     ADAPTIVE.load(Ordering::Relaxed)
 }
 
-/// The cores this process may use (`std::thread::available_parallelism`) less the runnable
-/// threads of other processes right now, or `None` where `/proc` cannot tell (not Linux).
+/// The cores this process may use (`std::thread::available_parallelism`), or fewer when the
+/// runnable threads of other processes leave fewer of the machine's online CPUs free right
+/// now; `None` where `/proc` cannot tell (not Linux). The machine-wide count is set against
+/// the machine's CPUs, not this process's share of them: in a container limited to 2 CPUs of
+/// a 64-CPU host, 30 runnable threads elsewhere on the host still leave its 2 free.
 ///
 /// ```
 /// if let Some(free) = qchess_sim::free_cores() {
@@ -100,6 +103,12 @@ pub fn adaptive_threads() -> bool {
 /// ```
 pub fn free_cores() -> Option<usize> {
     let cores = std::thread::available_parallelism().ok()?.get();
+    let online = *ONLINE.get_or_init(|| {
+        std::fs::read_to_string("/sys/devices/system/cpu/online")
+            .ok()
+            .and_then(|s| cpu_list_len(&s))
+    });
+    let machine = online.unwrap_or(cores).max(cores);
     let loadavg = || running_threads(&std::fs::read_to_string("/proc/loadavg").ok()?);
     // The caller is running: one runnable thread in all is this one (the quiet case, one
     // small read).
@@ -111,7 +120,28 @@ pub fn free_cores() -> Option<usize> {
     let before = own_running_threads()?;
     let running = loadavg()?;
     let own = before.max(own_running_threads()?);
-    Some(cores.saturating_sub(running.saturating_sub(own)))
+    Some(cores.min(machine.saturating_sub(running.saturating_sub(own))))
+}
+
+/// The machine's online CPUs, read once (`None`: unknown).
+static ONLINE: OnceLock<Option<usize>> = OnceLock::new();
+
+/// The number of CPUs in a kernel CPU list such as `0-3,8,10-11` (`None` if malformed).
+fn cpu_list_len(list: &str) -> Option<usize> {
+    let mut n = 0;
+    for part in list.trim().split(',') {
+        n += match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (usize, usize) = (a.parse().ok()?, b.parse().ok()?);
+                b.checked_sub(a)? + 1
+            }
+            None => {
+                part.parse::<usize>().ok()?;
+                1
+            }
+        };
+    }
+    Some(n)
 }
 
 /// The runnable-thread count of a `/proc/loadavg` line (its fourth field, `running/total`).
@@ -203,6 +233,15 @@ mod tests {
         for on in ["1", "on", "true", "", "yes"] {
             assert!(!switched_off(on), "{on}");
         }
+    }
+
+    #[test]
+    fn cpu_lists_are_counted() {
+        assert_eq!(cpu_list_len("0-1\n"), Some(2));
+        assert_eq!(cpu_list_len("0"), Some(1));
+        assert_eq!(cpu_list_len("0-3,8,10-11"), Some(7));
+        assert_eq!(cpu_list_len("3-1"), None);
+        assert_eq!(cpu_list_len("x"), None);
     }
 
     #[test]
