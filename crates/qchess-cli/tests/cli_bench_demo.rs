@@ -102,6 +102,46 @@ fn bench_sim_threads_are_reported() {
     );
 }
 
+/// `"adaptive_threads"` says whether passes may drop to one thread on a busy machine: true by
+/// default, false under `QCHESS_ADAPTIVE_THREADS=0` (any of `0`, `off`, `false`, `no`).
+#[test]
+fn bench_sim_reports_whether_threads_adapt_to_the_load() {
+    let run = |value: Option<&str>| -> Value {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_qchess"));
+        cmd.args([
+            "bench",
+            "sim",
+            "--op",
+            "split",
+            "--states",
+            "1000",
+            "--threads",
+            "2",
+            "--json",
+        ]);
+        match value {
+            Some(v) => cmd.env("QCHESS_ADAPTIVE_THREADS", v),
+            None => cmd.env_remove("QCHESS_ADAPTIVE_THREADS"),
+        };
+        let out = cmd.output().expect("the qchess binary runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("one JSON object")
+    };
+    assert_eq!(run(None)["adaptive_threads"], Value::Bool(true));
+    for off in ["0", "off", "false", "no"] {
+        assert_eq!(
+            run(Some(off))["adaptive_threads"],
+            Value::Bool(false),
+            "{off}"
+        );
+    }
+    assert_eq!(run(Some("1"))["adaptive_threads"], Value::Bool(true));
+}
+
 #[test]
 fn bench_sim_iswap_keeps_the_exact_size_in_f64() {
     // An iSwap permutes basis states: 1000 states stay 1000 (8-byte key + 16-byte amplitude).

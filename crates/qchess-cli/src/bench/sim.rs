@@ -85,6 +85,7 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
             "op": op,
             "states": n,
             "threads": threads,
+            "adaptive_threads": qchess_sim::adaptive_threads(),
             "seconds": result.seconds,
             "states_per_sec": per_sec,
             "bytes_per_state": result.bytes_per_state,
