@@ -1413,7 +1413,7 @@ mod tests {
     #[test]
     fn fused_projection_matches_the_plain_passes_for_any_thread_count() {
         // Sectors above the parallel threshold: one thread runs the sequential group, two and
-        // three the per-block jobs (`split_project_blocks`), and all must agree bit for bit.
+        // three the per-block jobs (`split_project`), and all must agree bit for bit.
         let before = three_sector_state(450_000, 17);
         assert_eq!(before.sectors.len(), 3);
         assert!(

@@ -9,25 +9,35 @@ use rayon::prelude::*;
 /// Entries per parallel block.
 pub(crate) const BLOCK: usize = 1 << 16;
 
-/// `f` over each block range of `0..n`, results in block order. Every block is its own
-/// rayon job (`with_max_len(1)`), so an idle thread steals the blocks a preempted one has not
-/// started; while other work keeps the cores busy (`load::parallel` false) the blocks run one
-/// after the other on the calling thread.
+/// `f` over each block range of `0..n`, results in block order ([`map_chunks`] of
+/// [`BLOCK`] entries).
 pub(crate) fn map_blocks<R: Send>(n: usize, f: impl Fn(usize, usize) -> R + Sync) -> Vec<R> {
-    let blocks = n.div_ceil(BLOCK);
-    if blocks <= 1 {
+    map_chunks(n, BLOCK, f)
+}
+
+/// `f` over each range of `size` entries of `0..n` (the last one shorter), results in range
+/// order. Every range is its own rayon job (`with_max_len(1)`), so an idle thread steals the
+/// ranges a preempted one has not started; while other work keeps the cores busy
+/// (`load::parallel` false) the ranges run one after the other on the calling thread.
+pub(crate) fn map_chunks<R: Send>(
+    n: usize,
+    size: usize,
+    f: impl Fn(usize, usize) -> R + Sync,
+) -> Vec<R> {
+    let chunks = n.div_ceil(size);
+    if chunks <= 1 {
         return vec![f(0, n)];
     }
-    if !crate::load::parallel() {
-        return (0..blocks)
-            .map(|b| f(b * BLOCK, ((b + 1) * BLOCK).min(n)))
-            .collect();
+    let range = |c: usize| f(c * size, ((c + 1) * size).min(n));
+    if crate::load::parallel() {
+        (0..chunks)
+            .into_par_iter()
+            .with_max_len(1)
+            .map(range)
+            .collect()
+    } else {
+        (0..chunks).map(range).collect()
     }
-    (0..blocks)
-        .into_par_iter()
-        .with_max_len(1)
-        .map(|b| f(b * BLOCK, ((b + 1) * BLOCK).min(n)))
-        .collect()
 }
 
 #[inline(always)]
@@ -205,8 +215,6 @@ pub(crate) fn byte_marginals<T: Amplitude>(
     // a measurement at 1.5e6) still splits across the threads; each chunk's two tables
     // (32 KiB) are zeroed and summed once, far less than its 131 072 entries cost.
     const BIG: usize = BLOCK * 2;
-    let n = keys.len();
-    let blocks = n.div_ceil(BIG).max(1);
     let one = |s: usize, e: usize| {
         // Two sets of tables, even entries into one and odd into the other: consecutive
         // sorted keys mostly repeat their high bytes, and each update to a repeated slot
@@ -236,19 +244,7 @@ pub(crate) fn byte_marginals<T: Amplitude>(
         }
         t
     };
-    let parts: Vec<_> = if blocks == 1 {
-        vec![one(0, n)]
-    } else if !crate::load::parallel() {
-        (0..blocks)
-            .map(|b| one(b * BIG, ((b + 1) * BIG).min(n)))
-            .collect()
-    } else {
-        (0..blocks)
-            .into_par_iter()
-            .with_max_len(1)
-            .map(|b| one(b * BIG, ((b + 1) * BIG).min(n)))
-            .collect()
-    };
+    let parts = map_chunks(keys.len(), BIG, one);
     let mut total = Box::new([[0.0f64; 256]; 8]);
     for part in &parts {
         for (tr, pr) in total.iter_mut().zip(part.iter()) {
