@@ -5,6 +5,7 @@
 
 use crate::amplitude::Amplitude;
 use crate::error::SimError;
+use crate::kernels::handoff::Regions;
 use crate::kernels::pair::{Sink, SliceSink, VecSink};
 use crate::kernels::scan::BLOCK;
 use crate::key::Predicate;
@@ -921,7 +922,6 @@ fn split_project<T: Amplitude>(
     out_of: impl Fn(u64) -> bool + Sync + Copy,
     extra: PassExtras<T>,
 ) -> (Vec<(usize, usize)>, Vec<BlockSums>) {
-    use rayon::prelude::*;
     let removed: usize = per_block.iter().sum();
     debug_assert!(rec_keys.capacity() >= removed);
     if !projects_in_blocks(keys.len()) {
@@ -938,6 +938,15 @@ fn split_project<T: Amplitude>(
     }
     rec_keys.resize(removed, 0);
     rec_amps.resize(removed, Complex::new(T::zero(), T::zero()));
+    let n = keys.len();
+    // Where each block's kept entries go: after all the kept entries of the blocks before.
+    let mut dest = Vec::with_capacity(per_block.len() + 1);
+    dest.push(0usize);
+    for (b, &r) in per_block.iter().enumerate() {
+        let len = ((b + 1) * BLOCK).min(n) - b * BLOCK;
+        dest.push(dest[b] + len - r);
+    }
+    let kept_total = dest[per_block.len()];
     let mut tasks = Vec::with_capacity(per_block.len());
     let (mut rk, mut ra) = (&mut rec_keys[..], &mut rec_amps[..]);
     for ((kb, ab), &r) in keys
@@ -948,28 +957,168 @@ fn split_project<T: Amplitude>(
         let (k1, k2) = std::mem::take(&mut rk).split_at_mut(r);
         let (a1, a2) = std::mem::take(&mut ra).split_at_mut(r);
         (rk, ra) = (k2, a2);
-        tasks.push((kb, ab, k1, a1));
+        tasks.push(std::sync::Mutex::new(Some(BlockJob {
+            keys: kb,
+            amps: ab,
+            rec_keys: k1,
+            rec_amps: a1,
+        })));
     }
-    let done: Vec<(usize, BlockSums)> = tasks
-        .into_par_iter()
-        .with_max_len(1)
-        .map(|(kb, ab, k1, a1)| {
-            let mut sink = SliceSink {
-                keys: k1,
-                amps: a1,
-                len: 0,
+    let regions = Regions::new();
+    let sums: Vec<std::sync::Mutex<Option<BlockSums>>> = (0..tasks.len())
+        .map(|_| std::sync::Mutex::new(None))
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let worker = || {
+        loop {
+            // Blocks are claimed in increasing order (see `handoff`).
+            let b = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(slot) = tasks.get(b) else {
+                break;
             };
-            let (kept, mut sums) = project_group(kb, ab, &mut sink, out_of, extra);
-            debug_assert_eq!(sink.len, sink.keys.len());
-            (kept, sums.pop().expect("one block, one sum"))
+            let job = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(job) = job {
+                let s = project_block(b, job, (dest[b], dest[b + 1]), &regions, out_of, extra);
+                *sums[b].lock().unwrap_or_else(|e| e.into_inner()) = Some(s);
+            }
+        }
+    };
+    let workers = rayon::current_num_threads().min(tasks.len()).max(1);
+    rayon::scope(|sc| {
+        for _ in 1..workers {
+            sc.spawn(|_| worker());
+        }
+        worker();
+    });
+    let sums = sums
+        .into_iter()
+        .map(|m| {
+            m.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every block job ran")
         })
         .collect();
-    let layout = done
-        .iter()
-        .enumerate()
-        .map(|(b, &(kept, _))| (b * BLOCK, kept))
-        .collect();
-    (layout, done.into_iter().map(|(_, s)| s).collect())
+    (vec![(0, kept_total)], sums)
+}
+
+/// One block's slices for [`project_block`]: its entries and its slot of the record.
+struct BlockJob<'a, T> {
+    keys: &'a mut [u64],
+    amps: &'a mut [Complex<T>],
+    rec_keys: &'a mut [u64],
+    rec_amps: &'a mut [Complex<T>],
+}
+
+/// Block `b` of the parallel [`split_project`]: its removed entries to its record slot, its
+/// kept entries straight to their final places `[to.0, to.1)` of the sector, in chunks of
+/// [`STAGE`] entries staged on the stack. The part of that range below the block is taken
+/// from `regions` (given by the blocks under it once done); the rest is the block's own front
+/// (never ahead of where it is read). The block then gives the places it did not write.
+/// Entries, products and sums are those of [`project_group`] on the block.
+fn project_block<'a, T: Amplitude>(
+    b: usize,
+    job: BlockJob<'a, T>,
+    to: (usize, usize),
+    regions: &Regions<'a, u64, Complex<T>>,
+    out_of: impl Fn(u64) -> bool,
+    extra: PassExtras<T>,
+) -> BlockSums {
+    use crate::kernels::scan::{add_byte_tables, norm2, table_bits};
+    let PassExtras { marginals, scale } = extra;
+    let BlockJob {
+        keys,
+        amps,
+        rec_keys,
+        rec_amps,
+    } = job;
+    let zero = Complex::new(T::zero(), T::zero());
+    let f = scale.unwrap_or_else(|| T::of_f64(1.0));
+    let lean = scale.is_some() && !marginals;
+    let base = b * BLOCK;
+    let below = to.1.min(base);
+    let mut pieces = if to.0 < below {
+        regions.take(to.0, below)
+    } else {
+        Vec::new()
+    };
+    let (mut piece, mut piece_w) = (0usize, 0usize);
+    let mut own_w = 0usize;
+    let mut rec = SliceSink {
+        keys: rec_keys,
+        amps: rec_amps,
+        len: 0,
+    };
+    let mut stage_k = [0u64; STAGE];
+    let mut stage_a = [zero; STAGE];
+    let mut keep_k = [0u64; STAGE];
+    let mut keep_a = [zero; STAGE];
+    let mut tables = marginals.then(|| Box::new([[0.0f64; 256]; 8]));
+    let (mut gone, mut kept) = ([0.0f64; 2], [0.0f64; 2]);
+    let n = keys.len();
+    for c in (0..n).step_by(STAGE) {
+        let e = (c + STAGE).min(n);
+        let (mut s, mut m) = (0usize, 0usize);
+        // Two copies of the loop, as in `project_group`.
+        if lean {
+            for i in c..e {
+                let (k, a) = (keys[i], amps[i]);
+                let out = usize::from(out_of(k));
+                keep_k[m & (STAGE - 1)] = k;
+                keep_a[m & (STAGE - 1)] = a * f;
+                m += 1 - out;
+                stage_k[s & (STAGE - 1)] = k;
+                stage_a[s & (STAGE - 1)] = a;
+                s += out;
+            }
+        } else {
+            for i in c..e {
+                let (k, a) = (keys[i], amps[i]);
+                let out = usize::from(out_of(k));
+                keep_k[m & (STAGE - 1)] = k;
+                keep_a[m & (STAGE - 1)] = a * f;
+                m += 1 - out;
+                stage_k[s & (STAGE - 1)] = k;
+                stage_a[s & (STAGE - 1)] = a;
+                s += out;
+                let p = norm2(a);
+                let fo = out as f64;
+                gone[i & 1] += p * fo;
+                kept[i & 1] += p * (1.0 - fo);
+            }
+        }
+        rec.put_run(&stage_k[..s], &stage_a[..s]);
+        if let Some(t) = tables.as_deref_mut() {
+            add_byte_tables(&keep_k[..m], &keep_a[..m], t);
+        }
+        // The kept entries: the taken places below the block first, then the block's front
+        // (`own_w + rest <= e`: never past what this chunk has read).
+        let mut from = 0;
+        while from < m && piece < pieces.len() {
+            let (pk, pa) = &mut pieces[piece];
+            let take = (pk.len() - piece_w).min(m - from);
+            pk[piece_w..piece_w + take].copy_from_slice(&keep_k[from..from + take]);
+            pa[piece_w..piece_w + take].copy_from_slice(&keep_a[from..from + take]);
+            (piece_w, from) = (piece_w + take, from + take);
+            if piece_w == pk.len() {
+                (piece, piece_w) = (piece + 1, 0);
+            }
+        }
+        let rest = m - from;
+        keys[own_w..own_w + rest].copy_from_slice(&keep_k[from..m]);
+        amps[own_w..own_w + rest].copy_from_slice(&keep_a[from..m]);
+        own_w += rest;
+    }
+    debug_assert_eq!(rec.len, rec.keys.len());
+    debug_assert_eq!(own_w, to.1.saturating_sub(base));
+    debug_assert_eq!(piece, pieces.len());
+    let (_, free_k) = keys.split_at_mut(own_w);
+    let (_, free_a) = amps.split_at_mut(own_w);
+    regions.give(base + own_w, free_k, free_a);
+    BlockSums {
+        gone: gone[0] + gone[1],
+        kept: kept[0] + kept[1],
+        bits: tables.as_deref().map_or([0.0; 64], table_bits),
+    }
 }
 
 /// Whether [`split_project`] runs a sector of `n` entries as parallel block jobs: more than
@@ -1422,8 +1571,11 @@ mod tests {
                 .iter()
                 .all(|s| s.keys.len() >= crate::state::PARALLEL_MIN)
         );
+        // Bit 40 is high: with outcome 1 the first blocks lose everything and the last keep
+        // everything; with outcome 0 the reverse (every block writes only its own front).
         for (pred, outcome) in [
             (Predicate::One(40), true),
+            (Predicate::One(40), false),
             (Predicate::One(4), false),
             (Predicate::AllZero(0b1001_0000), true),
             (
@@ -1443,7 +1595,8 @@ mod tests {
                 .filter(|(k, _)| pred.holds(k.board) != outcome)
                 .collect();
             let mut first: Option<(f64, Vec<_>, Vec<_>, [f64; 64])> = None;
-            for threads in [1, 2, 3] {
+            let mut first_given: Option<(Vec<_>, Vec<_>)> = None;
+            for threads in [1, 2, 3, 4] {
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
                     .build()
@@ -1473,6 +1626,25 @@ mod tests {
                 }
                 s.unproject(removed).unwrap();
                 assert!(close(&before, &s, 1e-12));
+                // The lean pass (the caller's probability scales the survivors in the pass,
+                // no masses summed): bit for bit the same whatever the thread count too.
+                let mut g = before.clone();
+                let (_, removed) = pool
+                    .install(|| g.force_keeping_given(pred, outcome, p_plain))
+                    .unwrap();
+                assert!(close(&g, &plain, 1e-15), "{pred:?} {outcome} given");
+                let rec: Vec<_> = removed.part().entries().collect();
+                assert_eq!(rec, gone);
+                let got: Vec<_> = g.entries().collect();
+                match &first_given {
+                    None => first_given = Some((got, rec)),
+                    Some((got1, rec1)) => {
+                        assert_eq!(&got, got1);
+                        assert_eq!(&rec, rec1);
+                    }
+                }
+                g.unproject(removed).unwrap();
+                assert!(close(&before, &g, 1e-12));
             }
         }
     }

@@ -2,6 +2,7 @@
 //! knows nothing of logical qubits: every bit here is a physical bit.
 
 pub(crate) mod expand;
+pub(crate) mod handoff;
 pub(crate) mod pair;
 pub(crate) mod permute;
 pub(crate) mod scan;
