@@ -417,7 +417,6 @@ impl<T: Amplitude> State<T> {
         kept_len
             .try_reserve_exact(self.sectors.len())
             .map_err(|_| SimError::OutOfMemory { states: total })?;
-        let mut layouts: Vec<Vec<(usize, usize)>> = Vec::new();
         let mut next = records.iter_mut();
         for (s, per_block) in self.sectors.iter_mut().zip(&block_counts) {
             let n: usize = per_block.iter().sum();
@@ -428,11 +427,10 @@ impl<T: Amplitude> State<T> {
                     add_bits(&mut bits, &crate::kernels::scan::table_bits(&t));
                 }
                 kept_len.push(s.keys.len());
-                layouts.push(Vec::new());
                 continue;
             }
             let record = next.next().expect("one record per removing sector");
-            let (layout, blocks) = split_project(
+            let blocks = split_project(
                 &mut s.keys,
                 &mut s.amps,
                 per_block,
@@ -452,7 +450,6 @@ impl<T: Amplitude> State<T> {
                 }
             }
             kept_len.push(s.keys.len() - n);
-            layouts.push(layout);
         }
         let checked = match given {
             Some(p) => Ok(p),
@@ -463,14 +460,9 @@ impl<T: Amplitude> State<T> {
             Err(e) => {
                 // Nothing was scaled yet: merging the removed entries back restores the
                 // state bit for bit.
-                for (((s, &k), per_block), layout) in self
-                    .sectors
-                    .iter_mut()
-                    .zip(&kept_len)
-                    .zip(&block_counts)
-                    .zip(&layouts)
+                for ((s, &k), per_block) in
+                    self.sectors.iter_mut().zip(&kept_len).zip(&block_counts)
                 {
-                    move_down(&mut s.keys, &mut s.amps, layout, None);
                     s.keys.truncate(k);
                     s.amps.truncate(k);
                     if per_block.iter().any(|&c| c > 0) {
@@ -491,31 +483,16 @@ impl<T: Amplitude> State<T> {
             Some(p) => (T::of_f64(1.0 / p.sqrt()), p.sqrt()),
             None => (T::of_f64(1.0 / kept.sqrt()), kept.sqrt()),
         };
-        for (((s, &k), layout), per_block) in self
-            .sectors
-            .iter_mut()
-            .zip(&kept_len)
-            .zip(&layouts)
-            .zip(&block_counts)
-        {
-            // A sector the pass went through is scaled already when `given`; one with
-            // nothing removed was not.
+        for ((s, &k), per_block) in self.sectors.iter_mut().zip(&kept_len).zip(&block_counts) {
+            // The kept entries are at the sector's front, in place. A sector the pass went
+            // through is scaled already when `given`; one with nothing removed was not: it
+            // is scaled here, in parallel.
             let scaled = in_pass.is_some() && per_block.iter().any(|&c| c > 0);
-            if layout.len() <= 1 && layout.first().is_none_or(|&(start, _)| start == 0) {
-                // Nothing removed from this sector, or its kept entries already in place:
-                // scaled in place, in parallel.
-                s.keys.truncate(k);
-                s.amps.truncate(k);
-                if !scaled {
-                    scale_amps(&mut s.amps, scale);
-                }
-            } else {
-                let f = (!scaled).then_some(scale);
-                let moved = move_down(&mut s.keys, &mut s.amps, layout, f);
-                debug_assert_eq!(moved, k);
-            }
             s.keys.truncate(k);
             s.amps.truncate(k);
+            if !scaled {
+                scale_amps(&mut s.amps, scale);
+            }
         }
         self.finish_pass();
         self.shrink_to_survivors();
@@ -898,17 +875,17 @@ fn scale_amps<T: Amplitude>(amps: &mut [Complex<T>], scale: T) {
 
 /// The fused pass of [`State::force_keeping`] on one sector: every block's removed entries
 /// (`per_block[b]` of them, where `out_of(key)`) go, in order, to `rec_keys` / `rec_amps`
-/// (with room for all of them); the kept entries are compacted in place, unscaled or
-/// multiplied by `scale` when given. Returns the layout of the kept entries (where each group
-/// of them starts and how many there are, for [`move_down`]) and the block sums in block
+/// (with room for all of them); the kept entries are compacted in place to the sector's
+/// front, unscaled or multiplied by `scale` when given. Returns the block sums in block
 /// order; the byte tables of the kept entries are summed (into [`BlockSums::bits`]) only
 /// when `marginals`.
 ///
-/// When [`projects_in_blocks`], every block is its own rayon job (idle threads steal): it
-/// writes its removed entries to its own slice of the record (offsets from `per_block`) and
-/// compacts its kept entries to the block's front, one group per block. Otherwise one
-/// sequential group appends the removed entries to the record and compacts the kept ones to
-/// the sector's front. `rec_keys` / `rec_amps` are either empty or already of the removed
+/// When [`projects_in_blocks`], every block is its own job ([`project_block`], claimed in
+/// order by as many workers as the pool has threads): it writes its removed entries to its
+/// own slice of the record (offsets from `per_block`) and its kept entries straight to their
+/// final places (offsets from `per_block` too), taking the places below its block from the
+/// finished blocks under it ([`Regions`]). Otherwise one sequential group appends the
+/// removed entries to the record and compacts the kept ones. `rec_keys` / `rec_amps` are either empty or already of the removed
 /// entries' length (index-writable, see [`State::record_buffers`]); either path makes them
 /// what it needs within their capacity (an empty record is zeroed for the blocks, fresh pages
 /// are never zeroed for the group). Every entry and every block sum is computed as in the
@@ -921,7 +898,7 @@ fn split_project<T: Amplitude>(
     rec_amps: &mut Vec<Complex<T>>,
     out_of: impl Fn(u64) -> bool + Sync + Copy,
     extra: PassExtras<T>,
-) -> (Vec<(usize, usize)>, Vec<BlockSums>) {
+) -> Vec<BlockSums> {
     let removed: usize = per_block.iter().sum();
     debug_assert!(rec_keys.capacity() >= removed);
     if !projects_in_blocks(keys.len()) {
@@ -934,7 +911,8 @@ fn split_project<T: Amplitude>(
         };
         let (kept, sums) = project_group(keys, amps, &mut sink, out_of, extra);
         debug_assert_eq!(rec_keys.len(), removed);
-        return (vec![(0, kept)], sums);
+        debug_assert_eq!(kept + removed, keys.len());
+        return sums;
     }
     rec_keys.resize(removed, 0);
     rec_amps.resize(removed, Complex::new(T::zero(), T::zero()));
@@ -998,7 +976,8 @@ fn split_project<T: Amplitude>(
                 .expect("every block job ran")
         })
         .collect();
-    (vec![(0, kept_total)], sums)
+    debug_assert_eq!(kept_total + removed, n);
+    sums
 }
 
 /// One block's slices for [`project_block`]: its entries and its slot of the record.
@@ -1126,35 +1105,6 @@ fn project_block<'a, T: Amplitude>(
 /// one block).
 fn projects_in_blocks(n: usize) -> bool {
     n >= crate::state::PARALLEL_MIN && crate::load::parallel()
-}
-
-/// Moves each group's kept entries (`layout`: where the group starts, how many it kept)
-/// down behind the previous groups', in group order (a group's destination may overlap the
-/// places its predecessors were read from), multiplying the amplitudes by `scale` on the
-/// way (the first group's in place). Returns the number of kept entries.
-fn move_down<T: Amplitude>(
-    keys: &mut [u64],
-    amps: &mut [Complex<T>],
-    layout: &[(usize, usize)],
-    scale: Option<T>,
-) -> usize {
-    let mut at = 0usize;
-    for &(start, kept) in layout {
-        if at != start {
-            keys.copy_within(start..start + kept, at);
-        }
-        match scale {
-            Some(f) => {
-                for i in 0..kept {
-                    amps[at + i] = amps[start + i] * f;
-                }
-            }
-            None if at != start => amps.copy_within(start..start + kept, at),
-            None => {}
-        }
-        at += kept;
-    }
-    at
 }
 
 /// The pass of [`split_project`]: the blocks in order, each in chunks of [`STAGE`]
