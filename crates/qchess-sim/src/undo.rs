@@ -6,7 +6,7 @@
 use crate::amplitude::Amplitude;
 use crate::error::SimError;
 use crate::kernels::handoff::Regions;
-use crate::kernels::pair::{Sink, SliceSink, VecSink};
+use crate::kernels::pair::{Sink, SliceSink};
 use crate::kernels::scan::BLOCK;
 use crate::key::Predicate;
 use crate::memory::Buffer;
@@ -403,13 +403,8 @@ impl<T: Amplitude> State<T> {
         let in_pass = given.map(|p| T::of_f64(1.0 / p.sqrt()));
         let counts: Vec<usize> = block_counts.iter().map(|c| c.iter().sum()).collect();
         // Index-writable records (a reused buffer's old length counts as written, so only
-        // fresh room is zeroed) when a sector's pass runs as parallel block jobs; else empty
-        // ones appended to (fresh pages not zeroed first).
-        let parallel = self
-            .sectors
-            .iter()
-            .any(|s| projects_in_blocks(s.keys.len()));
-        let mut records = self.record_buffers(&counts, total, parallel)?;
+        // fresh room is zeroed): each block writes its own slice.
+        let mut records = self.record_buffers(&counts, total)?;
         // The fused pass, sector by sector; masses summed in sector and block order.
         let (mut gone, mut kept) = (0.0f64, 0.0f64);
         let mut bits = [0.0f64; 64];
@@ -528,14 +523,12 @@ impl<T: Amplitude> State<T> {
 
     /// The record's sectors, one per sector that loses entries (`counts` of them, `total` in
     /// all): taken from the free pass buffers where one fits (warm pages), else asked of the
-    /// budget and allocated. With `init` each is exactly its length, written by index;
-    /// without, each is empty with room for its entries, to be appended to (a fresh
-    /// buffer's pages are then not zeroed before the pass writes them).
+    /// budget and allocated. Each is exactly its length, written by index (a reused buffer's
+    /// old length counts as written, so only fresh room is zeroed).
     fn record_buffers(
         &mut self,
         counts: &[usize],
         total: usize,
-        init: bool,
     ) -> Result<Vec<Sector<T>>, SimError> {
         // Room from the free pass buffers is already counted in the state's bytes (and its
         // pages are faulted in); only fresh memory is asked of the budget.
@@ -556,13 +549,10 @@ impl<T: Amplitude> State<T> {
             // One spare slot, as the pool's fitting check above asks (an undo gives back
             // arrays of this capacity, which the next projection's record then fits).
             let mut buf = self.pool.take(n + 1)?;
-            if init {
-                buf.ensure_initialized(n + 1)?;
-            }
+            buf.ensure_initialized(n + 1)?;
             let (mut keys, mut amps) = (buf.keys, buf.amps);
-            let len = if init { n } else { 0 };
-            keys.truncate(len);
-            amps.truncate(len);
+            keys.truncate(n);
+            amps.truncate(n);
             records.push(Sector {
                 ancillas: s.ancillas,
                 keys,
@@ -588,7 +578,7 @@ impl<T: Amplitude> State<T> {
         // then go straight to their own slot of the record, all blocks in parallel.
         let (block_counts, total) = self.removed_per_block(out_of);
         let counts: Vec<usize> = block_counts.iter().map(|c| c.iter().sum()).collect();
-        let mut records = self.record_buffers(&counts, total, true)?;
+        let mut records = self.record_buffers(&counts, total)?;
         let oom = |_| SimError::OutOfMemory { states: total };
         let (mut gone, mut kept) = (0.0f64, 0.0f64);
         // One record per sector that loses entries, in sector order.
@@ -880,16 +870,15 @@ fn scale_amps<T: Amplitude>(amps: &mut [Complex<T>], scale: T) {
 /// order; the byte tables of the kept entries are summed (into [`BlockSums::bits`]) only
 /// when `marginals`.
 ///
-/// When [`projects_in_blocks`], every block is its own job ([`project_block`], claimed in
-/// order by as many workers as the pool has threads): it writes its removed entries to its
-/// own slice of the record (offsets from `per_block`) and its kept entries straight to their
-/// final places (offsets from `per_block` too), taking the places below its block from the
-/// finished blocks under it ([`Regions`]). Otherwise one sequential group appends the
-/// removed entries to the record and compacts the kept ones. `rec_keys` / `rec_amps` are either empty or already of the removed
-/// entries' length (index-writable, see [`State::record_buffers`]); either path makes them
-/// what it needs within their capacity (an empty record is zeroed for the blocks, fresh pages
-/// are never zeroed for the group). Every entry and every block sum is computed as in the
-/// sequential group, so the result is bit-identical for any thread count.
+/// Every block is its own job ([`project_block`]), claimed in order: it writes its removed
+/// entries to its own slice of the record (offsets from `per_block`) and its kept entries
+/// straight to their final places (offsets from `per_block` too), taking the places below its
+/// block from the finished blocks under it ([`Regions`]). When [`projects_in_blocks`], as
+/// many workers as the pool has threads claim the blocks; otherwise the calling thread runs
+/// them all in order. `rec_keys` / `rec_amps` are either empty or already of the removed
+/// entries' length (index-writable, see [`State::record_buffers`]); they are made exactly
+/// that long within their capacity. Every entry and every block sum is computed the same way
+/// whichever thread runs its block, so the result is bit-identical for any thread count.
 fn split_project<T: Amplitude>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
@@ -901,19 +890,6 @@ fn split_project<T: Amplitude>(
 ) -> Vec<BlockSums> {
     let removed: usize = per_block.iter().sum();
     debug_assert!(rec_keys.capacity() >= removed);
-    if !projects_in_blocks(keys.len()) {
-        // Appended to from empty (an index-writable record's contents are overwritten).
-        rec_keys.clear();
-        rec_amps.clear();
-        let mut sink = VecSink {
-            keys: rec_keys,
-            amps: rec_amps,
-        };
-        let (kept, sums) = project_group(keys, amps, &mut sink, out_of, extra);
-        debug_assert_eq!(rec_keys.len(), removed);
-        debug_assert_eq!(kept + removed, keys.len());
-        return sums;
-    }
     rec_keys.resize(removed, 0);
     rec_amps.resize(removed, Complex::new(T::zero(), T::zero()));
     let n = keys.len();
@@ -961,13 +937,18 @@ fn split_project<T: Amplitude>(
             }
         }
     };
-    let workers = rayon::current_num_threads().min(tasks.len()).max(1);
-    rayon::scope(|sc| {
-        for _ in 1..workers {
-            sc.spawn(|_| worker());
-        }
+    if projects_in_blocks(n) {
+        let workers = rayon::current_num_threads().min(tasks.len()).max(1);
+        rayon::scope(|sc| {
+            for _ in 1..workers {
+                sc.spawn(|_| worker());
+            }
+            worker();
+        });
+    } else {
+        // One worker, the calling thread: the blocks in order, none ever waits.
         worker();
-    });
+    }
     let sums = sums
         .into_iter()
         .map(|m| {
@@ -993,7 +974,8 @@ struct BlockJob<'a, T> {
 /// [`STAGE`] entries staged on the stack. The part of that range below the block is taken
 /// from `regions` (given by the blocks under it once done); the rest is the block's own front
 /// (never ahead of where it is read). The block then gives the places it did not write.
-/// Entries, products and sums are those of [`project_group`] on the block.
+/// Every entry and every block sum is computed the same way whichever thread runs the block
+/// and in whatever order the blocks finish: bit-identical for any thread count.
 fn project_block<'a, T: Amplitude>(
     b: usize,
     job: BlockJob<'a, T>,
@@ -1037,7 +1019,8 @@ fn project_block<'a, T: Amplitude>(
     for c in (0..n).step_by(STAGE) {
         let e = (c + STAGE).min(n);
         let (mut s, mut m) = (0usize, 0usize);
-        // Two copies of the loop, as in `project_group`.
+        // Two copies of the loop on purpose: one const-generic chunk function for both
+        // measured 3-5 ms slower on the 1.01e7 bench state (2026-11-27).
         if lean {
             for i in c..e {
                 let (k, a) = (keys[i], amps[i]);
@@ -1105,84 +1088,6 @@ fn project_block<'a, T: Amplitude>(
 /// one block).
 fn projects_in_blocks(n: usize) -> bool {
     n >= crate::state::PARALLEL_MIN && crate::load::parallel()
-}
-
-/// The pass of [`split_project`]: the blocks in order, each in chunks of [`STAGE`]
-/// entries. Every entry is written to the next kept place (in place: never ahead of where
-/// it is read) and to a stack stage, and one of the two positions advances; the stage is
-/// appended to the record after each chunk, and the chunk's kept entries (still in
-/// cache) are added to the block's byte tables. Returns the number of kept entries and
-/// the block sums.
-fn project_group<T: Amplitude>(
-    keys: &mut [u64],
-    amps: &mut [Complex<T>],
-    rec: &mut impl Sink<T>,
-    out_of: impl Fn(u64) -> bool,
-    extra: PassExtras<T>,
-) -> (usize, Vec<BlockSums>) {
-    let PassExtras { marginals, scale } = extra;
-    use crate::kernels::scan::{add_byte_tables, norm2, table_bits};
-    let zero = Complex::new(T::zero(), T::zero());
-    // The kept entries' factor (1 when they are scaled afterwards: exact).
-    let f = scale.unwrap_or_else(|| T::of_f64(1.0));
-    // With the factor given (the caller's probability) the masses are not needed.
-    let lean = scale.is_some() && !marginals;
-    let mut stage_k = [0u64; STAGE];
-    let mut stage_a = [zero; STAGE];
-    let mut tables = marginals.then(|| Box::new([[0.0f64; 256]; 8]));
-    let n = keys.len();
-    let mut sums = Vec::with_capacity(n.div_ceil(BLOCK));
-    let mut w = 0usize;
-    for lo in (0..n).step_by(BLOCK) {
-        let hi = (lo + BLOCK).min(n);
-        let (mut gone, mut kept) = ([0.0f64; 2], [0.0f64; 2]);
-        if let Some(t) = tables.as_deref_mut() {
-            *t = [[0.0f64; 256]; 8];
-        }
-        for c in (lo..hi).step_by(STAGE) {
-            let e = (c + STAGE).min(hi);
-            let (w0, mut s) = (w, 0usize);
-            // Two copies of the loop on purpose: one const-generic chunk function for both
-            // measured 3-5 ms slower on the 1.01e7 bench state (2026-11-27).
-            if lean {
-                for i in c..e {
-                    let (k, a) = (keys[i], amps[i]);
-                    let out = usize::from(out_of(k));
-                    keys[w] = k;
-                    amps[w] = a * f;
-                    w += 1 - out;
-                    stage_k[s & (STAGE - 1)] = k;
-                    stage_a[s & (STAGE - 1)] = a;
-                    s += out;
-                }
-            } else {
-                for i in c..e {
-                    let (k, a) = (keys[i], amps[i]);
-                    let out = usize::from(out_of(k));
-                    keys[w] = k;
-                    amps[w] = a * f;
-                    w += 1 - out;
-                    stage_k[s & (STAGE - 1)] = k;
-                    stage_a[s & (STAGE - 1)] = a;
-                    s += out;
-                    let m = norm2(a);
-                    let f = out as f64;
-                    gone[i & 1] += m * f;
-                    kept[i & 1] += m * (1.0 - f);
-                }
-            }
-            rec.put_run(&stage_k[..s], &stage_a[..s]);
-            if let Some(t) = tables.as_deref_mut() {
-                add_byte_tables(&keys[w0..w], &amps[w0..w], t);
-            }
-        }
-        sums.push(BlockSums {
-            gone: gone[0] + gone[1],
-            kept: kept[0] + kept[1],
-            bits: tables.as_deref().map_or([0.0; 64], table_bits),
-        });
-    }
-    (w, sums)
 }
 
 /// Merges `from` (sorted, disjoint keys) into `into` (sorted) in place, from the back.
