@@ -984,7 +984,7 @@ fn project_block<'a, T: Amplitude>(
     out_of: impl Fn(u64) -> bool,
     extra: PassExtras<T>,
 ) -> BlockSums {
-    use crate::kernels::scan::{add_byte_tables, norm2, table_bits};
+    use crate::kernels::scan::{add_byte_tables, table_bits};
     let PassExtras { marginals, scale } = extra;
     let BlockJob {
         keys,
@@ -1018,36 +1018,32 @@ fn project_block<'a, T: Amplitude>(
     let n = keys.len();
     for c in (0..n).step_by(STAGE) {
         let e = (c + STAGE).min(n);
-        let (mut s, mut m) = (0usize, 0usize);
-        // Two copies of the loop on purpose: one const-generic chunk function for both
-        // measured 3-5 ms slower on the 1.01e7 bench state (2026-11-27).
-        if lean {
-            for i in c..e {
-                let (k, a) = (keys[i], amps[i]);
-                let out = usize::from(out_of(k));
-                keep_k[m & (STAGE - 1)] = k;
-                keep_a[m & (STAGE - 1)] = a * f;
-                m += 1 - out;
-                stage_k[s & (STAGE - 1)] = k;
-                stage_a[s & (STAGE - 1)] = a;
-                s += out;
-            }
+        let mut st = Stages {
+            keep_k: &mut keep_k,
+            keep_a: &mut keep_a,
+            gone_k: &mut stage_k,
+            gone_a: &mut stage_a,
+        };
+        // Two monomorphised copies of the loop: without the masses (the lean pass) and with.
+        let (m, s) = if lean {
+            stage_chunk::<T, false>(
+                &keys[c..e],
+                &amps[c..e],
+                &out_of,
+                f,
+                &mut st,
+                (&mut gone, &mut kept),
+            )
         } else {
-            for i in c..e {
-                let (k, a) = (keys[i], amps[i]);
-                let out = usize::from(out_of(k));
-                keep_k[m & (STAGE - 1)] = k;
-                keep_a[m & (STAGE - 1)] = a * f;
-                m += 1 - out;
-                stage_k[s & (STAGE - 1)] = k;
-                stage_a[s & (STAGE - 1)] = a;
-                s += out;
-                let p = norm2(a);
-                let fo = out as f64;
-                gone[i & 1] += p * fo;
-                kept[i & 1] += p * (1.0 - fo);
-            }
-        }
+            stage_chunk::<T, true>(
+                &keys[c..e],
+                &amps[c..e],
+                &out_of,
+                f,
+                &mut st,
+                (&mut gone, &mut kept),
+            )
+        };
         rec.put_run(&stage_k[..s], &stage_a[..s]);
         if let Some(t) = tables.as_deref_mut() {
             add_byte_tables(&keep_k[..m], &keep_a[..m], t);
@@ -1081,6 +1077,48 @@ fn project_block<'a, T: Amplitude>(
         kept: kept[0] + kept[1],
         bits: tables.as_deref().map_or([0.0; 64], table_bits),
     }
+}
+
+/// The stack stages of [`project_block`]: the chunk's kept entries (scaled) and its removed
+/// ones.
+struct Stages<'s, T> {
+    keep_k: &'s mut [u64; STAGE],
+    keep_a: &'s mut [Complex<T>; STAGE],
+    gone_k: &'s mut [u64; STAGE],
+    gone_a: &'s mut [Complex<T>; STAGE],
+}
+
+/// Stages one chunk of at most [`STAGE`] entries without a branch on the data: every entry
+/// is written to the next place of both stages (its amplitude times `f` to the kept one) and
+/// only the stage it belongs to advances. With `MASSES`, adds each entry's `|a|^2` to the
+/// removed or the kept sums, in two interleaved lanes by the entry's parity in the block
+/// (the chunk starts at an even index). Returns the kept and the removed counts.
+#[inline(always)]
+fn stage_chunk<T: Amplitude, const MASSES: bool>(
+    keys: &[u64],
+    amps: &[Complex<T>],
+    out_of: &impl Fn(u64) -> bool,
+    f: T,
+    st: &mut Stages<'_, T>,
+    (gone, kept): (&mut [f64; 2], &mut [f64; 2]),
+) -> (usize, usize) {
+    let (mut m, mut s) = (0usize, 0usize);
+    for (i, (&k, &a)) in keys.iter().zip(amps).enumerate() {
+        let out = usize::from(out_of(k));
+        st.keep_k[m & (STAGE - 1)] = k;
+        st.keep_a[m & (STAGE - 1)] = a * f;
+        m += 1 - out;
+        st.gone_k[s & (STAGE - 1)] = k;
+        st.gone_a[s & (STAGE - 1)] = a;
+        s += out;
+        if MASSES {
+            let p = crate::kernels::scan::norm2(a);
+            let fo = out as f64;
+            gone[i & 1] += p * fo;
+            kept[i & 1] += p * (1.0 - fo);
+        }
+    }
+    (m, s)
 }
 
 /// Whether [`split_project`] runs a sector of `n` entries as parallel block jobs: more than
