@@ -924,6 +924,7 @@ fn split_project<T: Amplitude>(
         .collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let worker = || {
+        let _watch = regions.watch();
         loop {
             // Blocks are claimed in increasing order (see `handoff`).
             let b = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -12,6 +12,7 @@
 //! `&mut` slices split off the arrays and moved between threads.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// One region: its keys and amplitudes (equally long).
@@ -21,6 +22,22 @@ pub(crate) type Piece<'a, K, A> = (&'a mut [K], &'a mut [A]);
 pub(crate) struct Regions<'a, K, A> {
     free: Mutex<BTreeMap<usize, Piece<'a, K, A>>>,
     given: Condvar,
+    /// Set when a job unwound (a bug): its regions will never be given, so a waiting taker
+    /// panics too instead of waiting for ever.
+    abandoned: AtomicBool,
+}
+
+/// Marks the [`Regions`] abandoned if the job holding it unwinds ([`Regions::watch`]).
+pub(crate) struct Watch<'r, 'a, K, A>(&'r Regions<'a, K, A>);
+
+impl<K, A> Drop for Watch<'_, '_, K, A> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.abandoned.store(true, Ordering::SeqCst);
+            let _guard = self.0.lock();
+            self.0.given.notify_all();
+        }
+    }
 }
 
 impl<'a, K, A> Regions<'a, K, A> {
@@ -29,7 +46,15 @@ impl<'a, K, A> Regions<'a, K, A> {
         Regions {
             free: Mutex::new(BTreeMap::new()),
             given: Condvar::new(),
+            abandoned: AtomicBool::new(false),
         }
+    }
+
+    /// A guard for one worker: if the worker unwinds while holding it, every taker waiting
+    /// now or later panics as well (so the parallel section ends with the panic instead of
+    /// waiting for regions that will never come).
+    pub(crate) fn watch(&self) -> Watch<'_, 'a, K, A> {
+        Watch(self)
     }
 
     fn lock(&self) -> MutexGuard<'_, BTreeMap<usize, Piece<'a, K, A>>> {
@@ -54,6 +79,10 @@ impl<'a, K, A> Regions<'a, K, A> {
         debug_assert!(lo < hi);
         let mut free = self.lock();
         while !covers(&free, lo, hi) {
+            assert!(
+                !self.abandoned.load(Ordering::SeqCst),
+                "a block job below this one failed; its places will never be handed over"
+            );
             free = self.given.wait(free).unwrap_or_else(|e| e.into_inner());
         }
         let starts: Vec<usize> = free
@@ -137,6 +166,27 @@ mod tests {
         assert_eq!(rest[0].0.len(), 35);
         assert_eq!(r.take(75, 100)[0].0[0], 75);
         assert!(r.lock().is_empty());
+    }
+
+    #[test]
+    fn a_waiting_taker_panics_when_the_giver_unwinds() {
+        let r: Regions<'_, u8, u8> = Regions::new();
+        std::thread::scope(|s| {
+            let giver = s.spawn(|| {
+                let _w = r.watch();
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                panic!("the giver fails before it gives");
+            });
+            let taker = s.spawn(|| {
+                let _w = r.watch();
+                let _ = r.take(0, 4);
+            });
+            assert!(giver.join().is_err());
+            assert!(
+                taker.join().is_err(),
+                "the taker gave up instead of waiting for ever"
+            );
+        });
     }
 
     #[test]
