@@ -970,7 +970,7 @@ struct BlockJob<'a, T> {
     rec_amps: &'a mut [Complex<T>],
 }
 
-/// Block `b` of the parallel [`split_project`]: its removed entries to its record slot, its
+/// Block `b` of [`split_project`]: its removed entries to its record slot, its
 /// kept entries straight to their final places `[to.0, to.1)` of the sector, in chunks of
 /// [`STAGE`] entries staged on the stack. The part of that range below the block is taken
 /// from `regions` (given by the blocks under it once done); the rest is the block's own front
@@ -994,7 +994,9 @@ fn project_block<'a, T: Amplitude>(
         rec_amps,
     } = job;
     let zero = Complex::new(T::zero(), T::zero());
+    // The kept entries' factor (1 when they are scaled afterwards: exact).
     let f = scale.unwrap_or_else(|| T::of_f64(1.0));
+    // With the factor given (the caller's probability) the masses are not needed.
     let lean = scale.is_some() && !marginals;
     let base = b * BLOCK;
     let below = to.1.min(base);
