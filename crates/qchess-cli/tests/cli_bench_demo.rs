@@ -79,19 +79,22 @@ fn bench_sim_prints_one_object_per_run_with_the_contract_keys() {
     }
 }
 
+/// A small split on two threads, as JSON: the run the thread-reporting tests look at.
+const SPLIT_ON_TWO_THREADS: [&str; 9] = [
+    "bench",
+    "sim",
+    "--op",
+    "split",
+    "--states",
+    "1000",
+    "--threads",
+    "2",
+    "--json",
+];
+
 #[test]
 fn bench_sim_threads_are_reported() {
-    let v = one_json(&[
-        "bench",
-        "sim",
-        "--op",
-        "split",
-        "--states",
-        "1000",
-        "--threads",
-        "2",
-        "--json",
-    ]);
+    let v = one_json(&SPLIT_ON_TWO_THREADS);
     assert_eq!(v["threads"].as_u64(), Some(2), "{v}");
     let v = one_json(&[
         "bench", "sim", "--op", "iswap", "--states", "1000", "--json",
@@ -108,17 +111,7 @@ fn bench_sim_threads_are_reported() {
 fn bench_sim_reports_whether_threads_adapt_to_the_load() {
     let run = |value: Option<&str>| -> Value {
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_qchess"));
-        cmd.args([
-            "bench",
-            "sim",
-            "--op",
-            "split",
-            "--states",
-            "1000",
-            "--threads",
-            "2",
-            "--json",
-        ]);
+        cmd.args(SPLIT_ON_TWO_THREADS);
         match value {
             Some(v) => cmd.env("QCHESS_ADAPTIVE_THREADS", v),
             None => cmd.env_remove("QCHESS_ADAPTIVE_THREADS"),

@@ -875,23 +875,20 @@ fn scale_amps<T: Amplitude>(amps: &mut [Complex<T>], scale: T) {
 /// straight to their final places (offsets from `per_block` too), taking the places below its
 /// block from the finished blocks under it ([`Regions`]). When [`projects_in_blocks`], as
 /// many workers as the pool has threads claim the blocks; otherwise the calling thread runs
-/// them all in order. `rec_keys` / `rec_amps` are either empty or already of the removed
-/// entries' length (index-writable, see [`State::record_buffers`]); they are made exactly
-/// that long within their capacity. Every entry and every block sum is computed the same way
+/// them all in order. `rec_keys` / `rec_amps` are exactly the removed entries' length
+/// (index-writable, see [`State::record_buffers`]). Every entry and every block sum is computed the same way
 /// whichever thread runs its block, so the result is bit-identical for any thread count.
 fn split_project<T: Amplitude>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
     per_block: &[usize],
-    rec_keys: &mut Vec<u64>,
-    rec_amps: &mut Vec<Complex<T>>,
+    rec_keys: &mut [u64],
+    rec_amps: &mut [Complex<T>],
     out_of: impl Fn(u64) -> bool + Sync + Copy,
     extra: PassExtras<T>,
 ) -> Vec<BlockSums> {
     let removed: usize = per_block.iter().sum();
-    debug_assert!(rec_keys.capacity() >= removed);
-    rec_keys.resize(removed, 0);
-    rec_amps.resize(removed, Complex::new(T::zero(), T::zero()));
+    debug_assert_eq!((rec_keys.len(), rec_amps.len()), (removed, removed));
     let n = keys.len();
     // Where each block's kept entries go: after all the kept entries of the blocks before.
     let mut dest = Vec::with_capacity(per_block.len() + 1);
@@ -902,7 +899,7 @@ fn split_project<T: Amplitude>(
     }
     let kept_total = dest[per_block.len()];
     let mut tasks = Vec::with_capacity(per_block.len());
-    let (mut rk, mut ra) = (&mut rec_keys[..], &mut rec_amps[..]);
+    let (mut rk, mut ra) = (rec_keys, rec_amps);
     for ((kb, ab), &r) in keys
         .chunks_mut(BLOCK)
         .zip(amps.chunks_mut(BLOCK))
