@@ -52,6 +52,7 @@ mod memory;
 mod pages;
 mod patterns;
 mod perm;
+mod prefetch;
 mod state;
 #[cfg(test)]
 mod test_states;

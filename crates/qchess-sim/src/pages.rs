@@ -9,8 +9,8 @@
 //! after it is reserved (before its pages are touched): with the kernel's transparent huge
 //! pages set to `madvise` (or `always`) it is then backed by 2 MiB pages where its range
 //! allows. The advice changes no contents and no allocation; where the kernel refuses it (or
-//! THP is `never`, or the OS is not Linux) nothing happens. This is the crate's only unsafe
-//! code (one `madvise` call).
+//! THP is `never`, or the OS is not Linux) nothing happens. This is one of the crate's two
+//! unsafe calls (one `madvise`; the other is the prefetch hint of `prefetch.rs`).
 //!
 //! [`set_huge_pages`] turns the advice off for the whole process. A latency-sensitive server
 //! may prefer 4 KiB pages: with the kernel's `defrag` setting at `madvise`, the first fault of

@@ -26,6 +26,10 @@
 //! pair entries in both halves then run the merge-join over the flagged entries (visited by
 //! their bits, `trailing_zeros`, with no per-entry class test), clearing the partnered ones.
 //!
+//! A group whose keys fill a small span densely (`dense::is_dense`: a uniformly random state,
+//! a gate on low bits) goes through [`dense`] in both passes instead: its entries are laid out
+//! in a scratch by key offset, so partners are found by offset, and pass 1 only counts.
+//!
 //! With several threads a large run is cut into pieces at group boundaries
 //! ([`expand_pieces`]): each piece has its own pass 1 and bitmap, the pieces' inputs are moved
 //! up by the growth below them (one memmove), and each piece then runs pass 2 in its own
@@ -36,6 +40,7 @@
 //! threads ran pass 1.
 
 use crate::amplitude::Amplitude;
+use crate::kernels::dense;
 use crate::kernels::pair::{PairGate, for_each_group};
 use crate::key::Cond;
 use num_complex::Complex;
@@ -143,7 +148,14 @@ pub(crate) fn mark_unpartnered(
     let is_l = |k: u64| k & ab == a && cond.holds(k);
     let is_h = |k: u64| k & ab == b && cond.holds(k);
     let mut bitmap: Vec<u64> = Vec::new();
+    let mut occ: Vec<u8> = Vec::new();
     for_each_group(keys, hi, |start, mid, end| {
+        if dense::is_dense(hi, end - start) {
+            #[cfg(test)]
+            tests::SCRATCH.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            singles += dense::count_unpartnered(&keys[start..end], lo, hi, cond, &mut occ);
+            return;
+        }
         // Every pair entry is flagged first, branch-free a word at a time; the join below
         // then clears the partnered ones. Without hi entries in the upper half (or lo
         // entries in the lower half) nothing is partnered (a split to an empty square:
@@ -479,8 +491,15 @@ where
     let is_h = |k: u64| k & ab == b && cond.holds(k);
     let mut w = total;
     let mut end = n;
+    let mut scratch = None;
     while end > 0 {
         let (start, mid) = group_before(&keys[..n], end, gate.hi);
+        if dense::is_dense(gate.hi, end - start) {
+            let scratch = scratch.get_or_insert_with(dense::Scratch::new);
+            w = dense::expand_group(keys, amps, (start, end), w, gate, scratch, &pre, &post);
+            end = start;
+            continue;
+        }
         // Upper half: [mid, end) with the new hi entries of the flagged lo entries.
         let u_top = w;
         let mut p = prev_flag(flags, UNPARTNERED, start, mid);
@@ -595,6 +614,10 @@ mod tests {
     pub(super) static MERGED: std::sync::atomic::AtomicUsize =
         std::sync::atomic::AtomicUsize::new(0);
 
+    /// Groups both passes handled in the dense scratch (`dense`).
+    pub(super) static SCRATCH: std::sync::atomic::AtomicUsize =
+        std::sync::atomic::AtomicUsize::new(0);
+
     /// Groups whose partners pass 1 found by the dense bitmap join.
     pub(super) static DENSE: std::sync::atomic::AtomicUsize =
         std::sync::atomic::AtomicUsize::new(0);
@@ -675,8 +698,12 @@ mod tests {
         let h = std::f64::consts::FRAC_1_SQRT_2;
         let i = Complex::new(0.0, 1.0);
         for case in 0..400 {
-            let n = 1 + (splitmix(&mut seed) % 300) as usize;
+            let mut n = 1 + (splitmix(&mut seed) % 300) as usize;
             let span = [4u32, 8, 12, 20, 64][case % 5];
+            // Every other 12-bit run filled densely enough for the scratch kernel's groups.
+            if case % 10 == 2 {
+                n = 1000 + 8 * n;
+            }
             let mut keys: Vec<u64> = (0..n)
                 .map(|_| {
                     let r = splitmix(&mut seed);
@@ -806,6 +833,9 @@ mod tests {
         assert!(dense >= 100, "{dense}");
         let merged = MERGED.load(std::sync::atomic::Ordering::Relaxed);
         assert!(merged >= 100, "{merged}");
+        // The scratch kernel (both passes of dense groups) ran on many groups.
+        let scratch = SCRATCH.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(scratch >= 100, "{scratch}");
         // The parallel pass 2 ran cut into several pieces, on most runs.
         let pieces = PIECES.load(std::sync::atomic::Ordering::Relaxed);
         assert!(pieces >= 500, "{pieces}");

@@ -1,0 +1,441 @@
+//! Dense pair gates on groups whose keys fill a small span: both passes of [`super::expand`]
+//! for such a group work in a scratch array indexed by key offset instead of merging sorted
+//! runs.
+//!
+//! In a group for bit `hi` (keys sharing the bits above `hi`), an `lo` entry at offset `x`
+//! pairs with the `hi` entry at `x + 2^hi - 2^lo`. When the group's span of `2^(hi + 1)` key
+//! values is small and well filled (a uniformly random state, a gate on low bits), finding
+//! partners by offset costs a load, where the merge costs a comparison and a mispredicted
+//! branch per entry.
+//!
+//! The scratch holds the group's offsets with bits `hi` and `lo` moved to the top of the
+//! index ([`Layout::slot`]), so the four classes `00, lo, hi, 11` are four quarters of the
+//! scratch, each in key order, and the `lo` quarter and the `hi` quarter pair slot for slot.
+//! The gate is then one loop over a quarter, every case (both entries present, one, none)
+//! computed and one kept by selects, which the compiler vectorises. The occupied slots are
+//! written back in key order, 64 offsets per occupancy mask.
+//!
+//! Every entry is computed with the same products in the same order as `pair::apply`, so the
+//! output is bit-identical to the other kernels'.
+
+use crate::amplitude::Amplitude;
+use crate::kernels::pair::PairGate;
+use crate::key::Cond;
+use crate::prefetch::prefetch;
+use num_complex::Complex;
+
+/// Groups up to `2^MAX_SPAN_BITS` key values wide may be expanded densely (512 KiB of f64
+/// amplitudes: the second-level cache holds the scratch).
+const MAX_SPAN_BITS: u32 = 15;
+/// How many entries ahead the scatter hints its reads (measured best of 64 ... 512).
+const AHEAD: usize = 128;
+
+/// Whether the group of `entries` entries for bit `hi` is handled densely: its span is at
+/// least 128 and at most `2^MAX_SPAN_BITS` key values, and at most 8 per entry. Both passes
+/// decide by this alone, so they agree on every group.
+#[inline]
+pub(crate) fn is_dense(hi: u32, entries: usize) -> bool {
+    (6..MAX_SPAN_BITS).contains(&hi) && (1usize << (hi + 1)) <= 8 * entries
+}
+
+/// The index map of one gate's groups: offset `x` (bits `0..=hi`) to scratch slot.
+#[derive(Clone, Copy)]
+struct Layout {
+    lo: u32,
+    hi: u32,
+    span: usize,
+}
+
+impl Layout {
+    fn new(lo: u32, hi: u32) -> Self {
+        Self {
+            lo,
+            hi,
+            span: 1 << (hi + 1),
+        }
+    }
+
+    /// Slot of offset `x`: bit `hi` at the top, bit `lo` below it, the other bits in order.
+    #[inline(always)]
+    fn slot(self, x: usize) -> usize {
+        let (lo, hi) = (self.lo, self.hi);
+        let low = x & ((1 << lo) - 1);
+        let mid = (x >> (lo + 1)) & ((1 << (hi - lo - 1)) - 1);
+        ((x >> hi) & 1) << hi | ((x >> lo) & 1) << (hi - 1) | mid << lo | low
+    }
+
+    /// The first slot of each class quarter: `lo` (bit `lo` set, `hi` clear) and `hi`.
+    fn quarters(self) -> (usize, usize) {
+        (self.span / 4, self.span / 2)
+    }
+
+    /// Occupancy of offsets `64 c .. 64 c + 64`, bit `u` for offset `64 c + u` (`hi >= 6`,
+    /// so the 64 offsets share bit `hi`).
+    #[inline(always)]
+    fn mask(self, occ: &[u8], c: usize) -> u64 {
+        let bits = |s: &[u8]| {
+            s.iter()
+                .enumerate()
+                .fold(0u64, |m, (j, &o)| m | u64::from(o != 0) << j)
+        };
+        let x = c * 64;
+        if self.lo >= 6 {
+            let p = self.slot(x);
+            return bits(&occ[p..p + 64]);
+        }
+        // Offsets alternate between the two classes of bit lo in chunks of 2^lo; each
+        // class's 32 offsets are 32 consecutive slots.
+        let a = 1usize << self.lo;
+        let (p0, p1) = (self.slot(x), self.slot(x + a));
+        let (m0, m1) = (bits(&occ[p0..p0 + 32]), bits(&occ[p1..p1 + 32]));
+        let chunk = (1u64 << a) - 1;
+        let mut m = 0u64;
+        for k in 0..32 / a {
+            m |= ((m0 >> (k * a)) & chunk) << (2 * k * a);
+            m |= ((m1 >> (k * a)) & chunk) << ((2 * k + 1) * a);
+        }
+        m
+    }
+
+    /// Zeroes the occupancy of offsets `64 c .. 64 c + 64`.
+    #[inline(always)]
+    fn clear(self, occ: &mut [u8], c: usize) {
+        let x = c * 64;
+        if self.lo >= 6 {
+            let p = self.slot(x);
+            occ[p..p + 64].fill(0);
+        } else {
+            let a = 1usize << self.lo;
+            let (p0, p1) = (self.slot(x), self.slot(x + a));
+            occ[p0..p0 + 32].fill(0);
+            occ[p1..p1 + 32].fill(0);
+        }
+    }
+
+    /// The key offset of slot `p` (the inverse of [`Layout::slot`]).
+    #[inline(always)]
+    fn offset(self, p: usize) -> usize {
+        let (lo, hi) = (self.lo, self.hi);
+        let low = p & ((1 << lo) - 1);
+        let mid = (p >> lo) & ((1 << (hi - lo - 1)) - 1);
+        ((p >> hi) & 1) << hi | ((p >> (hi - 1)) & 1) << lo | mid << (lo + 1) | low
+    }
+}
+
+/// The set bits of a word, highest first.
+struct BitsDown(u64);
+
+impl Iterator for BitsDown {
+    type Item = usize;
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let u = 63 - self.0.leading_zeros() as usize;
+        self.0 ^= 1 << u;
+        Some(u)
+    }
+}
+
+/// The scratch of one thread's dense groups: amplitudes (real and imaginary parts apart) and
+/// occupancy by slot. The occupancy is all zero between groups; the amplitudes of unoccupied
+/// slots are stale and never used.
+pub(crate) struct Scratch<T> {
+    re: Vec<T>,
+    im: Vec<T>,
+    occ: Vec<u8>,
+    slots: Vec<u32>,
+}
+
+impl<T: Amplitude> Scratch<T> {
+    /// An empty scratch; it grows to the first dense group's span.
+    pub(crate) fn new() -> Self {
+        Self {
+            re: Vec::new(),
+            im: Vec::new(),
+            occ: Vec::new(),
+            slots: Vec::new(),
+        }
+    }
+
+    fn fit(&mut self, span: usize) {
+        if self.occ.len() < span {
+            self.re.resize(span, T::zero());
+            self.im.resize(span, T::zero());
+            self.occ.resize(span, 0);
+            self.slots.resize(span, 0);
+        }
+    }
+}
+
+/// Pass 1 of a dense group: the number of pair entries of `keys` (a whole group for `hi`,
+/// with [`is_dense`]) whose partner is absent, which is the entries the gate adds before
+/// cancellations (what `mark_unpartnered` counts). `occ` is an occupancy scratch, all zero
+/// on entry and on return.
+pub(crate) fn count_unpartnered(
+    keys: &[u64],
+    lo: u32,
+    hi: u32,
+    cond: Cond,
+    occ: &mut Vec<u8>,
+) -> usize {
+    let layout = Layout::new(lo, hi);
+    let span = layout.span;
+    let base = keys[0] & !(span as u64 - 1);
+    if occ.len() < span {
+        occ.resize(span, 0);
+    }
+    let occ = &mut occ[..span];
+    for &k in keys {
+        occ[layout.slot((k - base) as usize)] = 1;
+    }
+    let (ql, qh) = layout.quarters();
+    let (low, high) = occ.split_at(qh);
+    let (l, h) = (&low[ql..], &high[..ql]);
+    let singles = if cond.is_always() {
+        l.iter().zip(h).map(|(&x, &y)| usize::from(x != y)).sum()
+    } else {
+        l.iter()
+            .zip(h)
+            .enumerate()
+            .map(|(t, (&x, &y))| {
+                let on = cond.holds(base + layout.offset(ql + t) as u64);
+                usize::from(on & (x != y))
+            })
+            .sum()
+    };
+    occ.fill(0);
+    singles
+}
+
+/// Pass 2 of a dense group: expands the group `keys[start..end]` (whole, for `gate.hi`, with
+/// [`is_dense`]) in place, writing its output backwards below `w` (`w` at least `end` plus the
+/// growth of this group and of every group below it, as in `expand_top`), and returns the
+/// new `w`. `pre` and `post` are the fused phases of `pair::apply`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn expand_group<T, Pre, Post>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    (start, end): (usize, usize),
+    mut w: usize,
+    gate: &PairGate<T>,
+    scratch: &mut Scratch<T>,
+    pre: &Pre,
+    post: &Post,
+) -> usize
+where
+    T: Amplitude,
+    Pre: Fn(u64, Complex<T>) -> Complex<T>,
+    Post: Fn(u64, Complex<T>) -> Complex<T>,
+{
+    let layout = Layout::new(gate.lo, gate.hi);
+    let span = layout.span;
+    let base = keys[start] & !(span as u64 - 1);
+    scratch.fit(span);
+    let (re, im, occ) = (
+        &mut scratch.re[..span],
+        &mut scratch.im[..span],
+        &mut scratch.occ[..span],
+    );
+    // Highest key first: groups are visited downwards, so the reads are one descending
+    // stream over the whole run, which the hardware prefetches.
+    // Each entry is much work for the bytes it reads, so the reads are hinted ahead.
+    for r in (start..end).rev() {
+        prefetch(amps, r.wrapping_sub(AHEAD));
+        prefetch(keys, r.wrapping_sub(AHEAD));
+        let (k, v) = (keys[r], amps[r]);
+        let p = layout.slot((k - base) as usize);
+        let v = pre(k, v);
+        re[p] = v.re;
+        im[p] = v.im;
+        occ[p] = 1;
+    }
+    apply_quarters(layout, base, gate, re, im, occ);
+    // Write back, highest key first, a word of 64 offsets at a time: its entries' places
+    // are the next `popcount` below `w`.
+    for c in (0..span / 64).rev() {
+        let m = layout.mask(occ, c);
+        if m == 0 {
+            continue;
+        }
+        layout.clear(occ, c);
+        let n = m.count_ones() as usize;
+        let places = keys[w - n..w]
+            .iter_mut()
+            .rev()
+            .zip(amps[w - n..w].iter_mut().rev())
+            .zip(BitsDown(m));
+        w -= n;
+        let kbase = base + (c * 64) as u64;
+        if layout.lo >= 6 {
+            let p = layout.slot(c * 64);
+            let r: &[T; 64] = re[p..p + 64].try_into().expect("64 slots");
+            let i: &[T; 64] = im[p..p + 64].try_into().expect("64 slots");
+            for ((kd, ad), u) in places {
+                let k = kbase + u as u64;
+                *kd = k;
+                *ad = post(k, Complex::new(r[u & 63], i[u & 63]));
+            }
+        } else {
+            // Offsets alternate between the classes of bit lo in chunks of 2^lo; each
+            // class's 32 offsets are 32 consecutive slots.
+            let (lo, am) = (layout.lo, (1usize << layout.lo) - 1);
+            let (p0, p1) = (layout.slot(c * 64), layout.slot(c * 64 + am + 1));
+            fn half<T>(v: &[T], p: usize) -> &[T; 32] {
+                v[p..p + 32].try_into().expect("32 slots")
+            }
+            let (r0, i0, r1, i1) = (half(re, p0), half(im, p0), half(re, p1), half(im, p1));
+            for ((kd, ad), u) in places {
+                let k = kbase + u as u64;
+                let j = ((u >> 1) & !am | (u & am)) & 31;
+                let v = if (u >> lo) & 1 == 1 {
+                    Complex::new(r1[j], i1[j])
+                } else {
+                    Complex::new(r0[j], i0[j])
+                };
+                *kd = k;
+                *ad = post(k, v);
+            }
+        }
+    }
+    w
+}
+
+/// The gate on every `lo` / `hi` slot pair of one group laid out by `layout`.
+#[inline(always)]
+fn apply_quarters<T: Amplitude>(
+    layout: Layout,
+    base: u64,
+    gate: &PairGate<T>,
+    re: &mut [T],
+    im: &mut [T],
+    occ: &mut [u8],
+) {
+    let (ql, qh) = layout.quarters();
+    let (re_l, re_h) = re.split_at_mut(qh);
+    let (im_l, im_h) = im.split_at_mut(qh);
+    let (occ_l, occ_h) = occ.split_at_mut(qh);
+    let l = Quarter {
+        re: &mut re_l[ql..],
+        im: &mut im_l[ql..],
+        occ: &mut occ_l[ql..],
+    };
+    let h = Quarter {
+        re: &mut re_h[..ql],
+        im: &mut im_h[..ql],
+        occ: &mut occ_h[..ql],
+    };
+    let slots =
+        l.re.iter_mut()
+            .zip(l.im.iter_mut())
+            .zip(l.occ.iter_mut())
+            .zip(h.re.iter_mut().zip(h.im.iter_mut()).zip(h.occ.iter_mut()));
+    if gate.cond.is_always() {
+        for (((rl, il), ol), ((rh, ih), oh)) in slots {
+            step(gate, true, (rl, il, ol), (rh, ih, oh));
+        }
+    } else {
+        for (t, (((rl, il), ol), ((rh, ih), oh))) in slots.enumerate() {
+            let on = gate.cond.holds(base + layout.offset(ql + t) as u64);
+            step(gate, on, (rl, il, ol), (rh, ih, oh));
+        }
+    }
+}
+
+/// One class quarter of the scratch.
+struct Quarter<'a, T> {
+    re: &'a mut [T],
+    im: &'a mut [T],
+    occ: &'a mut [u8],
+}
+
+/// One slot: real part, imaginary part, occupancy.
+type Slot<'a, T> = (&'a mut T, &'a mut T, &'a mut u8);
+
+/// The gate on one `lo` / `hi` slot pair (applied where `on`): every case (both entries
+/// present, one, none) computed and one kept by selects, since the occupancy pattern is
+/// random in the states this kernel is for and branches on it would mispredict.
+#[inline(always)]
+fn step<T: Amplitude>(gate: &PairGate<T>, on: bool, l: Slot<'_, T>, h: Slot<'_, T>) {
+    let (d, o) = (gate.diag, gate.off);
+    let zero = T::zero();
+    let (ol, oh) = (*l.2 != 0, *h.2 != 0);
+    let (xr, xi, yr, yi) = (*l.0, *l.1, *h.0, *h.1);
+    let vl = Complex::new(if ol { xr } else { zero }, if ol { xi } else { zero });
+    let vh = Complex::new(if oh { yr } else { zero }, if oh { yi } else { zero });
+    let (dl, oh_) = (d * vl, o * vh);
+    let (ol_, dh) = (o * vl, d * vh);
+    let both = ol & oh;
+    let (fl, fh) = (dl + oh_, ol_ + dh);
+    let nl = if both {
+        fl
+    } else if ol {
+        dl
+    } else {
+        oh_
+    };
+    let nh = if both {
+        fh
+    } else if ol {
+        ol_
+    } else {
+        dh
+    };
+    let any = on & (ol | oh);
+    let kl = if both { T::survives(fl, vl, vh) } else { any };
+    let kh = if both { T::survives(fh, vl, vh) } else { any };
+    // Stored unconditionally (a select keeps the old values), so the loop has no branch.
+    *l.0 = if any { nl.re } else { xr };
+    *l.1 = if any { nl.im } else { xi };
+    *h.0 = if any { nh.re } else { yr };
+    *h.1 = if any { nh.im } else { yi };
+    *l.2 = u8::from(if on { kl } else { ol });
+    *h.2 = u8::from(if on { kh } else { oh });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_layout_is_a_bijection_with_classes_in_quarters() {
+        for (lo, hi) in [(0, 6), (2, 12), (5, 6), (6, 9), (3, 14)] {
+            let l = Layout::new(lo, hi);
+            let mut seen = vec![false; l.span];
+            let mut last = [None; 4];
+            for x in 0..l.span {
+                let p = l.slot(x);
+                assert!(!seen[p], "slot {p} twice");
+                seen[p] = true;
+                assert_eq!(l.offset(p), x);
+                let class = (x >> hi & 1) << 1 | (x >> lo & 1);
+                assert_eq!(p / (l.span / 4), class, "offset {x} in its class quarter");
+                // Each class in key order.
+                assert!(last[class].is_none_or(|q| q < p));
+                last[class] = Some(p);
+            }
+        }
+    }
+
+    #[test]
+    fn occupancy_masks_are_in_key_order() {
+        for (lo, hi) in [(0, 6), (2, 12), (5, 7), (6, 9), (7, 8)] {
+            let l = Layout::new(lo, hi);
+            let mut occ = vec![0u8; l.span];
+            let xs: Vec<usize> = (0..l.span).filter(|x| (x * 7 + x / 3) % 5 < 2).collect();
+            for &x in &xs {
+                occ[l.slot(x)] = 1;
+            }
+            for c in 0..l.span / 64 {
+                let want = xs
+                    .iter()
+                    .filter(|&&x| x / 64 == c)
+                    .fold(0u64, |m, &x| m | 1 << (x % 64));
+                assert_eq!(l.mask(&occ, c), want, "lo {lo} hi {hi} word {c}");
+                l.clear(&mut occ, c);
+            }
+            assert!(occ.iter().all(|&o| o == 0));
+        }
+    }
+}
