@@ -190,23 +190,29 @@ pub(crate) fn count_unpartnered(
     for &k in keys {
         occ[layout.slot((k - base) as usize)] = 1;
     }
+    let (l, h) = count_singles(layout, base, cond, occ);
+    occ.fill(0);
+    l + h
+}
+
+/// The slot pairs of `occ` (laid out by `layout`, offsets from key `base`, where `cond`
+/// holds) with only the `lo` entry, and with only the `hi` entry.
+fn count_singles(layout: Layout, base: u64, cond: Cond, occ: &[u8]) -> (usize, usize) {
     let (ql, qh) = layout.quarters();
-    let (low, high) = occ.split_at(qh);
-    let (l, h) = (&low[ql..], &high[..ql]);
-    let singles = if cond.is_always() {
-        l.iter().zip(h).map(|(&x, &y)| usize::from(x != y)).sum()
+    let (l, h) = (&occ[ql..qh], &occ[qh..qh + ql]);
+    if cond.is_always() {
+        l.iter().zip(h).fold((0, 0), |(a, b), (&x, &y)| {
+            (a + usize::from(x > y), b + usize::from(y > x))
+        })
     } else {
         l.iter()
             .zip(h)
             .enumerate()
-            .map(|(t, (&x, &y))| {
+            .fold((0, 0), |(a, b), (t, (&x, &y))| {
                 let on = cond.holds(base + layout.offset(ql + t) as u64);
-                usize::from(on & (x != y))
+                (a + usize::from(on & (x > y)), b + usize::from(on & (y > x)))
             })
-            .sum()
-    };
-    occ.fill(0);
-    singles
+    }
 }
 
 /// Pass 2 of a dense group: expands the group `keys[start..end]` (whole, for `gate.hi`, with
@@ -218,7 +224,7 @@ pub(crate) fn expand_group<T, Pre, Post>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
     (start, end): (usize, usize),
-    mut w: usize,
+    w: usize,
     gate: &PairGate<T>,
     scratch: &mut Scratch<T>,
     pre: &Pre,
@@ -233,33 +239,84 @@ where
     let span = layout.span;
     let base = keys[start] & !(span as u64 - 1);
     scratch.fit(span);
-    let (re, im, occ) = (
-        &mut scratch.re[..span],
-        &mut scratch.im[..span],
-        &mut scratch.occ[..span],
-    );
-    // Highest key first: groups are visited downwards, so the reads are one descending
-    // stream over the whole run, which the hardware prefetches.
-    // Each entry is much work for the bytes it reads, so the reads are hinted ahead.
-    for r in (start..end).rev() {
+    let mut sc = scratch.slices(span);
+    scatter(keys, amps, (start, end), (base, 0), layout, &mut sc, pre);
+    apply_quarters(layout, base, gate, &mut sc);
+    gather(keys, amps, w, layout, (0, span / 64), base, &mut sc, post)
+}
+
+/// The scratch's three arrays, cut to one span.
+struct Slices<'a, T> {
+    re: &'a mut [T],
+    im: &'a mut [T],
+    occ: &'a mut [u8],
+}
+
+impl<T: Amplitude> Scratch<T> {
+    fn slices(&mut self, span: usize) -> Slices<'_, T> {
+        Slices {
+            re: &mut self.re[..span],
+            im: &mut self.im[..span],
+            occ: &mut self.occ[..span],
+        }
+    }
+}
+
+/// Lays the entries `[from, to)` out in the scratch (pre-phased), highest key first, entry
+/// `k` at offset `(k - kb) | or`. Groups are visited downwards, so the reads are one
+/// descending stream; each entry is much work for the bytes it reads, so the reads are
+/// hinted ahead.
+#[inline(always)]
+fn scatter<T, Pre>(
+    keys: &[u64],
+    amps: &[Complex<T>],
+    (from, to): (usize, usize),
+    (kb, or): (u64, usize),
+    layout: Layout,
+    sc: &mut Slices<'_, T>,
+    pre: &Pre,
+) where
+    T: Amplitude,
+    Pre: Fn(u64, Complex<T>) -> Complex<T>,
+{
+    for r in (from..to).rev() {
         prefetch(amps, r.wrapping_sub(AHEAD));
         prefetch(keys, r.wrapping_sub(AHEAD));
         let (k, v) = (keys[r], amps[r]);
-        let p = layout.slot((k - base) as usize);
+        let p = layout.slot((k - kb) as usize | or);
         let v = pre(k, v);
-        re[p] = v.re;
-        im[p] = v.im;
-        occ[p] = 1;
+        sc.re[p] = v.re;
+        sc.im[p] = v.im;
+        sc.occ[p] = 1;
     }
-    apply_quarters(layout, base, gate, re, im, occ);
-    // Write back, highest key first, a word of 64 offsets at a time: its entries' places
-    // are the next `popcount` below `w`.
-    for c in (0..span / 64).rev() {
-        let m = layout.mask(occ, c);
+}
+
+/// Writes the occupied slots of offset words `c0..c1` back below `w` in key order (highest
+/// first, post-phased), word `c`'s offset `u` being key `kb + 64 (c - c0) + u`, clears their
+/// occupancy, and returns the new `w`. A word's entries go to the next `popcount` places.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn gather<T, Post>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    mut w: usize,
+    layout: Layout,
+    (c0, c1): (usize, usize),
+    kb: u64,
+    sc: &mut Slices<'_, T>,
+    post: &Post,
+) -> usize
+where
+    T: Amplitude,
+    Post: Fn(u64, Complex<T>) -> Complex<T>,
+{
+    let (re, im) = (&*sc.re, &*sc.im);
+    for c in (c0..c1).rev() {
+        let m = layout.mask(sc.occ, c);
         if m == 0 {
             continue;
         }
-        layout.clear(occ, c);
+        layout.clear(sc.occ, c);
         let n = m.count_ones() as usize;
         let places = keys[w - n..w]
             .iter_mut()
@@ -267,7 +324,7 @@ where
             .zip(amps[w - n..w].iter_mut().rev())
             .zip(BitsDown(m));
         w -= n;
-        let kbase = base + (c * 64) as u64;
+        let kbase = kb + ((c - c0) * 64) as u64;
         if layout.lo >= 6 {
             let p = layout.slot(c * 64);
             let r: &[T; 64] = re[p..p + 64].try_into().expect("64 slots");
@@ -308,10 +365,9 @@ fn apply_quarters<T: Amplitude>(
     layout: Layout,
     base: u64,
     gate: &PairGate<T>,
-    re: &mut [T],
-    im: &mut [T],
-    occ: &mut [u8],
+    sc: &mut Slices<'_, T>,
 ) {
+    let (re, im, occ) = (&mut *sc.re, &mut *sc.im, &mut *sc.occ);
     let (ql, qh) = layout.quarters();
     let (re_l, re_h) = re.split_at_mut(qh);
     let (im_l, im_h) = im.split_at_mut(qh);
