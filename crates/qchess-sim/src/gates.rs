@@ -243,10 +243,12 @@ impl<T: Amplitude> State<T> {
             let (ps, pt2) = (self.perm.phys(s), self.perm.phys(t2));
             let (diag, off) = sqrt_entries(false);
             let gate = PairGate::new(ps, self.perm.phys(t1), cond_sqrt, diag, off);
-            let i: Complex<T> = c(0.0, 1.0);
             self.apply_pair(gate, false, identity, move |k, a| {
+                // Times i as a swap and a negation, both computed and one kept (no branch on
+                // a bit that may be random).
+                let turned = Complex::new(-a.im, a.re);
                 if ((k >> ps) ^ (k >> pt2)) & 1 == 1 {
-                    a * i
+                    turned
                 } else {
                     a
                 }
@@ -294,13 +296,15 @@ impl<T: Amplitude> State<T> {
             let (pt, ps1) = (self.perm.phys(t), self.perm.phys(s1));
             let (diag, off) = sqrt_entries(true);
             let gate = PairGate::new(ps1, self.perm.phys(s2), cond_sqrt, diag, off);
-            let mi: Complex<T> = c(0.0, -1.0);
             self.apply_pair(
                 gate,
                 false,
                 move |k, a| {
+                    // Times -i as a swap and a negation, both computed and one kept: the bit
+                    // test is random on a random state, where a branch would mispredict.
+                    let turned = Complex::new(a.im, -a.re);
                     if ((k >> pt) ^ (k >> ps1)) & 1 == 1 {
-                        a * mi
+                        turned
                     } else {
                         a
                     }

@@ -796,6 +796,8 @@ impl<T: Amplitude> State<T> {
         let words = |len: usize| len.div_ceil(64) + 1;
         let mut flags: Vec<Vec<expand::Flags>> = Vec::new();
         let mut pieces: Vec<expand::Piece> = Vec::new();
+        // Pass 1's counts for each sector's wide groups (a few words: one per group).
+        let mut wides: Vec<Vec<usize>> = Vec::new();
         let grow: Vec<usize> = if self.sectors.len() == 1 && threads > 1 && n >= PARALLEL_MIN {
             let s = &self.sectors[0];
             let mut ranges = pair::group_ranges(&s.keys, gate.hi, threads * 4);
@@ -816,18 +818,21 @@ impl<T: Amplitude> State<T> {
                     let mut f = Vec::new();
                     f.try_reserve_exact(words(end - start)).map_err(oom)?;
                     f.resize(words(end - start), [0u64; 2]);
+                    let mut wide = Vec::new();
                     let grow = expand::mark_unpartnered(
                         &s.keys[start..end],
                         gate.lo,
                         gate.hi,
                         gate.cond,
                         &mut f,
+                        &mut wide,
                     );
                     Ok(expand::Piece {
                         start,
                         end,
                         grow,
                         flags: f,
+                        wide,
                     })
                 })
                 .collect::<Result<_, SimError>>()?;
@@ -842,10 +847,14 @@ impl<T: Amplitude> State<T> {
                 f.resize(words(s.keys.len()), [0u64; 2]);
                 flags.push(f);
             }
+            wides.resize_with(self.sectors.len(), Vec::new);
             self.sectors
                 .par_iter()
                 .zip(flags.par_iter_mut())
-                .map(|(s, f)| expand::mark_unpartnered(&s.keys, gate.lo, gate.hi, gate.cond, f))
+                .zip(wides.par_iter_mut())
+                .map(|((s, f), wide)| {
+                    expand::mark_unpartnered(&s.keys, gate.lo, gate.hi, gate.cond, f, wide)
+                })
                 .collect()
         };
         let g: usize = grow.iter().sum();
@@ -928,8 +937,9 @@ impl<T: Amplitude> State<T> {
             self.sectors
                 .par_iter_mut()
                 .zip(flags.par_iter_mut())
+                .zip(wides.par_iter())
                 .zip(grow.par_iter())
-                .for_each(|((s, f), &e)| {
+                .for_each(|(((s, f), wide), &e)| {
                     let len = s.keys.len();
                     if e == 0 && len == 0 {
                         return;
@@ -937,7 +947,8 @@ impl<T: Amplitude> State<T> {
                     f.resize(words(len + e), [0; 2]);
                     s.keys.resize(len + e, 0);
                     s.amps.resize(len + e, zero);
-                    let out = expand::expand(&mut s.keys, &mut s.amps, len, &gate, f, &pre, &post);
+                    let out =
+                        expand::expand(&mut s.keys, &mut s.amps, len, &gate, f, wide, &pre, &post);
                     trim(s, out);
                 });
         }

@@ -245,6 +245,168 @@ where
     gather(keys, amps, w, layout, (0, span / 64), base, &mut sc, post)
 }
 
+/// Window bits of a wide group: a group too wide for the scratch (bit `hi` at least
+/// `MAX_SPAN_BITS`) but as full (at most 8 key values per entry) is processed as pairs of
+/// windows of `2^W` key values, a window of the lower half with the window `2^hi` above it in
+/// the upper half, where the partners of the first are. `W` is 13, or `lo + 2` where bit `lo`
+/// needs it, and at most 14 so that a window pair fits the scratch.
+pub(crate) fn wide_bits(lo: u32, hi: u32, entries: usize) -> Option<u32> {
+    let wb = (lo + 2).max(13);
+    ((MAX_SPAN_BITS..48).contains(&hi) && wb < MAX_SPAN_BITS && (1usize << (hi + 1)) <= 8 * entries)
+        .then_some(wb)
+}
+
+/// The window pairs of a wide group, lowest first: calls `f(lower, upper, lbase)` with the
+/// index ranges of the lower-half entries (of `keys[..mid]`) and the upper-half entries (of
+/// `keys[mid..]`, indices into `keys`) of each window pair that holds any, `lbase` the first
+/// key of its lower window.
+fn window_pairs(
+    keys: &[u64],
+    mid: usize,
+    hi: u32,
+    wb: u32,
+    mut f: impl FnMut((usize, usize), (usize, usize), u64),
+) {
+    let n = keys.len();
+    let gb = keys[0] >> (hi + 1) << (hi + 1);
+    let b = 1u64 << hi;
+    let half = 1u64 << wb;
+    let (mut i, mut j) = (0, mid);
+    while i < mid || j < n {
+        let wl = if i < mid {
+            (keys[i] - gb) >> wb
+        } else {
+            u64::MAX
+        };
+        let wu = if j < n {
+            (keys[j] - gb - b) >> wb
+        } else {
+            u64::MAX
+        };
+        let lbase = gb + (wl.min(wu) << wb);
+        let (i0, j0) = (i, j);
+        while i < mid && keys[i] - lbase < half {
+            i += 1;
+        }
+        while j < n && keys[j] - lbase - b < half {
+            j += 1;
+        }
+        f((i0, i), (j0, j), lbase);
+    }
+}
+
+/// Pass 1 of a wide group (`keys` the whole group for `hi`, its upper half from `mid`, with
+/// [`wide_bits`] `wb`): the pair entries whose partner is absent, as `(lo entries, hi
+/// entries)`; their sum is the group's growth. `occ` as in [`count_unpartnered`].
+pub(crate) fn count_wide(
+    keys: &[u64],
+    mid: usize,
+    (lo, hi, wb): (u32, u32, u32),
+    cond: Cond,
+    occ: &mut Vec<u8>,
+) -> (usize, usize) {
+    let layout = Layout::new(lo, wb);
+    let span = layout.span;
+    if occ.len() < span {
+        occ.resize(span, 0);
+    }
+    let occ = &mut occ[..span];
+    let b = 1u64 << hi;
+    let (mut l, mut h) = (0, 0);
+    window_pairs(keys, mid, hi, wb, |(i0, i1), (j0, j1), lbase| {
+        for &k in &keys[i0..i1] {
+            occ[layout.slot((k - lbase) as usize)] = 1;
+        }
+        for &k in &keys[j0..j1] {
+            occ[layout.slot((k - lbase - b) as usize | (span / 2))] = 1;
+        }
+        let (a, c) = count_singles(layout, lbase, cond, occ);
+        (l, h) = (l + a, h + c);
+        occ.fill(0);
+    });
+    (l, h)
+}
+
+/// Pass 2 of a wide group `[start, end)` (upper half from `mid`, with [`wide_bits`] `wb`),
+/// in place below `w` as [`expand_group`], given `lo_singles`, pass 1's count of its `lo`
+/// entries without partner (the new `hi` entries). Returns the new `w` and, if entries of the
+/// upper half cancelled, the gap `[from, to)` they left between the two halves' outputs.
+///
+/// The two halves' outputs are written at once, window pair by window pair from the top, the
+/// upper half's downwards from `w` and the lower half's downwards from the top of its place
+/// (its size before cancellations is known from pass 1). So that the lower half's outputs
+/// never land on upper-half entries not yet read, the upper half is first moved up to the
+/// bottom of its own output's place; then every output lands at or above its input, as in
+/// `expand_top`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn expand_wide<T, Pre, Post>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    (start, mid, end): (usize, usize, usize),
+    w: usize,
+    (gate, wb): (&PairGate<T>, u32),
+    lo_singles: usize,
+    scratch: &mut Scratch<T>,
+    pre: &Pre,
+    post: &Post,
+) -> (usize, Option<(usize, usize)>)
+where
+    T: Amplitude,
+    Pre: Fn(u64, Complex<T>) -> Complex<T>,
+    Post: Fn(u64, Complex<T>) -> Complex<T>,
+{
+    let n_up = end - mid;
+    let u_bottom = w - n_up - lo_singles;
+    debug_assert!(u_bottom >= mid);
+    if u_bottom > mid {
+        keys.copy_within(mid..end, u_bottom);
+        amps.copy_within(mid..end, u_bottom);
+    }
+    let layout = Layout::new(gate.lo, wb);
+    let span = layout.span;
+    let half = span / 2;
+    let b = 1u64 << gate.hi;
+    let gb = keys[start] >> (gate.hi + 1) << (gate.hi + 1);
+    scratch.fit(span);
+    let mut sc = scratch.slices(span);
+    let (mut ru, mut rl) = (u_bottom + n_up, mid);
+    let (mut wu, mut wl) = (w, u_bottom);
+    loop {
+        let top_l = (rl > start).then(|| (keys[rl - 1] - gb) >> wb);
+        let top_u = (ru > u_bottom).then(|| (keys[ru - 1] - gb - b) >> wb);
+        let Some(win) = top_l.max(top_u) else {
+            break;
+        };
+        let lbase = gb + (win << wb);
+        let ubase = lbase + b;
+        let mut r = ru;
+        while r > u_bottom && keys[r - 1] >= ubase {
+            r -= 1;
+        }
+        scatter(keys, amps, (r, ru), (ubase, half), layout, &mut sc, pre);
+        ru = r;
+        let mut r = rl;
+        while r > start && keys[r - 1] >= lbase {
+            r -= 1;
+        }
+        scatter(keys, amps, (r, rl), (lbase, 0), layout, &mut sc, pre);
+        rl = r;
+        apply_quarters(layout, lbase, gate, &mut sc);
+        wu = gather(
+            keys,
+            amps,
+            wu,
+            layout,
+            (half / 64, span / 64),
+            ubase,
+            &mut sc,
+            post,
+        );
+        wl = gather(keys, amps, wl, layout, (0, half / 64), lbase, &mut sc, post);
+    }
+    (wl, (wu > u_bottom).then_some((u_bottom, wu)))
+}
+
 /// The scratch's three arrays, cut to one span.
 struct Slices<'a, T> {
     re: &'a mut [T],

@@ -139,6 +139,7 @@ pub(crate) fn mark_unpartnered(
     hi: u32,
     cond: Cond,
     flags: &mut [Flags],
+    wide: &mut Vec<usize>,
 ) -> usize {
     let a = 1u64 << lo;
     let b = 1u64 << hi;
@@ -154,6 +155,15 @@ pub(crate) fn mark_unpartnered(
             #[cfg(test)]
             tests::SCRATCH.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             singles += dense::count_unpartnered(&keys[start..end], lo, hi, cond, &mut occ);
+            return;
+        }
+        if let Some(wb) = dense::wide_bits(lo, hi, end - start) {
+            #[cfg(test)]
+            tests::WIDE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let group = &keys[start..end];
+            let (l, h) = dense::count_wide(group, mid - start, (lo, hi, wb), cond, &mut occ);
+            wide.push(l);
+            singles += l + h;
             return;
         }
         // Every pair entry is flagged first, branch-free a word at a time; the join below
@@ -365,6 +375,7 @@ pub(crate) fn expand<T, Pre, Post>(
     n: usize,
     gate: &PairGate<T>,
     flags: &mut [Flags],
+    wide: &[usize],
     pre: Pre,
     post: Post,
 ) -> usize
@@ -373,13 +384,26 @@ where
     Pre: Fn(u64, Complex<T>) -> Complex<T>,
     Post: Fn(u64, Complex<T>) -> Complex<T>,
 {
-    let total = keys.len();
-    let w = expand_top(keys, amps, n, gate, flags, pre, post);
-    if w > 0 {
-        keys.copy_within(w..total, 0);
-        amps.copy_within(w..total, 0);
+    let segments = expand_top(keys, amps, n, gate, flags, wide, pre, post);
+    close_gaps(keys, amps, segments.iter().rev().copied(), 0)
+}
+
+/// Moves the output `segments` (ascending, disjoint, each at or above where it goes) down to
+/// one run starting at `out`; returns the run's end.
+fn close_gaps<T: Copy>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    segments: impl Iterator<Item = (usize, usize)>,
+    mut out: usize,
+) -> usize {
+    for (from, to) in segments {
+        if from != out {
+            keys.copy_within(from..to, out);
+            amps.copy_within(from..to, out);
+        }
+        out += to - from;
     }
-    total - w
+    out
 }
 
 /// One piece of a parallel pass 2: the input run `[start, end)` (whole groups), the entries
@@ -390,6 +414,8 @@ pub(crate) struct Piece {
     pub end: usize,
     pub grow: usize,
     pub flags: Vec<Flags>,
+    /// Pass 1's counts for the piece's wide groups (`mark_unpartnered`'s `wide`).
+    pub wide: Vec<usize>,
 }
 
 /// [`expand`] of a run cut into `pieces` (consecutive, from 0 to the input length `n`, with
@@ -437,33 +463,39 @@ where
         (ks, vs) = (kr, vr);
         tasks.push((k, v, p));
     }
-    let tops: Vec<(usize, usize)> = tasks
+    let tops: Vec<(Vec<(usize, usize)>, usize)> = tasks
         .into_par_iter()
         .with_max_len(1)
         .map(|(k, v, p)| {
-            let w = if p.end > p.start {
-                expand_top(k, v, p.end - p.start, gate, &mut p.flags, pre, post)
+            let segments = if p.end > p.start {
+                expand_top(
+                    k,
+                    v,
+                    p.end - p.start,
+                    gate,
+                    &mut p.flags,
+                    &p.wide,
+                    pre,
+                    post,
+                )
             } else {
-                k.len()
+                Vec::new()
             };
-            (w, k.len())
+            (segments, k.len())
         })
         .collect();
     // Close the gaps (only where entries cancelled), front to back.
-    let (mut out, mut base) = (0, 0);
-    for (w, size) in tops {
-        let (from, to) = (base + w, base + size);
-        if from != out {
-            keys.copy_within(from..to, out);
-            amps.copy_within(from..to, out);
-        }
-        out += to - from;
+    let mut base = 0;
+    let mut all = Vec::new();
+    for (segments, size) in tops {
+        all.extend(segments.iter().rev().map(|&(a, b)| (base + a, base + b)));
         base += size;
     }
-    out
+    close_gaps(keys, amps, all.into_iter(), 0)
 }
 
-/// [`expand`] without the final move: the output is `keys[w..]`, `amps[w..]`; returns `w`.
+/// [`expand`] without the final move: returns the output's segments, highest first (one,
+/// `[w, len)`, unless entries cancelled in a wide group's upper half).
 #[allow(clippy::too_many_arguments)]
 fn expand_top<T, Pre, Post>(
     keys: &mut [u64],
@@ -471,9 +503,10 @@ fn expand_top<T, Pre, Post>(
     n: usize,
     gate: &PairGate<T>,
     flags: &mut [Flags],
+    wide: &[usize],
     pre: Pre,
     post: Post,
-) -> usize
+) -> Vec<(usize, usize)>
 where
     T: Amplitude,
     Pre: Fn(u64, Complex<T>) -> Complex<T>,
@@ -492,11 +525,29 @@ where
     let mut w = total;
     let mut end = n;
     let mut scratch = None;
+    let (mut segments, mut top) = (Vec::new(), total);
+    let mut wide_left = wide.len();
     while end > 0 {
         let (start, mid) = group_before(&keys[..n], end, gate.hi);
         if dense::is_dense(gate.hi, end - start) {
             let scratch = scratch.get_or_insert_with(dense::Scratch::new);
             w = dense::expand_group(keys, amps, (start, end), w, gate, scratch, &pre, &post);
+            end = start;
+            continue;
+        }
+        if let Some(wb) = dense::wide_bits(gate.lo, gate.hi, end - start) {
+            let scratch = scratch.get_or_insert_with(dense::Scratch::new);
+            wide_left -= 1;
+            let (lo_singles, groups) = (wide[wide_left], (start, mid, end));
+            let (gate_w, pre, post) = ((gate, wb), &pre, &post);
+            let (new_w, gap) = dense::expand_wide(
+                keys, amps, groups, w, gate_w, lo_singles, scratch, pre, post,
+            );
+            if let Some((from, to)) = gap {
+                segments.push((to, top));
+                top = from;
+            }
+            w = new_w;
             end = start;
             continue;
         }
@@ -591,7 +642,9 @@ where
         }
         end = start;
     }
-    w
+    debug_assert_eq!(wide_left, 0);
+    segments.push((w, top));
+    segments
 }
 
 #[cfg(test)]
@@ -613,6 +666,9 @@ mod tests {
     /// Groups whose partners pass 1 found by the merge-join.
     pub(super) static MERGED: std::sync::atomic::AtomicUsize =
         std::sync::atomic::AtomicUsize::new(0);
+
+    /// Wide groups both passes handled by window pairs in the dense scratch (`dense`).
+    pub(super) static WIDE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
     /// Groups both passes handled in the dense scratch (`dense`).
     pub(super) static SCRATCH: std::sync::atomic::AtomicUsize =
@@ -640,12 +696,13 @@ mod tests {
     ) -> (Vec<u64>, Vec<Complex<f64>>) {
         let n = keys.len();
         let mut flags = vec![[0u64; 2]; n.div_ceil(64) + 1];
-        let g = mark_unpartnered(keys, gate.lo, gate.hi, gate.cond, &mut flags);
+        let mut wide = Vec::new();
+        let g = mark_unpartnered(keys, gate.lo, gate.hi, gate.cond, &mut flags, &mut wide);
         let (mut k, mut a) = (keys.to_vec(), amps.to_vec());
         k.resize(n + g, 0);
         a.resize(n + g, Complex::new(0.0, 0.0));
         flags.resize((n + g).div_ceil(64) + 1, [0; 2]);
-        let len = expand(&mut k, &mut a, n, gate, &mut flags, pre, post);
+        let len = expand(&mut k, &mut a, n, gate, &mut flags, &wide, pre, post);
         k.truncate(len);
         a.truncate(len);
         if len < n + g {
@@ -668,14 +725,16 @@ mod tests {
             .into_iter()
             .map(|(start, end)| {
                 let mut flags = vec![[0u64; 2]; (end - start).div_ceil(64) + 1];
-                let grow =
-                    mark_unpartnered(&keys[start..end], gate.lo, gate.hi, gate.cond, &mut flags);
+                let mut wide = Vec::new();
+                let (lo, hi, cond) = (gate.lo, gate.hi, gate.cond);
+                let grow = mark_unpartnered(&keys[start..end], lo, hi, cond, &mut flags, &mut wide);
                 flags.resize((end - start + grow).div_ceil(64) + 1, [0; 2]);
                 Piece {
                     start,
                     end,
                     grow,
                     flags,
+                    wide,
                 }
             })
             .collect();
@@ -699,10 +758,17 @@ mod tests {
         let i = Complex::new(0.0, 1.0);
         for case in 0..400 {
             let mut n = 1 + (splitmix(&mut seed) % 300) as usize;
-            let span = [4u32, 8, 12, 20, 64][case % 5];
+            let mut span = [4u32, 8, 12, 20, 64][case % 5];
             // Every other 12-bit run filled densely enough for the scratch kernel's groups.
             if case % 10 == 2 {
                 n = 1000 + 8 * n;
+            }
+            // One run in five 17 bits wide and a quarter full: with bit hi at 15 or 16 its
+            // groups are wide (window pairs in the scratch).
+            let wide = case % 10 == 6 || case % 10 == 7;
+            if wide {
+                span = 17;
+                n = 1 << 15;
             }
             let mut keys: Vec<u64> = (0..n)
                 .map(|_| {
@@ -722,7 +788,11 @@ mod tests {
             if hi == lo {
                 hi = (lo + 1) % bits;
             }
-            let (lo, hi) = (lo.min(hi), lo.max(hi));
+            let (mut lo, mut hi) = (lo.min(hi), lo.max(hi));
+            if wide {
+                lo %= 13;
+                hi = 15 + hi % 2;
+            }
             // Game-like runs: one gate bit empty in every branch (a split to an empty
             // square), so groups have no partnered pairs.
             if case % 8 >= 5 {
@@ -833,6 +903,9 @@ mod tests {
         assert!(dense >= 100, "{dense}");
         let merged = MERGED.load(std::sync::atomic::Ordering::Relaxed);
         assert!(merged >= 100, "{merged}");
+        // Wide groups (window pairs) ran, in both passes.
+        let wide = WIDE.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(wide >= 40, "{wide}");
         // The scratch kernel (both passes of dense groups) ran on many groups.
         let scratch = SCRATCH.load(std::sync::atomic::Ordering::Relaxed);
         assert!(scratch >= 100, "{scratch}");
@@ -897,7 +970,8 @@ mod timing {
             for _ in 0..5 {
                 let t = Cpu::now();
                 let mut flags = vec![[0u64; 2]; n.div_ceil(64) + 1];
-                let g = mark_unpartnered(&keys, gate.lo, gate.hi, gate.cond, &mut flags);
+                let mut wide = Vec::new();
+                let g = mark_unpartnered(&keys, gate.lo, gate.hi, gate.cond, &mut flags, &mut wide);
                 let t1s = t.elapsed();
                 let (mut k, mut a) = (keys.clone(), amps.clone());
                 k.reserve_exact(g);
@@ -908,7 +982,16 @@ mod timing {
                 a.resize(n + g, Complex::new(0.0, 0.0));
                 let tr = t.elapsed();
                 let t = Cpu::now();
-                let len = expand(&mut k, &mut a, n, &gate, &mut flags, |_, v| v, |_, v| v);
+                let len = expand(
+                    &mut k,
+                    &mut a,
+                    n,
+                    &gate,
+                    &mut flags,
+                    &wide,
+                    |_, v| v,
+                    |_, v| v,
+                );
                 let t2 = t.elapsed();
                 eprintln!(
                     "game {game} grow {g} len {len}: pass 1 {t1s:?} resize {tr:?} pass 2 {t2:?}"
@@ -926,12 +1009,14 @@ mod timing {
                             .into_iter()
                             .map(|(start, end)| {
                                 let mut flags = vec![[0u64; 2]; (end - start).div_ceil(64) + 1];
+                                let mut wide = Vec::new();
                                 let grow = mark_unpartnered(
                                     &keys[start..end],
                                     gate.lo,
                                     gate.hi,
                                     gate.cond,
                                     &mut flags,
+                                    &mut wide,
                                 );
                                 flags.resize((end - start + grow).div_ceil(64) + 1, [0; 2]);
                                 Piece {
@@ -939,6 +1024,7 @@ mod timing {
                                     end,
                                     grow,
                                     flags,
+                                    wide,
                                 }
                             })
                             .collect();
