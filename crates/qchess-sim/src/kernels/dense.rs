@@ -19,6 +19,7 @@
 //! output is bit-identical to the other kernels'.
 
 use crate::amplitude::Amplitude;
+use crate::kernels::expand::Filler;
 use crate::kernels::pair::PairGate;
 use crate::key::Cond;
 use crate::prefetch::prefetch;
@@ -171,18 +172,35 @@ impl<T: Amplitude> Scratch<T> {
 
 /// Pass 1 of a dense group: the number of pair entries of `keys` (a whole group for `hi`,
 /// with [`is_dense`]) whose partner is absent, which is the entries the gate adds before
-/// cancellations (what `mark_unpartnered` counts). `occ` is an occupancy scratch, all zero
-/// on entry and on return.
+/// cancellations (what `mark_unpartnered` counts). `scratch` is an occupancy array and a
+/// bitmap, both all zero on entry and on return.
 pub(crate) fn count_unpartnered(
     keys: &[u64],
     lo: u32,
     hi: u32,
     cond: Cond,
-    occ: &mut Vec<u8>,
+    (occ, bits): (&mut Vec<u8>, &mut Vec<u64>),
 ) -> usize {
-    let layout = Layout::new(lo, hi);
-    let span = layout.span;
+    let span = 1usize << (hi + 1);
     let base = keys[0] & !(span as u64 - 1);
+    if cond.is_always() {
+        // Without a condition a bitmap by plain offset is enough: no layout to compute.
+        let words = span / 64;
+        if bits.len() < words {
+            bits.resize(words, 0);
+        }
+        let map = &mut bits[..words];
+        let mut fill = Filler::default();
+        for &k in keys {
+            fill.put(map, k - base, true);
+        }
+        fill.flush(map);
+        let (lower, upper) = map.split_at(words / 2);
+        let (l, h) = count_bits(lower, upper, lo);
+        map.fill(0);
+        return l + h;
+    }
+    let layout = Layout::new(lo, hi);
     if occ.len() < span {
         occ.resize(span, 0);
     }
@@ -193,6 +211,34 @@ pub(crate) fn count_unpartnered(
     let (l, h) = count_singles(layout, base, cond, occ);
     occ.fill(0);
     l + h
+}
+
+/// The singles of two half bitmaps by plain offset, where offset `x` of `lower` (bit `lo`
+/// set) pairs with offset `x - 2^lo` of `upper`: `(lower entries without partner, upper
+/// entries without partner)`.
+fn count_bits(lower: &[u64], upper: &[u64], lo: u32) -> (usize, usize) {
+    let (mut l, mut h) = (0usize, 0usize);
+    if lo < 6 {
+        // Partners share a word: the upper bit shifted up by 2^lo meets its lower partner.
+        let a = 1u32 << lo;
+        let m = (0..64u32)
+            .filter(|x| (x >> lo) & 1 == 1)
+            .fold(0u64, |m, x| m | 1 << x);
+        for (&x, &y) in lower.iter().zip(upper) {
+            l += (x & m & !(y << a)).count_ones() as usize;
+            h += (y & (m >> a) & !(x >> a)).count_ones() as usize;
+        }
+    } else {
+        let da = 1usize << (lo - 6);
+        for (w, &x) in lower.iter().enumerate() {
+            if (w >> (lo - 6)) & 1 == 1 {
+                let y = upper[w - da];
+                l += (x & !y).count_ones() as usize;
+                h += (y & !x).count_ones() as usize;
+            }
+        }
+    }
+    (l, h)
 }
 
 /// The slot pairs of `occ` (laid out by `layout`, offsets from key `base`, where `cond`
@@ -303,16 +349,41 @@ pub(crate) fn count_wide(
     mid: usize,
     (lo, hi, wb): (u32, u32, u32),
     cond: Cond,
-    occ: &mut Vec<u8>,
+    (occ, bits): (&mut Vec<u8>, &mut Vec<u64>),
 ) -> (usize, usize) {
     let layout = Layout::new(lo, wb);
     let span = layout.span;
+    let b = 1u64 << hi;
+    let (mut l, mut h) = (0, 0);
+    if cond.is_always() {
+        // Without a condition, bitmaps by plain offset (see `count_unpartnered`).
+        let words = span / 64;
+        if bits.len() < words {
+            bits.resize(words, 0);
+        }
+        let (lower, upper) = bits[..words].split_at_mut(words / 2);
+        window_pairs(keys, mid, hi, wb, |(i0, i1), (j0, j1), lbase| {
+            let mut fill = Filler::default();
+            for &k in &keys[i0..i1] {
+                fill.put(lower, k - lbase, true);
+            }
+            fill.flush(lower);
+            let mut fill = Filler::default();
+            for &k in &keys[j0..j1] {
+                fill.put(upper, k - lbase - b, true);
+            }
+            fill.flush(upper);
+            let (a, c) = count_bits(lower, upper, lo);
+            (l, h) = (l + a, h + c);
+            lower.fill(0);
+            upper.fill(0);
+        });
+        return (l, h);
+    }
     if occ.len() < span {
         occ.resize(span, 0);
     }
     let occ = &mut occ[..span];
-    let b = 1u64 << hi;
-    let (mut l, mut h) = (0, 0);
     window_pairs(keys, mid, hi, wb, |(i0, i1), (j0, j1), lbase| {
         for &k in &keys[i0..i1] {
             occ[layout.slot((k - lbase) as usize)] = 1;

@@ -154,14 +154,16 @@ pub(crate) fn mark_unpartnered(
         if dense::is_dense(hi, end - start) {
             #[cfg(test)]
             tests::SCRATCH.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            singles += dense::count_unpartnered(&keys[start..end], lo, hi, cond, &mut occ);
+            let scratch = (&mut occ, &mut bitmap);
+            singles += dense::count_unpartnered(&keys[start..end], lo, hi, cond, scratch);
             return;
         }
         if let Some(wb) = dense::wide_bits(lo, hi, end - start) {
             #[cfg(test)]
             tests::WIDE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let group = &keys[start..end];
-            let (l, h) = dense::count_wide(group, mid - start, (lo, hi, wb), cond, &mut occ);
+            let scratch = (&mut occ, &mut bitmap);
+            let (l, h) = dense::count_wide(group, mid - start, (lo, hi, wb), cond, scratch);
             wide.push(l);
             singles += l + h;
             return;
@@ -310,7 +312,7 @@ fn join_window(
 /// in a register and stored together when the word changes (any order of offsets is correct;
 /// increasing ones store each word once).
 #[derive(Default)]
-struct Filler {
+pub(crate) struct Filler {
     word: usize,
     bits: u64,
 }
@@ -318,7 +320,7 @@ struct Filler {
 impl Filler {
     /// Sets bit `t` if `on`.
     #[inline(always)]
-    fn put(&mut self, map: &mut [u64], t: u64, on: bool) {
+    pub(crate) fn put(&mut self, map: &mut [u64], t: u64, on: bool) {
         let w = (t >> 6) as usize;
         if w != self.word {
             map[self.word] |= self.bits;
@@ -328,7 +330,7 @@ impl Filler {
     }
 
     /// Stores the word being gathered.
-    fn flush(&mut self, map: &mut [u64]) {
+    pub(crate) fn flush(&mut self, map: &mut [u64]) {
         map[self.word] |= self.bits;
         self.bits = 0;
     }
