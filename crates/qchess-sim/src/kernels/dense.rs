@@ -450,18 +450,16 @@ where
         };
         let lbase = gb + (win << wb);
         let ubase = lbase + b;
-        let mut r = ru;
-        while r > u_bottom && keys[r - 1] >= ubase {
-            r -= 1;
-        }
-        scatter(keys, amps, (r, ru), (ubase, half), layout, &mut sc, pre);
-        ru = r;
-        let mut r = rl;
-        while r > start && keys[r - 1] >= lbase {
-            r -= 1;
-        }
-        scatter(keys, amps, (r, rl), (lbase, 0), layout, &mut sc, pre);
-        rl = r;
+        ru = scatter_down(
+            keys,
+            amps,
+            (u_bottom, ru),
+            (ubase, half),
+            layout,
+            &mut sc,
+            pre,
+        );
+        rl = scatter_down(keys, amps, (start, rl), (lbase, 0), layout, &mut sc, pre);
         apply_quarters(layout, lbase, gate, &mut sc);
         wu = gather(
             keys,
@@ -522,6 +520,40 @@ fn scatter<T, Pre>(
         sc.im[p] = v.im;
         sc.occ[p] = 1;
     }
+}
+
+/// [`scatter`] of the entries below `to` (down to `floor` at most) whose keys are at least
+/// `kb`, one window's worth read off a descending stream; returns the first one laid out.
+#[inline(always)]
+fn scatter_down<T, Pre>(
+    keys: &[u64],
+    amps: &[Complex<T>],
+    (floor, to): (usize, usize),
+    (kb, or): (u64, usize),
+    layout: Layout,
+    sc: &mut Slices<'_, T>,
+    pre: &Pre,
+) -> usize
+where
+    T: Amplitude,
+    Pre: Fn(u64, Complex<T>) -> Complex<T>,
+{
+    let mut r = to;
+    while r > floor {
+        let k = keys[r - 1];
+        if k < kb {
+            break;
+        }
+        r -= 1;
+        prefetch(amps, r.wrapping_sub(AHEAD));
+        prefetch(keys, r.wrapping_sub(AHEAD));
+        let p = layout.slot((k - kb) as usize | or);
+        let v = pre(k, amps[r]);
+        sc.re[p] = v.re;
+        sc.im[p] = v.im;
+        sc.occ[p] = 1;
+    }
+    r
 }
 
 /// Writes the occupied slots of offset words `c0..c1` back below `w` in key order (highest
