@@ -35,6 +35,10 @@ pub trait Amplitude:
     /// the state to norm 1 (floats), or keep it unnormalised so that it stays exact
     /// ([`Exact`](crate::Exact): probabilities are then `|alpha|^2 / N`).
     const RENORMALIZES: bool = true;
+    /// Whether arithmetic is cheap enough for kernels that compute every case of an entry and
+    /// keep one (the floats), rather than branch to the one case needed
+    /// ([`Exact`](crate::Exact), whose products are long multiplications).
+    const CHEAP_ARITHMETIC: bool = true;
     /// Converts from `f64` (rounding for `f32`; exactly, as a dyadic rational, for `Exact`).
     fn of_f64(x: f64) -> Self;
     /// Converts to `f64` (exactly for the floats, to the nearest for `Exact`).

@@ -826,6 +826,7 @@ impl<T: Amplitude> State<T> {
                         gate.cond,
                         &mut f,
                         &mut wide,
+                        T::CHEAP_ARITHMETIC,
                     );
                     Ok(expand::Piece {
                         start,
@@ -853,7 +854,8 @@ impl<T: Amplitude> State<T> {
                 .zip(flags.par_iter_mut())
                 .zip(wides.par_iter_mut())
                 .map(|((s, f), wide)| {
-                    expand::mark_unpartnered(&s.keys, gate.lo, gate.hi, gate.cond, f, wide)
+                    let cheap = T::CHEAP_ARITHMETIC;
+                    expand::mark_unpartnered(&s.keys, gate.lo, gate.hi, gate.cond, f, wide, cheap)
                 })
                 .collect()
         };

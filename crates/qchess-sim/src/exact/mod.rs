@@ -40,6 +40,7 @@ impl Amplitude for Exact {
     const ZERO_PROBABILITY: f64 = 0.0;
     const UNIT_TOLERANCE: f64 = 1e-12;
     const RENORMALIZES: bool = false;
+    const CHEAP_ARITHMETIC: bool = false;
     fn of_f64(x: f64) -> Self {
         Exact::from_f64(x)
     }

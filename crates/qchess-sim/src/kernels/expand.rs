@@ -132,7 +132,9 @@ fn set_bits(
 /// Sets, in `flags` (bit `i` for key index `i`), the pair entries of `keys` whose partner is
 /// absent and the `lo` entries of partnered pairs, and returns how many are unpartnered: a
 /// dense gate adds exactly that many entries before cancellations. `flags` must be zero on
-/// entry.
+/// entry. With `scratch_ok` (the amplitude type's `CHEAP_ARITHMETIC`, which pass 2 checks the
+/// same way) dense groups are only counted and wide groups' counts of new `hi` entries are
+/// pushed to `wide`, for pass 2 (`dense`).
 pub(crate) fn mark_unpartnered(
     keys: &[u64],
     lo: u32,
@@ -140,6 +142,7 @@ pub(crate) fn mark_unpartnered(
     cond: Cond,
     flags: &mut [Flags],
     wide: &mut Vec<usize>,
+    scratch_ok: bool,
 ) -> usize {
     let a = 1u64 << lo;
     let b = 1u64 << hi;
@@ -151,14 +154,14 @@ pub(crate) fn mark_unpartnered(
     let mut bitmap: Vec<u64> = Vec::new();
     let mut occ: Vec<u8> = Vec::new();
     for_each_group(keys, hi, |start, mid, end| {
-        if dense::is_dense(hi, end - start) {
+        if scratch_ok && dense::is_dense(hi, end - start) {
             #[cfg(test)]
             tests::SCRATCH.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let scratch = (&mut occ, &mut bitmap);
             singles += dense::count_unpartnered(&keys[start..end], lo, hi, cond, scratch);
             return;
         }
-        if let Some(wb) = dense::wide_bits(lo, hi, end - start) {
+        if let Some(wb) = dense::wide_bits(lo, hi, end - start).filter(|_| scratch_ok) {
             #[cfg(test)]
             tests::WIDE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let group = &keys[start..end];
@@ -531,13 +534,14 @@ where
     let mut wide_left = wide.len();
     while end > 0 {
         let (start, mid) = group_before(&keys[..n], end, gate.hi);
-        if dense::is_dense(gate.hi, end - start) {
+        if T::CHEAP_ARITHMETIC && dense::is_dense(gate.hi, end - start) {
             let scratch = scratch.get_or_insert_with(dense::Scratch::new);
             w = dense::expand_group(keys, amps, (start, end), w, gate, scratch, &pre, &post);
             end = start;
             continue;
         }
-        if let Some(wb) = dense::wide_bits(gate.lo, gate.hi, end - start) {
+        let wb = dense::wide_bits(gate.lo, gate.hi, end - start);
+        if let Some(wb) = wb.filter(|_| T::CHEAP_ARITHMETIC) {
             let scratch = scratch.get_or_insert_with(dense::Scratch::new);
             wide_left -= 1;
             let (lo_singles, groups) = (wide[wide_left], (start, mid, end));
@@ -699,7 +703,9 @@ mod tests {
         let n = keys.len();
         let mut flags = vec![[0u64; 2]; n.div_ceil(64) + 1];
         let mut wide = Vec::new();
-        let g = mark_unpartnered(keys, gate.lo, gate.hi, gate.cond, &mut flags, &mut wide);
+        let g = mark_unpartnered(
+            keys, gate.lo, gate.hi, gate.cond, &mut flags, &mut wide, true,
+        );
         let (mut k, mut a) = (keys.to_vec(), amps.to_vec());
         k.resize(n + g, 0);
         a.resize(n + g, Complex::new(0.0, 0.0));
@@ -729,7 +735,8 @@ mod tests {
                 let mut flags = vec![[0u64; 2]; (end - start).div_ceil(64) + 1];
                 let mut wide = Vec::new();
                 let (lo, hi, cond) = (gate.lo, gate.hi, gate.cond);
-                let grow = mark_unpartnered(&keys[start..end], lo, hi, cond, &mut flags, &mut wide);
+                let grow =
+                    mark_unpartnered(&keys[start..end], lo, hi, cond, &mut flags, &mut wide, true);
                 flags.resize((end - start + grow).div_ceil(64) + 1, [0; 2]);
                 Piece {
                     start,
@@ -973,7 +980,9 @@ mod timing {
                 let t = Cpu::now();
                 let mut flags = vec![[0u64; 2]; n.div_ceil(64) + 1];
                 let mut wide = Vec::new();
-                let g = mark_unpartnered(&keys, gate.lo, gate.hi, gate.cond, &mut flags, &mut wide);
+                let g = mark_unpartnered(
+                    &keys, gate.lo, gate.hi, gate.cond, &mut flags, &mut wide, true,
+                );
                 let t1s = t.elapsed();
                 let (mut k, mut a) = (keys.clone(), amps.clone());
                 k.reserve_exact(g);
@@ -1019,6 +1028,7 @@ mod timing {
                                     gate.cond,
                                     &mut flags,
                                     &mut wide,
+                                    true,
                                 );
                                 flags.resize((end - start + grow).div_ceil(64) + 1, [0; 2]);
                                 Piece {
