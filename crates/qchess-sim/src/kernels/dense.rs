@@ -15,6 +15,13 @@
 //! computed and one kept by selects, which the compiler vectorises. The occupied slots are
 //! written back in key order, 64 offsets per occupancy mask.
 //!
+//! A group too wide for the scratch but as full ([`wide_bits`]) runs as window pairs: a
+//! window of the lower half and the window `2^hi` above it, where its partners are, laid out
+//! the same way with the window's top bit standing for bit `hi` ([`expand_wide`]).
+//!
+//! Only amplitude types with cheap arithmetic use this module (`Amplitude::CHEAP_ARITHMETIC`);
+//! the caller checks it in both passes.
+//!
 //! Every entry is computed with the same products in the same order as `pair::apply`, so the
 //! output is bit-identical to the other kernels'.
 
@@ -33,7 +40,7 @@ const AHEAD: usize = 128;
 
 /// Whether the group of `entries` entries for bit `hi` is handled densely: its span is at
 /// least 128 and at most `2^MAX_SPAN_BITS` key values, and at most 8 per entry. Both passes
-/// decide by this alone, so they agree on every group.
+/// decide by this (and the amplitude type) alone, so they agree on every group.
 #[inline]
 pub(crate) fn is_dense(hi: u32, entries: usize) -> bool {
     (6..MAX_SPAN_BITS).contains(&hi) && (1usize << (hi + 1)) <= 8 * entries
@@ -170,49 +177,6 @@ impl<T: Amplitude> Scratch<T> {
     }
 }
 
-/// Pass 1 of a dense group: the number of pair entries of `keys` (a whole group for `hi`,
-/// with [`is_dense`]) whose partner is absent, which is the entries the gate adds before
-/// cancellations (what `mark_unpartnered` counts). `scratch` is an occupancy array and a
-/// bitmap, both all zero on entry and on return.
-pub(crate) fn count_unpartnered(
-    keys: &[u64],
-    lo: u32,
-    hi: u32,
-    cond: Cond,
-    (occ, bits): (&mut Vec<u8>, &mut Vec<u64>),
-) -> usize {
-    let span = 1usize << (hi + 1);
-    let base = keys[0] & !(span as u64 - 1);
-    if cond.is_always() {
-        // Without a condition a bitmap by plain offset is enough: no layout to compute.
-        let words = span / 64;
-        if bits.len() < words {
-            bits.resize(words, 0);
-        }
-        let map = &mut bits[..words];
-        let mut fill = Filler::default();
-        for &k in keys {
-            fill.put(map, k - base, true);
-        }
-        fill.flush(map);
-        let (lower, upper) = map.split_at(words / 2);
-        let (l, h) = count_bits(lower, upper, lo);
-        map.fill(0);
-        return l + h;
-    }
-    let layout = Layout::new(lo, hi);
-    if occ.len() < span {
-        occ.resize(span, 0);
-    }
-    let occ = &mut occ[..span];
-    for &k in keys {
-        occ[layout.slot((k - base) as usize)] = 1;
-    }
-    let (l, h) = count_singles(layout, base, cond, occ);
-    occ.fill(0);
-    l + h
-}
-
 /// The singles of two half bitmaps by plain offset, where offset `x` of `lower` (bit `lo`
 /// set) pairs with offset `x - 2^lo` of `upper`: `(lower entries without partner, upper
 /// entries without partner)`.
@@ -286,7 +250,7 @@ where
     let base = keys[start] & !(span as u64 - 1);
     scratch.fit(span);
     let mut sc = scratch.slices(span);
-    scatter(keys, amps, (start, end), (base, 0), layout, &mut sc, pre);
+    scatter_down(keys, amps, (start, end), (base, 0), layout, &mut sc, pre);
     apply_quarters(layout, base, gate, &mut sc);
     gather(keys, amps, w, layout, (0, span / 64), base, &mut sc, post)
 }
@@ -305,7 +269,7 @@ pub(crate) fn wide_bits(lo: u32, hi: u32, entries: usize) -> Option<u32> {
 /// The window pairs of a wide group, lowest first: calls `f(lower, upper, lbase)` with the
 /// index ranges of the lower-half entries (of `keys[..mid]`) and the upper-half entries (of
 /// `keys[mid..]`, indices into `keys`) of each window pair that holds any, `lbase` the first
-/// key of its lower window.
+/// key of its lower window. With `wb == hi` (a dense group) the one pair is the two halves.
 fn window_pairs(
     keys: &[u64],
     mid: usize,
@@ -315,6 +279,10 @@ fn window_pairs(
 ) {
     let n = keys.len();
     let gb = keys[0] >> (hi + 1) << (hi + 1);
+    if wb == hi {
+        // A dense group: one window pair, its two halves.
+        return f((0, mid), (mid, n), gb);
+    }
     let b = 1u64 << hi;
     let half = 1u64 << wb;
     let (mut i, mut j) = (0, mid);
@@ -341,9 +309,11 @@ fn window_pairs(
     }
 }
 
-/// Pass 1 of a wide group (`keys` the whole group for `hi`, its upper half from `mid`, with
-/// [`wide_bits`] `wb`): the pair entries whose partner is absent, as `(lo entries, hi
-/// entries)`; their sum is the group's growth. `occ` as in [`count_unpartnered`].
+/// Pass 1 of a dense or wide group (`keys` the whole group for `hi`, its upper half from
+/// `mid`; windows of `2^wb` key values, [`wide_bits`] for a wide group, `hi` itself for a
+/// dense one): the pair entries whose partner is absent, as `(lo entries, hi entries)`; their
+/// sum is the group's growth, what `mark_unpartnered` counts. `scratch` is an occupancy array
+/// and a bitmap, both all zero on entry and on return.
 pub(crate) fn count_wide(
     keys: &[u64],
     mid: usize,
@@ -356,7 +326,7 @@ pub(crate) fn count_wide(
     let b = 1u64 << hi;
     let (mut l, mut h) = (0, 0);
     if cond.is_always() {
-        // Without a condition, bitmaps by plain offset (see `count_unpartnered`).
+        // Without a condition a bitmap by plain offset is enough: no layout to compute.
         let words = span / 64;
         if bits.len() < words {
             bits.resize(words, 0);
@@ -493,37 +463,11 @@ impl<T: Amplitude> Scratch<T> {
     }
 }
 
-/// Lays the entries `[from, to)` out in the scratch (pre-phased), highest key first, entry
-/// `k` at offset `(k - kb) | or`. Groups are visited downwards, so the reads are one
-/// descending stream; each entry is much work for the bytes it reads, so the reads are
-/// hinted ahead.
-#[inline(always)]
-fn scatter<T, Pre>(
-    keys: &[u64],
-    amps: &[Complex<T>],
-    (from, to): (usize, usize),
-    (kb, or): (u64, usize),
-    layout: Layout,
-    sc: &mut Slices<'_, T>,
-    pre: &Pre,
-) where
-    T: Amplitude,
-    Pre: Fn(u64, Complex<T>) -> Complex<T>,
-{
-    for r in (from..to).rev() {
-        prefetch(amps, r.wrapping_sub(AHEAD));
-        prefetch(keys, r.wrapping_sub(AHEAD));
-        let (k, v) = (keys[r], amps[r]);
-        let p = layout.slot((k - kb) as usize | or);
-        let v = pre(k, v);
-        sc.re[p] = v.re;
-        sc.im[p] = v.im;
-        sc.occ[p] = 1;
-    }
-}
-
-/// [`scatter`] of the entries below `to` (down to `floor` at most) whose keys are at least
-/// `kb`, one window's worth read off a descending stream; returns the first one laid out.
+/// Lays out in the scratch (pre-phased) the entries below `to`, down to `floor` at most, whose
+/// keys are at least `kb`: entry `k` at offset `(k - kb) | or`, highest key first. Groups (and
+/// a wide group's windows) are visited downwards, so the reads are one descending stream per
+/// half; each entry is much work for the bytes it reads, so the reads are hinted ahead.
+/// Returns the first entry laid out.
 #[inline(always)]
 fn scatter_down<T, Pre>(
     keys: &[u64],

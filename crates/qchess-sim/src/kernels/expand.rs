@@ -157,8 +157,11 @@ pub(crate) fn mark_unpartnered(
         if scratch_ok && dense::is_dense(hi, end - start) {
             #[cfg(test)]
             tests::SCRATCH.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            // One window pair: the two halves.
             let scratch = (&mut occ, &mut bitmap);
-            singles += dense::count_unpartnered(&keys[start..end], lo, hi, cond, scratch);
+            let (l, h) =
+                dense::count_wide(&keys[start..end], mid - start, (lo, hi, hi), cond, scratch);
+            singles += l + h;
             return;
         }
         if let Some(wb) = dense::wide_bits(lo, hi, end - start).filter(|_| scratch_ok) {
