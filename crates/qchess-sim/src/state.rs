@@ -796,7 +796,7 @@ impl<T: Amplitude> State<T> {
         let words = |len: usize| len.div_ceil(64) + 1;
         let mut flags: Vec<Vec<expand::Flags>> = Vec::new();
         let mut pieces: Vec<expand::Piece> = Vec::new();
-        // Pass 1's counts for each sector's wide groups (a few words: one per group).
+        // Pass 1's counts for each sector's wide groups (a few words: each has 2^13 entries or more).
         let mut wides: Vec<Vec<usize>> = Vec::new();
         let grow: Vec<usize> = if self.sectors.len() == 1 && threads > 1 && n >= PARALLEL_MIN {
             let s = &self.sectors[0];

@@ -15,12 +15,12 @@
 //! computed and one kept by selects, which the compiler vectorises. The occupied slots are
 //! written back in key order, 64 offsets per occupancy mask.
 //!
-//! A group too wide for the scratch but as full ([`wide_bits`]) runs as window pairs: a
+//! A group too wide for the scratch but as full ([`window_bits`]) runs as window pairs: a
 //! window of the lower half and the window `2^hi` above it, where its partners are, laid out
 //! the same way with the window's top bit standing for bit `hi` ([`expand_wide`]).
 //!
-//! Only amplitude types with cheap arithmetic use this module (`Amplitude::CHEAP_ARITHMETIC`);
-//! the caller checks it in both passes.
+//! Only amplitude types with cheap arithmetic use this module (`Amplitude::CHEAP_ARITHMETIC`,
+//! an argument of [`window_bits`]).
 //!
 //! Every entry is computed with the same products in the same order as `pair::apply`, so the
 //! output is bit-identical to the other kernels'.
@@ -38,12 +38,25 @@ const MAX_SPAN_BITS: u32 = 15;
 /// How many entries ahead the scatter hints its reads (measured best of 64 ... 512).
 const AHEAD: usize = 128;
 
-/// Whether the group of `entries` entries for bit `hi` is handled densely: its span is at
-/// least 128 and at most `2^MAX_SPAN_BITS` key values, and at most 8 per entry. Both passes
-/// decide by this (and the amplitude type) alone, so they agree on every group.
+/// How a group of `entries` entries for gate bits `lo < hi` goes through this module, decided
+/// by both passes alike (so they agree on every group): the window bits `wb` of its window
+/// pairs, or `None` to leave it to the merge kernels (`cheap`: the amplitude type's
+/// `CHEAP_ARITHMETIC`). A *dense* group (span `2^(hi+1)` of at least 128 and at most
+/// `2^MAX_SPAN_BITS` key values) is one window pair, its two halves: `wb == hi`. A *wide*
+/// group (bit `hi` at least `MAX_SPAN_BITS`) is processed as pairs of windows of `2^wb` key
+/// values, a window of the lower half with the window `2^hi` above it where its partners are;
+/// `wb` is 13, or `lo + 2` where bit `lo` needs it, and below `MAX_SPAN_BITS` so that a window
+/// pair fits the scratch. Either way the group must be full: at most 8 key values per entry.
 #[inline]
-pub(crate) fn is_dense(hi: u32, entries: usize) -> bool {
-    (6..MAX_SPAN_BITS).contains(&hi) && (1usize << (hi + 1)) <= 8 * entries
+pub(crate) fn window_bits(lo: u32, hi: u32, entries: usize, cheap: bool) -> Option<u32> {
+    if !cheap || hi >= 48 || (1usize << (hi + 1)) > 8 * entries {
+        return None;
+    }
+    if (6..MAX_SPAN_BITS).contains(&hi) {
+        return Some(hi);
+    }
+    let wb = (lo + 2).max(13);
+    (hi >= MAX_SPAN_BITS && wb < MAX_SPAN_BITS).then_some(wb)
 }
 
 /// The index map of one gate's groups: offset `x` (bits `0..=hi`) to scratch slot.
@@ -226,7 +239,7 @@ fn count_singles(layout: Layout, base: u64, cond: Cond, occ: &[u8]) -> (usize, u
 }
 
 /// Pass 2 of a dense group: expands the group `keys[start..end]` (whole, for `gate.hi`, with
-/// [`is_dense`]) in place, writing its output backwards below `w` (`w` at least `end` plus the
+/// [`window_bits`] `hi`) in place, writing its output backwards below `w` (`w` at least `end` plus the
 /// growth of this group and of every group below it, as in `expand_top`), and returns the
 /// new `w`. `pre` and `post` are the fused phases of `pair::apply`.
 #[allow(clippy::too_many_arguments)]
@@ -253,17 +266,6 @@ where
     scatter_down(keys, amps, (start, end), (base, 0), layout, &mut sc, pre);
     apply_quarters(layout, base, gate, &mut sc);
     gather(keys, amps, w, layout, (0, span / 64), base, &mut sc, post)
-}
-
-/// Window bits of a wide group: a group too wide for the scratch (bit `hi` at least
-/// `MAX_SPAN_BITS`) but as full (at most 8 key values per entry) is processed as pairs of
-/// windows of `2^W` key values, a window of the lower half with the window `2^hi` above it in
-/// the upper half, where the partners of the first are. `W` is 13, or `lo + 2` where bit `lo`
-/// needs it, and at most 14 so that a window pair fits the scratch.
-pub(crate) fn wide_bits(lo: u32, hi: u32, entries: usize) -> Option<u32> {
-    let wb = (lo + 2).max(13);
-    ((MAX_SPAN_BITS..48).contains(&hi) && wb < MAX_SPAN_BITS && (1usize << (hi + 1)) <= 8 * entries)
-        .then_some(wb)
 }
 
 /// The window pairs of a wide group, lowest first: calls `f(lower, upper, lbase)` with the
@@ -310,8 +312,7 @@ fn window_pairs(
 }
 
 /// Pass 1 of a dense or wide group (`keys` the whole group for `hi`, its upper half from
-/// `mid`; windows of `2^wb` key values, [`wide_bits`] for a wide group, `hi` itself for a
-/// dense one): the pair entries whose partner is absent, as `(lo entries, hi entries)`; their
+/// `mid`; windows of `2^wb` key values, [`window_bits`]): the pair entries whose partner is absent, as `(lo entries, hi entries)`; their
 /// sum is the group's growth, what `mark_unpartnered` counts. `scratch` is an occupancy array
 /// and a bitmap, both all zero on entry and on return.
 pub(crate) fn count_wide(
@@ -368,7 +369,7 @@ pub(crate) fn count_wide(
     (l, h)
 }
 
-/// Pass 2 of a wide group `[start, end)` (upper half from `mid`, with [`wide_bits`] `wb`),
+/// Pass 2 of a wide group `[start, end)` (upper half from `mid`, with [`window_bits`] `wb < hi`),
 /// in place below `w` as [`expand_group`], given `lo_singles`, pass 1's count of its `lo`
 /// entries without partner (the new `hi` entries). Returns the new `w` and, if entries of the
 /// upper half cancelled, the gap `[from, to)` they left between the two halves' outputs.
@@ -581,21 +582,16 @@ fn apply_quarters<T: Amplitude>(
     let (re_l, re_h) = re.split_at_mut(qh);
     let (im_l, im_h) = im.split_at_mut(qh);
     let (occ_l, occ_h) = occ.split_at_mut(qh);
-    let l = Quarter {
-        re: &mut re_l[ql..],
-        im: &mut im_l[ql..],
-        occ: &mut occ_l[ql..],
-    };
-    let h = Quarter {
-        re: &mut re_h[..ql],
-        im: &mut im_h[..ql],
-        occ: &mut occ_h[..ql],
-    };
-    let slots =
-        l.re.iter_mut()
-            .zip(l.im.iter_mut())
-            .zip(l.occ.iter_mut())
-            .zip(h.re.iter_mut().zip(h.im.iter_mut()).zip(h.occ.iter_mut()));
+    let slots = re_l[ql..]
+        .iter_mut()
+        .zip(im_l[ql..].iter_mut())
+        .zip(occ_l[ql..].iter_mut())
+        .zip(
+            re_h[..ql]
+                .iter_mut()
+                .zip(im_h[..ql].iter_mut())
+                .zip(occ_h[..ql].iter_mut()),
+        );
     if gate.cond.is_always() {
         for (((rl, il), ol), ((rh, ih), oh)) in slots {
             step(gate, true, (rl, il, ol), (rh, ih, oh));
@@ -606,13 +602,6 @@ fn apply_quarters<T: Amplitude>(
             step(gate, on, (rl, il, ol), (rh, ih, oh));
         }
     }
-}
-
-/// One class quarter of the scratch.
-struct Quarter<'a, T> {
-    re: &'a mut [T],
-    im: &'a mut [T],
-    occ: &'a mut [u8],
 }
 
 /// One slot: real part, imaginary part, occupancy.

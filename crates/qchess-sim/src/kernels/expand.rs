@@ -26,7 +26,7 @@
 //! pair entries in both halves then run the merge-join over the flagged entries (visited by
 //! their bits, `trailing_zeros`, with no per-entry class test), clearing the partnered ones.
 //!
-//! A group whose keys fill a small span densely (`dense::is_dense`: a uniformly random state,
+//! A group whose keys fill a small span densely (`dense::window_bits`: a uniformly random state,
 //! a gate on low bits) goes through [`dense`] in both passes instead: its entries are laid out
 //! in a scratch by key offset, so partners are found by offset, and pass 1 only counts.
 //!
@@ -132,9 +132,9 @@ fn set_bits(
 /// Sets, in `flags` (bit `i` for key index `i`), the pair entries of `keys` whose partner is
 /// absent and the `lo` entries of partnered pairs, and returns how many are unpartnered: a
 /// dense gate adds exactly that many entries before cancellations. `flags` must be zero on
-/// entry. With `scratch_ok` (the amplitude type's `CHEAP_ARITHMETIC`, which pass 2 checks the
-/// same way) dense groups are only counted and wide groups' counts of new `hi` entries are
-/// pushed to `wide`, for pass 2 (`dense`).
+/// entry. Groups that `dense::window_bits` routes to the scratch kernels (`scratch_ok`: the
+/// amplitude type's `CHEAP_ARITHMETIC`, which pass 2 passes the same way) are only counted,
+/// and the wide ones' counts of new `hi` entries are pushed to `wide`, for pass 2.
 pub(crate) fn mark_unpartnered(
     keys: &[u64],
     lo: u32,
@@ -154,23 +154,22 @@ pub(crate) fn mark_unpartnered(
     let mut bitmap: Vec<u64> = Vec::new();
     let mut occ: Vec<u8> = Vec::new();
     for_each_group(keys, hi, |start, mid, end| {
-        if scratch_ok && dense::is_dense(hi, end - start) {
+        if let Some(wb) = dense::window_bits(lo, hi, end - start, scratch_ok) {
             #[cfg(test)]
-            tests::SCRATCH.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            // One window pair: the two halves.
+            let counter = if wb == hi {
+                &tests::SCRATCH
+            } else {
+                &tests::WIDE
+            };
+            #[cfg(test)]
+            counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let scratch = (&mut occ, &mut bitmap);
-            let (l, h) =
-                dense::count_wide(&keys[start..end], mid - start, (lo, hi, hi), cond, scratch);
-            singles += l + h;
-            return;
-        }
-        if let Some(wb) = dense::wide_bits(lo, hi, end - start).filter(|_| scratch_ok) {
-            #[cfg(test)]
-            tests::WIDE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let group = &keys[start..end];
-            let scratch = (&mut occ, &mut bitmap);
             let (l, h) = dense::count_wide(group, mid - start, (lo, hi, wb), cond, scratch);
-            wide.push(l);
+            if wb < hi {
+                // At least 2^13 entries per wide group: a few words in all.
+                wide.push(l);
+            }
             singles += l + h;
             return;
         }
@@ -537,26 +536,24 @@ where
     let mut wide_left = wide.len();
     while end > 0 {
         let (start, mid) = group_before(&keys[..n], end, gate.hi);
-        if T::CHEAP_ARITHMETIC && dense::is_dense(gate.hi, end - start) {
+        let wb = dense::window_bits(gate.lo, gate.hi, end - start, T::CHEAP_ARITHMETIC);
+        if let Some(wb) = wb {
             let scratch = scratch.get_or_insert_with(dense::Scratch::new);
-            w = dense::expand_group(keys, amps, (start, end), w, gate, scratch, &pre, &post);
-            end = start;
-            continue;
-        }
-        let wb = dense::wide_bits(gate.lo, gate.hi, end - start);
-        if let Some(wb) = wb.filter(|_| T::CHEAP_ARITHMETIC) {
-            let scratch = scratch.get_or_insert_with(dense::Scratch::new);
-            wide_left -= 1;
-            let (lo_singles, groups) = (wide[wide_left], (start, mid, end));
-            let (gate_w, pre, post) = ((gate, wb), &pre, &post);
-            let (new_w, gap) = dense::expand_wide(
-                keys, amps, groups, w, gate_w, lo_singles, scratch, pre, post,
-            );
-            if let Some((from, to)) = gap {
-                segments.push((to, top));
-                top = from;
+            if wb == gate.hi {
+                w = dense::expand_group(keys, amps, (start, end), w, gate, scratch, &pre, &post);
+            } else {
+                wide_left -= 1;
+                let (lo_singles, group) = (wide[wide_left], (start, mid, end));
+                let (gate_w, pre, post) = ((gate, wb), &pre, &post);
+                let (new_w, gap) = dense::expand_wide(
+                    keys, amps, group, w, gate_w, lo_singles, scratch, pre, post,
+                );
+                if let Some((from, to)) = gap {
+                    segments.push((to, top));
+                    top = from;
+                }
+                w = new_w;
             }
-            w = new_w;
             end = start;
             continue;
         }
