@@ -2,7 +2,8 @@
 
 use crate::amplitude::Amplitude;
 use crate::error::SimError;
-use crate::kernels::scan;
+use crate::kernels::compact::{self, PassExtras};
+use crate::kernels::scan::{self, BLOCK};
 use crate::key::Predicate;
 use crate::state::State;
 use std::any::Any;
@@ -14,6 +15,27 @@ impl<T: Amplitude> State<T> {
             let (sy, sa) = scan::probability(&s.keys, &s.amps, mask, value);
             (y + sy, a + sa)
         })
+    }
+
+    /// [`State::phys_masses`] (the same sums, bit for bit) and, per sector, the number of
+    /// entries where `(mask, value)` holds in each block of [`BLOCK`] entries: what the
+    /// parallel projection needs to place every block's survivors ([`State::project`]).
+    fn phys_masses_counted(
+        &self,
+        mask: u64,
+        value: u64,
+    ) -> Result<(f64, f64, Vec<Vec<usize>>), SimError> {
+        let mut holds = Vec::new();
+        holds
+            .try_reserve_exact(self.sectors.len())
+            .map_err(|_| SimError::OutOfMemory { states: self.len() })?;
+        let (mut yes, mut all) = (0.0f64, 0.0f64);
+        for s in &self.sectors {
+            let (sy, sa, c) = scan::probability_counted(&s.keys, &s.amps, mask, value);
+            (yes, all) = (yes + sy, all + sa);
+            holds.push(c);
+        }
+        Ok((yes, all, holds))
     }
 
     /// Probability that `pred` holds (relative to the state's norm). A malformed predicate
@@ -62,12 +84,12 @@ impl<T: Amplitude> State<T> {
         if let Some(s) = (self as &mut dyn Any).downcast_mut::<State<crate::Exact>>() {
             return s.measure_exact_outcome(pred, rng).map(|(o, _)| o);
         }
-        let (yes, all) = self.phys_masses(mask, value);
+        let (yes, all, holds) = self.phys_masses_counted(mask, value)?;
         let p = if all > 0.0 { yes / all } else { 0.0 };
         let r: f64 = rng.random();
         let outcome = Self::pick_outcome(p, r);
         let mass = if outcome { yes } else { all - yes };
-        self.project(mask, value, outcome, mass);
+        self.project(mask, value, outcome, mass, Some(&holds));
         Ok(outcome)
     }
 
@@ -88,10 +110,10 @@ impl<T: Amplitude> State<T> {
         if let Some(s) = (self as &mut dyn Any).downcast_mut::<State<crate::Exact>>() {
             return s.force_exact(pred, outcome).map(|p| p.to_f64());
         }
-        let (yes, all) = self.phys_masses(mask, value);
+        let (yes, all, holds) = self.phys_masses_counted(mask, value)?;
         let mass = if outcome { yes } else { all - yes };
         let p = Self::forced_probability(outcome, mass, all)?;
-        self.project(mask, value, outcome, mass);
+        self.project(mask, value, outcome, mass, Some(&holds));
         Ok(p)
     }
 
@@ -174,16 +196,65 @@ impl<T: Amplitude> State<T> {
                 probability: 0.0,
             });
         }
-        self.project(mask, value, outcome, mass);
+        self.project(mask, value, outcome, mass, None);
         Ok(())
     }
 
     /// Keeps the entries where `(key & mask == value) == keep`, scaled to norm 1, then gives
     /// back the memory the dropped entries held (see [`State::shrink_to_survivors`]).
-    pub(crate) fn project(&mut self, mask: u64, value: u64, keep: bool, mass: f64) {
+    ///
+    /// With `holds` (per sector, the entries of each block where `(mask, value)` holds, as
+    /// [`State::phys_masses_counted`] counts them) a large sector is compacted by parallel
+    /// block jobs straight to the survivors' final places ([`compact::split_project`],
+    /// without a record); otherwise, or on one thread, by one sequential pass. Both give
+    /// the same entries bit for bit.
+    pub(crate) fn project(
+        &mut self,
+        mask: u64,
+        value: u64,
+        keep: bool,
+        mass: f64,
+        holds: Option<&[Vec<usize>]>,
+    ) {
         let scale = T::of_f64(1.0 / mass.sqrt());
-        for s in &mut self.sectors {
-            let n = scan::project(&mut s.keys, &mut s.amps, mask, value, keep, scale);
+        for (i, s) in self.sectors.iter_mut().enumerate() {
+            let len = s.keys.len();
+            let counted = holds
+                .and_then(|h| h.get(i))
+                .filter(|c| c.len() == len.div_ceil(BLOCK) && compact::projects_in_blocks(len));
+            let n = match counted {
+                Some(c) => {
+                    // Entries each block loses: those where the predicate's value is not `keep`.
+                    let per_block: Vec<usize> = c
+                        .iter()
+                        .enumerate()
+                        .map(|(b, &h)| {
+                            if keep {
+                                ((b + 1) * BLOCK).min(len) - b * BLOCK - h
+                            } else {
+                                h
+                            }
+                        })
+                        .collect();
+                    let extra = PassExtras {
+                        marginals: false,
+                        scale: Some(scale),
+                        record: false,
+                    };
+                    let out_of = move |k: u64| (k & mask == value) != keep;
+                    compact::split_project(
+                        &mut s.keys,
+                        &mut s.amps,
+                        &per_block,
+                        &mut [],
+                        &mut [],
+                        out_of,
+                        extra,
+                    );
+                    len - per_block.iter().sum::<usize>()
+                }
+                None => scan::project(&mut s.keys, &mut s.amps, mask, value, keep, scale),
+            };
             s.keys.truncate(n);
             s.amps.truncate(n);
         }
@@ -293,5 +364,60 @@ mod tests {
         s.force(Predicate::One(mid), true).unwrap();
         assert!(s.len() > n / 3 && s.len() < 2 * n / 3, "{}", s.len());
         assert_eq!(s.state_bytes(), s.len() * 16);
+    }
+
+    type Entries = Vec<(Key, Complex<f64>)>;
+
+    /// Above the parallel threshold, `measure` and `force` project through the parallel
+    /// block jobs when the pool has more than one thread: the same outcome, probability and
+    /// entries bit for bit as on one thread (the sequential pass), and the reference's
+    /// entries within rounding.
+    #[test]
+    fn a_large_measurement_is_the_same_on_any_thread_count() {
+        let n = 3 * crate::state::PARALLEL_MIN + 777;
+        let s0 = random_state(n, 29);
+        for q in [33u8, 41, 2] {
+            let expected = reference_projection(&s0, q);
+            let mut first: Option<(Entries, f64)> = None;
+            for threads in [1, 2, 3] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let mut s = s0.clone();
+                let p = pool.install(|| s.force(Predicate::One(q), true)).unwrap();
+                let got: Vec<(Key, Complex<f64>)> = s.entries().collect();
+                assert_eq!(got.len(), expected.len(), "qubit {q}");
+                for ((gk, ga), (ek, ea)) in got.iter().zip(&expected) {
+                    assert_eq!(gk, ek);
+                    assert!((ga - ea).norm() < 1e-15, "{gk:?}: {ga} vs {ea}");
+                }
+                assert_eq!(s.state_bytes(), got.len() * 24);
+                // `measure` with the same draw picks the same outcome and entries.
+                let mut m = s0.clone();
+                let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(u64::from(q));
+                let outcome = pool
+                    .install(|| m.measure(Predicate::One(q), &mut rng))
+                    .unwrap();
+                let kept = m.len();
+                assert!(m.entries().all(|(k, _)| (k.board >> q & 1 == 1) == outcome));
+                match &first {
+                    None => first = Some((got, p)),
+                    Some((g1, p1)) => {
+                        assert_eq!(p.to_bits(), p1.to_bits());
+                        let same = got.iter().zip(g1).all(|((k, a), (k1, a1))| {
+                            k == k1
+                                && a.re.to_bits() == a1.re.to_bits()
+                                && a.im.to_bits() == a1.im.to_bits()
+                        });
+                        assert!(
+                            same && got.len() == g1.len(),
+                            "qubit {q}, {threads} threads"
+                        );
+                    }
+                }
+                assert!(kept > 0 && kept < n);
+            }
+        }
     }
 }

@@ -5,8 +5,7 @@
 
 use crate::amplitude::Amplitude;
 use crate::error::SimError;
-use crate::kernels::handoff::Regions;
-use crate::kernels::pair::{Sink, SliceSink};
+use crate::kernels::compact::{PassExtras, STAGE, split_project};
 use crate::kernels::scan::BLOCK;
 use crate::key::Predicate;
 use crate::memory::Buffer;
@@ -435,6 +434,7 @@ impl<T: Amplitude> State<T> {
                 PassExtras {
                     marginals,
                     scale: in_pass,
+                    record: true,
                 },
             );
             for b in &blocks {
@@ -778,11 +778,6 @@ impl<T: Amplitude> State<T> {
     }
 }
 
-/// Entries [`copy_removed`] stages on the stack before it copies them to their slot.
-const STAGE: usize = 256;
-// `s & (STAGE - 1)` indexes the stage without a bounds check (`s < STAGE` in a chunk).
-const _: () = assert!(STAGE.is_power_of_two());
-
 /// Copies the entries of one block for which `out_of(key)` holds into `keys` / `amps`
 /// (exactly their number long), in order, and returns the squared norms of the copied and
 /// of the other entries. Branch-free: every entry is written to the next free place of a
@@ -825,24 +820,6 @@ fn copy_removed<T: Amplitude>(
     (gone[0] + gone[1], kept[0] + kept[1])
 }
 
-/// What [`split_project`] summed over one block of [`BLOCK`] entries.
-struct BlockSums {
-    /// Squared norm of the block's removed entries.
-    gone: f64,
-    /// Squared norm of its kept entries.
-    kept: f64,
-    /// Per physical bit, the squared norm of the kept entries with it set (when asked).
-    bits: [f64; 64],
-}
-
-/// What the fused projection pass does beside moving entries: sum the kept entries' byte
-/// tables (`marginals`), multiply the kept amplitudes by `scale`.
-#[derive(Clone, Copy)]
-struct PassExtras<T> {
-    marginals: bool,
-    scale: Option<T>,
-}
-
 /// Adds `b` to `a`, bit by bit.
 fn add_bits(a: &mut [f64; 64], b: &[f64; 64]) {
     for (x, y) in a.iter_mut().zip(b) {
@@ -861,271 +838,6 @@ fn scale_amps<T: Amplitude>(amps: &mut [Complex<T>], scale: T) {
             .with_max_len(1)
             .for_each(|c| c.iter_mut().for_each(|a| *a = *a * scale));
     }
-}
-
-/// The fused pass of [`State::force_keeping`] on one sector: every block's removed entries
-/// (`per_block[b]` of them, where `out_of(key)`) go, in order, to `rec_keys` / `rec_amps`
-/// (with room for all of them); the kept entries are compacted in place to the sector's
-/// front, unscaled or multiplied by `scale` when given. Returns the block sums in block
-/// order; the byte tables of the kept entries are summed (into [`BlockSums::bits`]) only
-/// when `marginals`.
-///
-/// Every block is its own job ([`project_block`]), claimed in order: it writes its removed
-/// entries to its own slice of the record (offsets from `per_block`) and its kept entries
-/// straight to their final places (offsets from `per_block` too), taking the places below its
-/// block from the finished blocks under it ([`Regions`]). When [`projects_in_blocks`], as
-/// many workers as the pool has threads claim the blocks; otherwise the calling thread runs
-/// them all in order. `rec_keys` / `rec_amps` are exactly the removed entries' length
-/// (index-writable, see [`State::record_buffers`]). Every entry and every block sum is computed the same way
-/// whichever thread runs its block, so the result is bit-identical for any thread count.
-fn split_project<T: Amplitude>(
-    keys: &mut [u64],
-    amps: &mut [Complex<T>],
-    per_block: &[usize],
-    rec_keys: &mut [u64],
-    rec_amps: &mut [Complex<T>],
-    out_of: impl Fn(u64) -> bool + Sync + Copy,
-    extra: PassExtras<T>,
-) -> Vec<BlockSums> {
-    let removed: usize = per_block.iter().sum();
-    debug_assert_eq!((rec_keys.len(), rec_amps.len()), (removed, removed));
-    let n = keys.len();
-    // Where each block's kept entries go: after all the kept entries of the blocks before.
-    let mut dest = Vec::with_capacity(per_block.len() + 1);
-    dest.push(0usize);
-    for (b, &r) in per_block.iter().enumerate() {
-        let len = ((b + 1) * BLOCK).min(n) - b * BLOCK;
-        dest.push(dest[b] + len - r);
-    }
-    let kept_total = dest[per_block.len()];
-    let mut tasks = Vec::with_capacity(per_block.len());
-    let (mut rk, mut ra) = (rec_keys, rec_amps);
-    for ((kb, ab), &r) in keys
-        .chunks_mut(BLOCK)
-        .zip(amps.chunks_mut(BLOCK))
-        .zip(per_block)
-    {
-        let (k1, k2) = std::mem::take(&mut rk).split_at_mut(r);
-        let (a1, a2) = std::mem::take(&mut ra).split_at_mut(r);
-        (rk, ra) = (k2, a2);
-        tasks.push(std::sync::Mutex::new(Some(BlockJob {
-            keys: kb,
-            amps: ab,
-            rec_keys: k1,
-            rec_amps: a1,
-        })));
-    }
-    let regions = Regions::new();
-    let sums: Vec<std::sync::Mutex<Option<BlockSums>>> = (0..tasks.len())
-        .map(|_| std::sync::Mutex::new(None))
-        .collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let worker = || {
-        let _watch = regions.watch();
-        loop {
-            // Blocks are claimed in increasing order (see `handoff`).
-            let b = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some(slot) = tasks.get(b) else {
-                break;
-            };
-            let job = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
-            if let Some(job) = job {
-                let s = project_block(b, job, (dest[b], dest[b + 1]), &regions, out_of, extra);
-                *sums[b].lock().unwrap_or_else(|e| e.into_inner()) = Some(s);
-            }
-        }
-    };
-    if projects_in_blocks(n) {
-        let workers = rayon::current_num_threads().min(tasks.len()).max(1);
-        rayon::scope(|sc| {
-            for _ in 1..workers {
-                sc.spawn(|_| worker());
-            }
-            worker();
-        });
-    } else {
-        // One worker, the calling thread: the blocks in order, none ever waits.
-        worker();
-    }
-    let sums = sums
-        .into_iter()
-        .map(|m| {
-            m.into_inner()
-                .unwrap_or_else(|e| e.into_inner())
-                .expect("every block job ran")
-        })
-        .collect();
-    debug_assert_eq!(kept_total + removed, n);
-    sums
-}
-
-/// One block's slices for [`project_block`]: its entries and its slot of the record.
-struct BlockJob<'a, T> {
-    keys: &'a mut [u64],
-    amps: &'a mut [Complex<T>],
-    rec_keys: &'a mut [u64],
-    rec_amps: &'a mut [Complex<T>],
-}
-
-/// Block `b` of [`split_project`]: its removed entries to its record slot, its
-/// kept entries straight to their final places `[to.0, to.1)` of the sector, in chunks of
-/// [`STAGE`] entries staged on the stack. The part of that range below the block is taken
-/// from `regions` (given by the blocks under it once done); the rest is the block's own front
-/// (never ahead of where it is read). The block then gives the places it did not write.
-/// Every entry and every block sum is computed the same way whichever thread runs the block
-/// and in whatever order the blocks finish: bit-identical for any thread count.
-fn project_block<'a, T: Amplitude>(
-    b: usize,
-    job: BlockJob<'a, T>,
-    to: (usize, usize),
-    regions: &Regions<'a, u64, Complex<T>>,
-    out_of: impl Fn(u64) -> bool,
-    extra: PassExtras<T>,
-) -> BlockSums {
-    use crate::kernels::scan::{add_byte_tables, table_bits};
-    let PassExtras { marginals, scale } = extra;
-    let BlockJob {
-        keys,
-        amps,
-        rec_keys,
-        rec_amps,
-    } = job;
-    let zero = Complex::new(T::zero(), T::zero());
-    // The kept entries' factor (1 when they are scaled afterwards: exact).
-    let f = scale.unwrap_or_else(|| T::of_f64(1.0));
-    // With the factor given (the caller's probability) the masses are not needed.
-    let lean = scale.is_some() && !marginals;
-    let base = b * BLOCK;
-    let below = to.1.min(base);
-    let mut pieces = if to.0 < below {
-        regions.take(to.0, below)
-    } else {
-        Vec::new()
-    };
-    let (mut piece, mut piece_w) = (0usize, 0usize);
-    let mut own_w = 0usize;
-    let mut rec = SliceSink {
-        keys: rec_keys,
-        amps: rec_amps,
-        len: 0,
-    };
-    let mut stage_k = [0u64; STAGE];
-    let mut stage_a = [zero; STAGE];
-    let mut keep_k = [0u64; STAGE];
-    let mut keep_a = [zero; STAGE];
-    let mut tables = marginals.then(|| Box::new([[0.0f64; 256]; 8]));
-    let (mut gone, mut kept) = ([0.0f64; 2], [0.0f64; 2]);
-    let n = keys.len();
-    for c in (0..n).step_by(STAGE) {
-        let e = (c + STAGE).min(n);
-        let mut st = Stages {
-            keep_k: &mut keep_k,
-            keep_a: &mut keep_a,
-            gone_k: &mut stage_k,
-            gone_a: &mut stage_a,
-        };
-        // Two monomorphised copies of the loop: without the masses (the lean pass) and with.
-        let (m, s) = if lean {
-            stage_chunk::<T, false>(
-                &keys[c..e],
-                &amps[c..e],
-                &out_of,
-                f,
-                &mut st,
-                (&mut gone, &mut kept),
-            )
-        } else {
-            stage_chunk::<T, true>(
-                &keys[c..e],
-                &amps[c..e],
-                &out_of,
-                f,
-                &mut st,
-                (&mut gone, &mut kept),
-            )
-        };
-        rec.put_run(&stage_k[..s], &stage_a[..s]);
-        if let Some(t) = tables.as_deref_mut() {
-            add_byte_tables(&keep_k[..m], &keep_a[..m], t);
-        }
-        // The kept entries: the taken places below the block first, then the block's front
-        // (`own_w + rest <= e`: never past what this chunk has read).
-        let mut from = 0;
-        while from < m && piece < pieces.len() {
-            let (pk, pa) = &mut pieces[piece];
-            let take = (pk.len() - piece_w).min(m - from);
-            pk[piece_w..piece_w + take].copy_from_slice(&keep_k[from..from + take]);
-            pa[piece_w..piece_w + take].copy_from_slice(&keep_a[from..from + take]);
-            (piece_w, from) = (piece_w + take, from + take);
-            if piece_w == pk.len() {
-                (piece, piece_w) = (piece + 1, 0);
-            }
-        }
-        let rest = m - from;
-        keys[own_w..own_w + rest].copy_from_slice(&keep_k[from..m]);
-        amps[own_w..own_w + rest].copy_from_slice(&keep_a[from..m]);
-        own_w += rest;
-    }
-    debug_assert_eq!(rec.len, rec.keys.len());
-    debug_assert_eq!(own_w, to.1.saturating_sub(base));
-    debug_assert_eq!(piece, pieces.len());
-    let (_, free_k) = keys.split_at_mut(own_w);
-    let (_, free_a) = amps.split_at_mut(own_w);
-    regions.give(base + own_w, free_k, free_a);
-    BlockSums {
-        gone: gone[0] + gone[1],
-        kept: kept[0] + kept[1],
-        bits: tables.as_deref().map_or([0.0; 64], table_bits),
-    }
-}
-
-/// The stack stages of [`project_block`]: the chunk's kept entries (scaled) and its removed
-/// ones.
-struct Stages<'s, T> {
-    keep_k: &'s mut [u64; STAGE],
-    keep_a: &'s mut [Complex<T>; STAGE],
-    gone_k: &'s mut [u64; STAGE],
-    gone_a: &'s mut [Complex<T>; STAGE],
-}
-
-/// Stages one chunk of at most [`STAGE`] entries without a branch on the data: every entry
-/// is written to the next place of both stages (its amplitude times `f` to the kept one) and
-/// only the stage it belongs to advances. With `MASSES`, adds each entry's `|a|^2` to the
-/// removed or the kept sums, in two interleaved lanes by the entry's parity in the block
-/// (the chunk starts at an even index). Returns the kept and the removed counts.
-#[inline(always)]
-fn stage_chunk<T: Amplitude, const MASSES: bool>(
-    keys: &[u64],
-    amps: &[Complex<T>],
-    out_of: &impl Fn(u64) -> bool,
-    f: T,
-    st: &mut Stages<'_, T>,
-    (gone, kept): (&mut [f64; 2], &mut [f64; 2]),
-) -> (usize, usize) {
-    let (mut m, mut s) = (0usize, 0usize);
-    for (i, (&k, &a)) in keys.iter().zip(amps).enumerate() {
-        let out = usize::from(out_of(k));
-        st.keep_k[m & (STAGE - 1)] = k;
-        st.keep_a[m & (STAGE - 1)] = a * f;
-        m += 1 - out;
-        st.gone_k[s & (STAGE - 1)] = k;
-        st.gone_a[s & (STAGE - 1)] = a;
-        s += out;
-        if MASSES {
-            let p = crate::kernels::scan::norm2(a);
-            let fo = out as f64;
-            gone[i & 1] += p * fo;
-            kept[i & 1] += p * (1.0 - fo);
-        }
-    }
-    (m, s)
-}
-
-/// Whether [`split_project`] runs a sector of `n` entries as parallel block jobs: more than
-/// one thread, at least [`PARALLEL_MIN`](crate::state::PARALLEL_MIN) entries (so more than
-/// one block).
-fn projects_in_blocks(n: usize) -> bool {
-    n >= crate::state::PARALLEL_MIN && crate::load::parallel()
 }
 
 /// Merges `from` (sorted, disjoint keys) into `into` (sorted) in place, from the back.

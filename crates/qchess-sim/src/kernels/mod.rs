@@ -1,6 +1,7 @@
 //! The passes that touch amplitude arrays. Each works on one key-sorted run (a sector) and
 //! knows nothing of logical qubits: every bit here is a physical bit.
 
+pub(crate) mod compact;
 pub(crate) mod dense;
 pub(crate) mod expand;
 pub(crate) mod handoff;

@@ -1,0 +1,456 @@
+//! The parallel in-place projection of a sector: block jobs that compact the kept entries
+//! straight to their final places (handing regions down through [`Regions`]), and, for an
+//! undoable projection, copy the removed ones to a record. The one projection kernel of
+//! [`State::measure`](crate::State::measure) / [`State::force`](crate::State::force) (no
+//! record) and of [`State::force_keeping`](crate::State::force_keeping) and the measuring
+//! move (with the record, the kept masses and the marginals).
+
+use crate::amplitude::Amplitude;
+use crate::kernels::handoff::Regions;
+use crate::kernels::pair::{Sink, SliceSink};
+use crate::kernels::scan::BLOCK;
+use num_complex::Complex;
+
+/// Entries a block job (and the undo record's `copy_removed`) stages on the stack before it
+/// copies them to their places.
+pub(crate) const STAGE: usize = 256;
+// `s & (STAGE - 1)` indexes the stage without a bounds check (`s < STAGE` in a chunk).
+const _: () = assert!(STAGE.is_power_of_two());
+
+/// What [`split_project`] summed over one block of [`BLOCK`] entries.
+pub(crate) struct BlockSums {
+    /// Squared norm of the block's removed entries.
+    pub(crate) gone: f64,
+    /// Squared norm of its kept entries.
+    pub(crate) kept: f64,
+    /// Per physical bit, the squared norm of the kept entries with it set (when asked).
+    pub(crate) bits: [f64; 64],
+}
+
+/// What the fused projection pass does beside moving entries: sum the kept entries' byte
+/// tables (`marginals`), multiply the kept amplitudes by `scale`.
+#[derive(Clone, Copy)]
+pub(crate) struct PassExtras<T> {
+    /// Sum the kept entries' byte tables.
+    pub(crate) marginals: bool,
+    /// Multiply the kept amplitudes by this factor.
+    pub(crate) scale: Option<T>,
+    /// Copy the removed entries to the record; `false` drops them (the record slices are
+    /// then empty).
+    pub(crate) record: bool,
+}
+
+/// The fused pass of [`State::force_keeping`] on one sector: every block's removed entries
+/// (`per_block[b]` of them, where `out_of(key)`) go, in order, to `rec_keys` / `rec_amps`
+/// (with room for all of them) when [`PassExtras::record`], and are dropped otherwise; the kept entries are compacted in place to the sector's
+/// front, unscaled or multiplied by `scale` when given. Returns the block sums in block
+/// order; the byte tables of the kept entries are summed (into [`BlockSums::bits`]) only
+/// when `marginals`.
+///
+/// Every block is its own job ([`project_block`]), claimed in order: it writes its removed
+/// entries to its own slice of the record (offsets from `per_block`) and its kept entries
+/// straight to their final places (offsets from `per_block` too), taking the places below its
+/// block from the finished blocks under it ([`Regions`]). When [`projects_in_blocks`], as
+/// many workers as the pool has threads claim the blocks; otherwise the calling thread runs
+/// them all in order. With a record, `rec_keys` / `rec_amps` are exactly the removed
+/// entries' length (index-writable, see `State::record_buffers`); without, they are empty.
+/// Every entry and every block sum is computed the same way
+/// whichever thread runs its block, so the result is bit-identical for any thread count.
+pub(crate) fn split_project<T: Amplitude>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    per_block: &[usize],
+    rec_keys: &mut [u64],
+    rec_amps: &mut [Complex<T>],
+    out_of: impl Fn(u64) -> bool + Sync + Copy,
+    extra: PassExtras<T>,
+) -> Vec<BlockSums> {
+    let removed: usize = per_block.iter().sum();
+    let recorded = if extra.record { removed } else { 0 };
+    debug_assert_eq!((rec_keys.len(), rec_amps.len()), (recorded, recorded));
+    let n = keys.len();
+    // Where each block's kept entries go: after all the kept entries of the blocks before.
+    let mut dest = Vec::with_capacity(per_block.len() + 1);
+    dest.push(0usize);
+    for (b, &r) in per_block.iter().enumerate() {
+        let len = ((b + 1) * BLOCK).min(n) - b * BLOCK;
+        dest.push(dest[b] + len - r);
+    }
+    let kept_total = dest[per_block.len()];
+    let mut tasks = Vec::with_capacity(per_block.len());
+    let (mut rk, mut ra) = (rec_keys, rec_amps);
+    for ((kb, ab), &r) in keys
+        .chunks_mut(BLOCK)
+        .zip(amps.chunks_mut(BLOCK))
+        .zip(per_block)
+    {
+        let r = if extra.record { r } else { 0 };
+        let (k1, k2) = std::mem::take(&mut rk).split_at_mut(r);
+        let (a1, a2) = std::mem::take(&mut ra).split_at_mut(r);
+        (rk, ra) = (k2, a2);
+        tasks.push(std::sync::Mutex::new(Some(BlockJob {
+            keys: kb,
+            amps: ab,
+            rec_keys: k1,
+            rec_amps: a1,
+        })));
+    }
+    let regions = Regions::new();
+    let sums: Vec<std::sync::Mutex<Option<BlockSums>>> = (0..tasks.len())
+        .map(|_| std::sync::Mutex::new(None))
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let worker = || {
+        let _watch = regions.watch();
+        loop {
+            // Blocks are claimed in increasing order (see `handoff`).
+            let b = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(slot) = tasks.get(b) else {
+                break;
+            };
+            let job = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(job) = job {
+                let s = project_block(b, job, (dest[b], dest[b + 1]), &regions, out_of, extra);
+                *sums[b].lock().unwrap_or_else(|e| e.into_inner()) = Some(s);
+            }
+        }
+    };
+    if projects_in_blocks(n) {
+        let workers = rayon::current_num_threads().min(tasks.len()).max(1);
+        rayon::scope(|sc| {
+            for _ in 1..workers {
+                sc.spawn(|_| worker());
+            }
+            worker();
+        });
+    } else {
+        // One worker, the calling thread: the blocks in order, none ever waits.
+        worker();
+    }
+    let sums = sums
+        .into_iter()
+        .map(|m| {
+            m.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every block job ran")
+        })
+        .collect();
+    debug_assert_eq!(kept_total + removed, n);
+    sums
+}
+
+/// One block's slices for [`project_block`]: its entries and its slot of the record.
+struct BlockJob<'a, T> {
+    keys: &'a mut [u64],
+    amps: &'a mut [Complex<T>],
+    rec_keys: &'a mut [u64],
+    rec_amps: &'a mut [Complex<T>],
+}
+
+/// Block `b` of [`split_project`]: its removed entries to its record slot, its
+/// kept entries straight to their final places `[to.0, to.1)` of the sector, in chunks of
+/// [`STAGE`] entries staged on the stack. The part of that range below the block is taken
+/// from `regions` (given by the blocks under it once done); the rest is the block's own front
+/// (never ahead of where it is read). The block then gives the places it did not write.
+/// Every entry and every block sum is computed the same way whichever thread runs the block
+/// and in whatever order the blocks finish: bit-identical for any thread count.
+fn project_block<'a, T: Amplitude>(
+    b: usize,
+    job: BlockJob<'a, T>,
+    to: (usize, usize),
+    regions: &Regions<'a, u64, Complex<T>>,
+    out_of: impl Fn(u64) -> bool,
+    extra: PassExtras<T>,
+) -> BlockSums {
+    use crate::kernels::scan::{add_byte_tables, table_bits};
+    let PassExtras {
+        marginals,
+        scale,
+        record,
+    } = extra;
+    let BlockJob {
+        keys,
+        amps,
+        rec_keys,
+        rec_amps,
+    } = job;
+    let zero = Complex::new(T::zero(), T::zero());
+    // The kept entries' factor (1 when they are scaled afterwards: exact).
+    let f = scale.unwrap_or_else(|| T::of_f64(1.0));
+    // With the factor given (the caller's probability) the masses are not needed.
+    let lean = scale.is_some() && !marginals;
+    let base = b * BLOCK;
+    let below = to.1.min(base);
+    let mut pieces = if to.0 < below {
+        regions.take(to.0, below)
+    } else {
+        Vec::new()
+    };
+    let (mut piece, mut piece_w) = (0usize, 0usize);
+    let mut own_w = 0usize;
+    let mut rec = SliceSink {
+        keys: rec_keys,
+        amps: rec_amps,
+        len: 0,
+    };
+    let mut stage_k = [0u64; STAGE];
+    let mut stage_a = [zero; STAGE];
+    let mut keep_k = [0u64; STAGE];
+    let mut keep_a = [zero; STAGE];
+    let mut tables = marginals.then(|| Box::new([[0.0f64; 256]; 8]));
+    let (mut gone, mut kept) = ([0.0f64; 2], [0.0f64; 2]);
+    let n = keys.len();
+    // Without record, masses or tables, a chunk whose kept entries all go to one slice is
+    // compacted straight into it (no stage): the bare measurement's projection.
+    let direct = lean && !record;
+    let keep = |k: u64| !out_of(k);
+    for c in (0..n).step_by(STAGE) {
+        let e = (c + STAGE).min(n);
+        if direct {
+            if let Some((pk, pa)) = pieces.get_mut(piece) {
+                if pk.len() - piece_w >= e - c {
+                    let to = (&mut pk[piece_w..], &mut pa[piece_w..]);
+                    piece_w += compact_to(&keys[c..e], &amps[c..e], to, keep, f);
+                    if piece_w == pk.len() {
+                        (piece, piece_w) = (piece + 1, 0);
+                    }
+                    continue;
+                }
+            } else {
+                own_w = compact_within(keys, amps, own_w, c..e, keep, f);
+                continue;
+            }
+        }
+        let mut st = Stages {
+            keep_k: &mut keep_k,
+            keep_a: &mut keep_a,
+            gone_k: &mut stage_k,
+            gone_a: &mut stage_a,
+        };
+        // Two monomorphised copies of the loop: without the masses (the lean pass) and with.
+        let (m, s) = if lean {
+            stage_chunk::<T, false>(
+                &keys[c..e],
+                &amps[c..e],
+                &out_of,
+                f,
+                &mut st,
+                (&mut gone, &mut kept),
+            )
+        } else {
+            stage_chunk::<T, true>(
+                &keys[c..e],
+                &amps[c..e],
+                &out_of,
+                f,
+                &mut st,
+                (&mut gone, &mut kept),
+            )
+        };
+        if record {
+            rec.put_run(&stage_k[..s], &stage_a[..s]);
+        }
+        if let Some(t) = tables.as_deref_mut() {
+            add_byte_tables(&keep_k[..m], &keep_a[..m], t);
+        }
+        // The kept entries: the taken places below the block first, then the block's front
+        // (`own_w + rest <= e`: never past what this chunk has read).
+        let mut from = 0;
+        while from < m && piece < pieces.len() {
+            let (pk, pa) = &mut pieces[piece];
+            let take = (pk.len() - piece_w).min(m - from);
+            pk[piece_w..piece_w + take].copy_from_slice(&keep_k[from..from + take]);
+            pa[piece_w..piece_w + take].copy_from_slice(&keep_a[from..from + take]);
+            (piece_w, from) = (piece_w + take, from + take);
+            if piece_w == pk.len() {
+                (piece, piece_w) = (piece + 1, 0);
+            }
+        }
+        let rest = m - from;
+        keys[own_w..own_w + rest].copy_from_slice(&keep_k[from..m]);
+        amps[own_w..own_w + rest].copy_from_slice(&keep_a[from..m]);
+        own_w += rest;
+    }
+    debug_assert_eq!(rec.len, rec.keys.len());
+    debug_assert_eq!(own_w, to.1.saturating_sub(base));
+    debug_assert_eq!(piece, pieces.len());
+    let (_, free_k) = keys.split_at_mut(own_w);
+    let (_, free_a) = amps.split_at_mut(own_w);
+    regions.give(base + own_w, free_k, free_a);
+    BlockSums {
+        gone: gone[0] + gone[1],
+        kept: kept[0] + kept[1],
+        bits: tables.as_deref().map_or([0.0; 64], table_bits),
+    }
+}
+
+/// Writes the entries of `keys` / `amps` for which `keep(key)` holds, amplitudes times `f`,
+/// to the front of `to` (at least as long as `keys`), in order and without a branch on the
+/// data (every entry is written to the next place, and only a kept one takes it); returns
+/// how many were kept.
+#[inline(always)]
+fn compact_to<T: Amplitude>(
+    keys: &[u64],
+    amps: &[Complex<T>],
+    to: (&mut [u64], &mut [Complex<T>]),
+    keep: impl Fn(u64) -> bool,
+    f: T,
+) -> usize {
+    let (tk, ta) = to;
+    let (tk, ta) = (&mut tk[..keys.len()], &mut ta[..keys.len()]);
+    let mut w = 0;
+    for (&k, &a) in keys.iter().zip(amps) {
+        tk[w] = k;
+        ta[w] = a * f;
+        w += usize::from(keep(k));
+    }
+    w
+}
+
+/// [`compact_to`] within one pair of slices: the entries of `range` (at or after `w`) go to
+/// the places from `w` on, never past the entry being read. Returns the next free place.
+#[inline(always)]
+fn compact_within<T: Amplitude>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    mut w: usize,
+    range: std::ops::Range<usize>,
+    keep: impl Fn(u64) -> bool,
+    f: T,
+) -> usize {
+    debug_assert!(w <= range.start);
+    for r in range {
+        let (k, a) = (keys[r], amps[r]);
+        keys[w] = k;
+        amps[w] = a * f;
+        w += usize::from(keep(k));
+    }
+    w
+}
+
+/// The stack stages of [`project_block`]: the chunk's kept entries (scaled) and its removed
+/// ones.
+struct Stages<'s, T> {
+    keep_k: &'s mut [u64; STAGE],
+    keep_a: &'s mut [Complex<T>; STAGE],
+    gone_k: &'s mut [u64; STAGE],
+    gone_a: &'s mut [Complex<T>; STAGE],
+}
+
+/// Stages one chunk of at most [`STAGE`] entries without a branch on the data: every entry
+/// is written to the next place of both stages (its amplitude times `f` to the kept one) and
+/// only the stage it belongs to advances. With `MASSES`, adds each entry's `|a|^2` to the
+/// removed or the kept sums, in two interleaved lanes by the entry's parity in the block
+/// (the chunk starts at an even index). Returns the kept and the removed counts.
+#[inline(always)]
+fn stage_chunk<T: Amplitude, const MASSES: bool>(
+    keys: &[u64],
+    amps: &[Complex<T>],
+    out_of: &impl Fn(u64) -> bool,
+    f: T,
+    st: &mut Stages<'_, T>,
+    (gone, kept): (&mut [f64; 2], &mut [f64; 2]),
+) -> (usize, usize) {
+    let (mut m, mut s) = (0usize, 0usize);
+    for (i, (&k, &a)) in keys.iter().zip(amps).enumerate() {
+        let out = usize::from(out_of(k));
+        st.keep_k[m & (STAGE - 1)] = k;
+        st.keep_a[m & (STAGE - 1)] = a * f;
+        m += 1 - out;
+        st.gone_k[s & (STAGE - 1)] = k;
+        st.gone_a[s & (STAGE - 1)] = a;
+        s += out;
+        if MASSES {
+            let p = crate::kernels::scan::norm2(a);
+            let fo = out as f64;
+            gone[i & 1] += p * fo;
+            kept[i & 1] += p * (1.0 - fo);
+        }
+    }
+    (m, s)
+}
+
+/// Whether [`split_project`] runs a sector of `n` entries as parallel block jobs: more than
+/// one thread, at least [`PARALLEL_MIN`](crate::state::PARALLEL_MIN) entries (so more than
+/// one block).
+pub(crate) fn projects_in_blocks(n: usize) -> bool {
+    n >= crate::state::PARALLEL_MIN && crate::load::parallel()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::scan;
+    use rand::{Rng, SeedableRng};
+
+    /// `n` distinct sorted keys below 2^40 and random amplitudes.
+    fn sector(n: usize, seed: u64) -> (Vec<u64>, Vec<Complex<f64>>) {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut keys: Vec<u64> = (0..n + n / 4).map(|_| rng.random::<u64>() >> 24).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        keys.truncate(n);
+        assert_eq!(keys.len(), n);
+        let amps = (0..n)
+            .map(|_| Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5))
+            .collect();
+        (keys, amps)
+    }
+
+    fn bits(a: &[Complex<f64>]) -> Vec<(u64, u64)> {
+        a.iter().map(|z| (z.re.to_bits(), z.im.to_bits())).collect()
+    }
+
+    /// The block jobs without a record (the bare measurement's projection) give the
+    /// sequential projection's entries bit for bit, for any thread count, whether the blocks
+    /// lose everything, nothing or a random half (so that chunks straddle the places handed
+    /// down from the blocks below and go through the stage).
+    #[test]
+    fn block_jobs_without_record_match_the_sequential_projection() {
+        let n = 5 * BLOCK + 1234;
+        let (keys, amps) = sector(n, 3);
+        let f = 0.812_345_678_9_f64;
+        let top = 1u64 << 39;
+        let cases = [
+            (top, top, true),
+            (top, top, false),
+            (1 << 3, 0, true),
+            (0b1001 << 20, 0b0001 << 20, false),
+            (0, 0, true),
+            (0, 0, false),
+        ];
+        for (mask, value, keep) in cases {
+            let (mut rk, mut ra) = (keys.clone(), amps.clone());
+            let m = scan::project(&mut rk, &mut ra, mask, value, keep, f);
+            rk.truncate(m);
+            ra.truncate(m);
+            let out_of = move |k: u64| (k & mask == value) != keep;
+            let per_block: Vec<usize> = keys
+                .chunks(BLOCK)
+                .map(|c| c.iter().filter(|&&k| out_of(k)).count())
+                .collect();
+            let removed: usize = per_block.iter().sum();
+            assert_eq!(removed, n - m);
+            for threads in [1, 2, 3] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let (mut k, mut a) = (keys.clone(), amps.clone());
+                let extra = PassExtras {
+                    marginals: false,
+                    scale: Some(f),
+                    record: false,
+                };
+                let sums = pool.install(|| {
+                    split_project(&mut k, &mut a, &per_block, &mut [], &mut [], out_of, extra)
+                });
+                assert_eq!(sums.len(), per_block.len());
+                k.truncate(n - removed);
+                a.truncate(n - removed);
+                assert_eq!(k, rk, "mask {mask:#x} keep {keep}, {threads} threads");
+                assert_eq!(bits(&a), bits(&ra), "mask {mask:#x} keep {keep}");
+            }
+        }
+    }
+}
