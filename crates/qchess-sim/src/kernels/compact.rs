@@ -110,7 +110,15 @@ pub(crate) fn split_project<T: Amplitude>(
             };
             let job = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
             if let Some(job) = job {
-                let s = project_block(b, job, (dest[b], dest[b + 1]), &regions, out_of, extra);
+                let to = (dest[b], dest[b + 1]);
+                // The lean pass without record (a bare measurement) in its own copy, so
+                // that the recording passes compile as they did without it.
+                let lean = extra.scale.is_some() && !extra.marginals;
+                let s = if extra.record || !lean {
+                    project_block::<T, false>(b, job, to, &regions, out_of, extra)
+                } else {
+                    project_block::<T, true>(b, job, to, &regions, out_of, extra)
+                };
                 *sums[b].lock().unwrap_or_else(|e| e.into_inner()) = Some(s);
             }
         }
@@ -154,7 +162,7 @@ struct BlockJob<'a, T> {
 /// (never ahead of where it is read). The block then gives the places it did not write.
 /// Every entry and every block sum is computed the same way whichever thread runs the block
 /// and in whatever order the blocks finish: bit-identical for any thread count.
-fn project_block<'a, T: Amplitude>(
+fn project_block<'a, T: Amplitude, const DIRECT: bool>(
     b: usize,
     job: BlockJob<'a, T>,
     to: (usize, usize),
@@ -200,13 +208,12 @@ fn project_block<'a, T: Amplitude>(
     let mut tables = marginals.then(|| Box::new([[0.0f64; 256]; 8]));
     let (mut gone, mut kept) = ([0.0f64; 2], [0.0f64; 2]);
     let n = keys.len();
-    // Without record, masses or tables, a chunk whose kept entries all go to one slice is
-    // compacted straight into it (no stage): the bare measurement's projection.
-    let direct = lean && !record;
+    // `DIRECT` (the lean pass without record: the bare measurement's projection): a chunk
+    // whose kept entries all go to one slice is compacted straight into it, not staged.
     let keep = |k: u64| !out_of(k);
     for c in (0..n).step_by(STAGE) {
         let e = (c + STAGE).min(n);
-        if direct {
+        if DIRECT {
             if let Some((pk, pa)) = pieces.get_mut(piece) {
                 if pk.len() - piece_w >= e - c {
                     let to = (&mut pk[piece_w..], &mut pa[piece_w..]);
