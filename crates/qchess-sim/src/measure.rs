@@ -266,19 +266,11 @@ impl<T: Amplitude> State<T> {
 #[cfg(test)]
 mod tests {
     use crate::{Complex, Controls, Key, Normalization, Predicate, State};
-    use rand::{Rng, SeedableRng};
+    use rand::SeedableRng;
 
     /// `n` distinct random keys (sorted) with random amplitudes, renormalised.
     fn random_state(n: usize, seed: u64) -> State<f64> {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let mut keys: Vec<u64> = (0..n + n / 8).map(|_| rng.random::<u64>() >> 20).collect();
-        keys.sort_unstable();
-        keys.dedup();
-        keys.truncate(n);
-        assert_eq!(keys.len(), n);
-        let amps = (0..n)
-            .map(|_| Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5))
-            .collect();
+        let (keys, amps) = crate::test_states::random_arrays(n, seed, 20);
         State::from_board_arrays(keys, amps, Normalization::Renormalize).unwrap()
     }
 

@@ -4,6 +4,24 @@ use crate::{Complex, Key, Normalization, State};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+/// `n` distinct sorted keys (random words shifted right by `shift`) and `n` amplitudes
+/// uniform in `[-0.5, 0.5)` in both parts, drawn from `seed`, not normalised: the arrays of a
+/// random sector.
+pub(crate) fn random_arrays(n: usize, seed: u64, shift: u32) -> (Vec<u64>, Vec<Complex<f64>>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut keys: Vec<u64> = (0..n + n / 8)
+        .map(|_| rng.random::<u64>() >> shift)
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys.truncate(n);
+    assert_eq!(keys.len(), n, "too few distinct keys drawn");
+    let amps = (0..n)
+        .map(|_| Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5))
+        .collect();
+    (keys, amps)
+}
+
 /// `n` random entries drawn from `seed` (duplicates dropped), renormalised: each entry's
 /// board is a random word masked by `board_mask`, its ancillas `ancilla(rng)` (drawn after
 /// the board), its amplitude uniform in `[-0.5, 0.5)` in both parts.

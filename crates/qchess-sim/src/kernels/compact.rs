@@ -388,21 +388,6 @@ pub(crate) fn projects_in_blocks(n: usize) -> bool {
 mod tests {
     use super::*;
     use crate::kernels::scan;
-    use rand::{Rng, SeedableRng};
-
-    /// `n` distinct sorted keys below 2^40 and random amplitudes.
-    fn sector(n: usize, seed: u64) -> (Vec<u64>, Vec<Complex<f64>>) {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let mut keys: Vec<u64> = (0..n + n / 4).map(|_| rng.random::<u64>() >> 24).collect();
-        keys.sort_unstable();
-        keys.dedup();
-        keys.truncate(n);
-        assert_eq!(keys.len(), n);
-        let amps = (0..n)
-            .map(|_| Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5))
-            .collect();
-        (keys, amps)
-    }
 
     fn bits(a: &[Complex<f64>]) -> Vec<(u64, u64)> {
         a.iter().map(|z| (z.re.to_bits(), z.im.to_bits())).collect()
@@ -415,7 +400,7 @@ mod tests {
     #[test]
     fn block_jobs_without_record_match_the_sequential_projection() {
         let n = 5 * BLOCK + 1234;
-        let (keys, amps) = sector(n, 3);
+        let (keys, amps) = crate::test_states::random_arrays(n, 3, 24);
         let f = 0.812_345_678_9_f64;
         let top = 1u64 << 39;
         let cases = [
