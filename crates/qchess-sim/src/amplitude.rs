@@ -39,6 +39,21 @@ pub trait Amplitude:
     /// keep one (the floats), rather than branch to the one case needed
     /// ([`Exact`](crate::Exact), whose products are long multiplications).
     const CHEAP_ARITHMETIC: bool = true;
+    /// The bits of `amps` as 64-bit words, where amplitudes are plain bits that fill whole
+    /// aligned words (the floats; `None` for [`Exact`](crate::Exact), or for an `f32` slice
+    /// not aligned to 8 bytes): how a projection's undo record is copied with streaming
+    /// stores. An implementation detail of the simulator's kernels.
+    #[doc(hidden)]
+    fn as_words(amps: &[Complex<Self>]) -> Option<&[u64]> {
+        let _ = amps;
+        None
+    }
+    /// [`Amplitude::as_words`] for a slice to write.
+    #[doc(hidden)]
+    fn as_words_mut(amps: &mut [Complex<Self>]) -> Option<&mut [u64]> {
+        let _ = amps;
+        None
+    }
     /// Converts from `f64` (rounding for `f32`; exactly, as a dyadic rational, for `Exact`).
     fn of_f64(x: f64) -> Self;
     /// Converts to `f64` (exactly for the floats, to the nearest for `Exact`).
@@ -97,6 +112,12 @@ macro_rules! float_amplitude {
             const DROP_EPS: $t = $eps;
             const ZERO_PROBABILITY: f64 = $zero;
             const UNIT_TOLERANCE: f64 = $unit;
+            fn as_words(amps: &[Complex<Self>]) -> Option<&[u64]> {
+                bytemuck::try_cast_slice(amps).ok()
+            }
+            fn as_words_mut(amps: &mut [Complex<Self>]) -> Option<&mut [u64]> {
+                bytemuck::try_cast_slice_mut(amps).ok()
+            }
             fn of_f64(x: f64) -> Self {
                 $of(x)
             }

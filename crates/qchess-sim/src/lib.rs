@@ -32,7 +32,8 @@
 //! assert!(s.probability(Predicate::One(a2)) < 1e-30);
 //! # Ok::<(), qchess_sim::SimError>(())
 //! ```
-// Unsafe code is denied; the one exception is the `madvise` call in `pages.rs` (measured).
+// Unsafe code is denied; the exceptions, each measured, are the `madvise` call in `pages.rs`,
+// the prefetch hint in `prefetch.rs` and the streaming stores in `stream.rs`.
 #![deny(unsafe_code)]
 
 mod amplitude;
@@ -54,6 +55,7 @@ mod patterns;
 mod perm;
 mod prefetch;
 mod state;
+mod stream;
 #[cfg(test)]
 mod test_states;
 mod undo;

@@ -1,0 +1,78 @@
+//! Copies that stream past the cache: non-temporal stores.
+//!
+//! A projection's undo record receives about half of a large state in a buffer nothing has
+//! read lately. Ordinary stores first read every line they fill ("read for ownership"),
+//! so the record cost a second read of its size. Non-temporal stores write whole lines
+//! without reading them, and leave no copy in the cache, which the record (read only when
+//! the move is taken back) does not want anyway. Measured on the measuring move of
+//! `qchess bench move` at 1.01e7 basis states: `measure_keeping` one thread 31.3 -> 27.0 ms,
+//! the move on two threads 30.4-32.4 -> 27.8-30.3 ms (docs/benchmarks.md, "The bare
+//! measurement in parallel block jobs"). This is the crate's third unsafe call
+//! (docs/decisions.md, "Non-temporal stores for the undo record").
+
+/// Copies `src` into `dst` (the same length, or this panics) with non-temporal stores on
+/// x86-64, with ordinary ones elsewhere. The values written are the same either way; call
+/// [`fence`] before other threads may read `dst`.
+#[inline]
+pub(crate) fn copy(dst: &mut [u64], src: &[u64]) {
+    assert_eq!(dst.len(), src.len(), "stream::copy of unequal lengths");
+    #[cfg(target_arch = "x86_64")]
+    for (d, &s) in dst.iter_mut().zip(src) {
+        store(d, s);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    dst.copy_from_slice(src);
+}
+
+/// One non-temporal store of `value` to `*dst`.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[inline(always)]
+fn store(dst: &mut u64, value: u64) {
+    // SAFETY: `dst` is a live, aligned, exclusively borrowed `u64`, so writing 8 bytes through
+    // it is sound; the bits are reinterpreted as `i64`, which every bit pattern is. The
+    // intrinsic is `unsafe` because it takes a raw pointer and is declared with
+    // `#[target_feature(enable = "sse2")]`, which is part of the x86-64 baseline.
+    unsafe {
+        core::arch::x86_64::_mm_stream_si64(
+            std::ptr::from_mut(dst).cast::<i64>(),
+            i64::from_ne_bytes(value.to_ne_bytes()),
+        );
+    }
+}
+
+/// Orders every non-temporal store made so far by this thread before its later stores
+/// (`sfence`): a block job calls it before it hands its results on, so a thread that sees
+/// them also sees the streamed record. Nothing off x86-64.
+#[inline]
+#[allow(unsafe_code)]
+pub(crate) fn fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `sfence` reads and writes no memory of the program; the intrinsic is `unsafe`
+    // only because it is declared with `#[target_feature(enable = "sse")]`, which is part
+    // of the x86-64 baseline.
+    unsafe {
+        core::arch::x86_64::_mm_sfence();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_streamed_copy_writes_the_same_words() {
+        let src: Vec<u64> = (0..1000u64)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .collect();
+        let mut dst = vec![0u64; 1000];
+        super::copy(&mut dst[..], &src);
+        super::fence();
+        assert_eq!(dst, src);
+        // A part, at an odd offset.
+        let mut part = [7u64; 9];
+        super::copy(&mut part[1..8], &src[500..507]);
+        super::fence();
+        assert_eq!(part[0], 7);
+        assert_eq!(&part[1..8], &src[500..507]);
+        assert_eq!(part[8], 7);
+    }
+}
