@@ -40,10 +40,11 @@ pub(crate) struct PassExtras<T> {
     pub(crate) record: bool,
 }
 
-/// The fused pass of [`State::force_keeping`] on one sector: every block's removed entries
-/// (`per_block[b]` of them, where `out_of(key)`) go, in order, to `rec_keys` / `rec_amps`
-/// (with room for all of them) when [`PassExtras::record`], and are dropped otherwise; the kept entries are compacted in place to the sector's
-/// front, unscaled or multiplied by `scale` when given. Returns the block sums in block
+/// The fused pass of [`State::force_keeping`](crate::State::force_keeping) on one sector:
+/// every block's removed entries (`per_block[b]` of them, where `out_of(key)`) go, in order,
+/// to `rec_keys` / `rec_amps` (with room for all of them; streamed, see `stream.rs`) when
+/// [`PassExtras::record`], and are dropped otherwise; the kept entries are compacted in
+/// place to the sector's front, unscaled or multiplied by `scale` when given. Returns the block sums in block
 /// order; the byte tables of the kept entries are summed (into [`BlockSums::bits`]) only
 /// when `marginals`.
 ///
@@ -54,8 +55,8 @@ pub(crate) struct PassExtras<T> {
 /// many workers as the pool has threads claim the blocks; otherwise the calling thread runs
 /// them all in order. With a record, `rec_keys` / `rec_amps` are exactly the removed
 /// entries' length (index-writable, see `State::record_buffers`); without, they are empty.
-/// Every entry and every block sum is computed the same way
-/// whichever thread runs its block, so the result is bit-identical for any thread count.
+/// Every entry and every block sum is computed the same way whichever thread runs its
+/// block, so the result is bit-identical for any thread count.
 pub(crate) fn split_project<T: Amplitude>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
