@@ -106,12 +106,10 @@ pub fn run<T: Amplitude>(
         bytes_per_state = sums[0] as f64 / sums[1].max(1) as f64;
         bytes_sent = sums[2];
     }
-    times.sort_by(f64::total_cmp);
-    cpus.sort_by(f64::total_cmp);
-    let cpu = cpus[cpus.len() / 2];
+    let cpu = qchess_sim::bench::median(&mut cpus);
     Ok(MpiBenchResult {
         states: n,
-        seconds: times[times.len() / 2],
+        seconds: qchess_sim::bench::median(&mut times),
         cpu_seconds: cpu.is_finite().then_some(cpu),
         bytes_per_state,
         peak_bytes: peak,

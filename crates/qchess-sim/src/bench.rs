@@ -298,6 +298,27 @@ fn warm_up<T: Amplitude>(op: BenchOp, s: &mut State<T>, n: usize) -> Result<(), 
     }
 }
 
+/// The median of `v` (sorted in place; NaN for an empty slice): the middle value, or the mean
+/// of the two middle values of an even count, so that two repetitions (10^7 states) report
+/// their mean, not the slower one. The one median of the benchmark harnesses.
+///
+/// ```
+/// assert_eq!(qchess_sim::bench::median(&mut [0.3, 0.1]), 0.2);
+/// assert_eq!(qchess_sim::bench::median(&mut [5.0, 1.0, 2.0]), 2.0);
+/// ```
+pub fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
 /// CPU seconds this thread has run, from `/proc/thread-self/schedstat` (`None` elsewhere).
 ///
 /// ```
@@ -428,13 +449,22 @@ pub fn run_op_shaped<T: Amplitude>(
         peak = peak.max(s.peak_bytes());
         bytes_per_state = s.state_bytes() as f64 / s.len() as f64;
     }
-    times.sort_by(f64::total_cmp);
-    cpu.sort_by(f64::total_cmp);
     Ok(BenchResult {
         states,
-        seconds: times[times.len() / 2],
-        cpu_seconds: (cpu.len() == times.len()).then(|| cpu[cpu.len() / 2]),
+        seconds: median(&mut times),
+        cpu_seconds: (cpu.len() == times.len()).then(|| median(&mut cpu)),
         bytes_per_state,
         peak_bytes: peak,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {
+        assert_eq!(super::median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(super::median(&mut [0.030, 0.010]), 0.020);
+        assert_eq!(super::median(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert_eq!(super::median(&mut [7.0]), 7.0);
+    }
 }
