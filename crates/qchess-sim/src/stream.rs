@@ -4,10 +4,11 @@
 //! read lately. Ordinary stores first read every line they fill ("read for ownership"),
 //! so the record cost a second read of its size. Non-temporal stores write whole lines
 //! without reading them, and leave no copy in the cache, which the record (read only when
-//! the move is taken back) does not want anyway. Measured on the measuring move of
-//! `qchess bench move` at 1.01e7 basis states: `measure_keeping` one thread 31.3 -> 27.0 ms,
-//! the move on two threads 30.4-32.4 -> 27.8-30.3 ms (docs/benchmarks.md, "The bare
-//! measurement in parallel block jobs"). This is the crate's third unsafe call
+//! the move is taken back) does not want anyway. Measured on the position of
+//! `qchess bench move` at 1.01e7 basis states: `measure_keeping` one thread 30.4 -> 27.1 ms,
+//! the measuring move on two threads 1.46 -> 1.29-1.39 of its gate, the capture 54 -> 50 ms
+//! (docs/benchmarks.md, "The bare measurement in parallel block jobs"). This is the crate's
+//! third unsafe call
 //! (docs/decisions.md, "Non-temporal stores for the undo record").
 
 /// Copies `src` into `dst` (the same length, or this panics) with non-temporal stores on
