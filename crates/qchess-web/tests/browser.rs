@@ -129,9 +129,28 @@ async fn click_square(c: &Client, sq: &str) {
         .unwrap_or_else(|e| panic!("cannot click {sq}: {e}"));
 }
 
+/// Waits up to 20 s for an element matching `css`, across a page navigation. A find that the
+/// navigation aborts (chromedriver: "aborted by navigation") is tried again, as is one that
+/// finds nothing yet; the last error is in the panic.
+async fn wait_for(c: &Client, css: &str) {
+    let start = Instant::now();
+    loop {
+        match c.find(Locator::Css(css)).await {
+            Ok(_) => return,
+            Err(e) => {
+                assert!(
+                    start.elapsed() < Duration::from_secs(20),
+                    "no element {css} after 20 s: {e}"
+                );
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    }
+}
+
 async fn new_game(c: &Client, base: &str, variant: &str) {
     c.goto(&format!("{base}/")).await.unwrap();
-    c.wait().for_element(Locator::Css("#create")).await.unwrap();
+    wait_for(c, "#create").await;
     c.find(Locator::Css("#variant"))
         .await
         .unwrap()
@@ -144,12 +163,8 @@ async fn new_game(c: &Client, base: &str, variant: &str) {
         .click()
         .await
         .unwrap();
-    c.wait()
-        .for_element(Locator::Css(
-            "body[data-ready='1'] #board [data-square='e2']",
-        ))
-        .await
-        .unwrap();
+    // The click navigates to the game's page: a find during that navigation is aborted.
+    wait_for(c, "body[data-ready='1'] #board [data-square='e2']").await;
 }
 
 async fn plies(c: &Client) -> usize {
