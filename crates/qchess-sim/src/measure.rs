@@ -19,8 +19,9 @@ impl<T: Amplitude> State<T> {
 
     /// [`State::phys_masses`] (the same sums, bit for bit) and, per sector, the number of
     /// entries where `(mask, value)` holds in each block of [`BLOCK`] entries: what the
-    /// parallel projection needs to place every block's survivors ([`State::project`]).
-    fn phys_masses_counted(
+    /// parallel projection needs to place every block's survivors ([`State::project`]), and
+    /// the read of [`State::measure_keeping`].
+    pub(crate) fn phys_masses_counted(
         &self,
         mask: u64,
         value: u64,

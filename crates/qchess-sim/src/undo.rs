@@ -292,17 +292,7 @@ impl<T: Amplitude> State<T> {
             return crate::backend::measure_keeping_by_parts(self, pred, choose);
         }
         // The read: the sums of `State::probability` in its order, and the counts.
-        let (mut yes, mut all) = (0.0f64, 0.0f64);
-        let mut holds = Vec::new();
-        holds
-            .try_reserve_exact(self.sectors.len())
-            .map_err(|_| SimError::OutOfMemory { states: self.len() })?;
-        for s in &self.sectors {
-            let (sy, sa, c) =
-                crate::kernels::scan::probability_counted(&s.keys, &s.amps, mask, value);
-            (yes, all) = (yes + sy, all + sa);
-            holds.push(c);
-        }
+        let (yes, all, mut holds) = self.phys_masses_counted(mask, value)?;
         let read = if all > 0.0 { yes / all } else { 0.0 };
         let Some(Pick { outcome, given }) = choose(read) else {
             return Ok(None);

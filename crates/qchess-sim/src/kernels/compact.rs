@@ -415,6 +415,16 @@ mod tests {
     use super::*;
     use crate::kernels::scan;
 
+    /// Per block of [`BLOCK`] keys, how many `out_of` removes, and their total.
+    fn removed_per_block(keys: &[u64], out_of: impl Fn(u64) -> bool) -> (Vec<usize>, usize) {
+        let per_block: Vec<usize> = keys
+            .chunks(BLOCK)
+            .map(|c| c.iter().filter(|&&k| out_of(k)).count())
+            .collect();
+        let removed = per_block.iter().sum();
+        (per_block, removed)
+    }
+
     fn bits(a: &[Complex<f64>]) -> Vec<(u64, u64)> {
         a.iter().map(|z| (z.re.to_bits(), z.im.to_bits())).collect()
     }
@@ -443,11 +453,7 @@ mod tests {
             rk.truncate(m);
             ra.truncate(m);
             let out_of = move |k: u64| (k & mask == value) != keep;
-            let per_block: Vec<usize> = keys
-                .chunks(BLOCK)
-                .map(|c| c.iter().filter(|&&k| out_of(k)).count())
-                .collect();
-            let removed: usize = per_block.iter().sum();
+            let (per_block, removed) = removed_per_block(&keys, out_of);
             assert_eq!(removed, n - m);
             for threads in [1, 2, 3] {
                 let pool = rayon::ThreadPoolBuilder::new()
@@ -481,11 +487,7 @@ mod tests {
             let n = keys.len();
             let (mask, value, keep) = (1u64 << 17, 0, true);
             let out_of = move |k: u64| (k & mask == value) != keep;
-            let per_block: Vec<usize> = keys
-                .chunks(BLOCK)
-                .map(|c| c.iter().filter(|&&k| out_of(k)).count())
-                .collect();
-            let removed: usize = per_block.iter().sum();
+            let (per_block, removed) = removed_per_block(keys, out_of);
             let gone: Vec<(u64, Complex<T>)> = keys
                 .iter()
                 .zip(amps)
