@@ -217,8 +217,13 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
         if DIRECT {
             if let Some((pk, pa)) = pieces.get_mut(piece) {
                 if pk.len() - piece_w >= e - c {
-                    let to = (&mut pk[piece_w..], &mut pa[piece_w..]);
-                    piece_w += compact_to(&keys[c..e], &amps[c..e], to, keep, f);
+                    // Staged, then streamed: the places below the block were read long ago,
+                    // and ordinary stores would read each of their lines again first.
+                    let stage = (&mut keep_k[..], &mut keep_a[..]);
+                    let m = compact_to(&keys[c..e], &amps[c..e], stage, keep, f);
+                    let to = (&mut pk[piece_w..piece_w + m], &mut pa[piece_w..piece_w + m]);
+                    put_streamed(to, &keep_k[..m], &keep_a[..m]);
+                    piece_w += m;
                     if piece_w == pk.len() {
                         (piece, piece_w) = (piece + 1, 0);
                     }
@@ -256,7 +261,10 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
             )
         };
         if record {
-            put_streamed(&mut rec, &stage_k[..s], &stage_a[..s]);
+            let end = rec.len + s;
+            let to = (&mut rec.keys[rec.len..end], &mut rec.amps[rec.len..end]);
+            put_streamed(to, &stage_k[..s], &stage_a[..s]);
+            rec.len = end;
         }
         if let Some(t) = tables.as_deref_mut() {
             add_byte_tables(&keep_k[..m], &keep_a[..m], t);
@@ -267,8 +275,11 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
         while from < m && piece < pieces.len() {
             let (pk, pa) = &mut pieces[piece];
             let take = (pk.len() - piece_w).min(m - from);
-            pk[piece_w..piece_w + take].copy_from_slice(&keep_k[from..from + take]);
-            pa[piece_w..piece_w + take].copy_from_slice(&keep_a[from..from + take]);
+            let to = (
+                &mut pk[piece_w..piece_w + take],
+                &mut pa[piece_w..piece_w + take],
+            );
+            put_streamed(to, &keep_k[from..from + take], &keep_a[from..from + take]);
             (piece_w, from) = (piece_w + take, from + take);
             if piece_w == pk.len() {
                 (piece, piece_w) = (piece + 1, 0);
@@ -279,10 +290,8 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
         amps[own_w..own_w + rest].copy_from_slice(&keep_a[from..m]);
         own_w += rest;
     }
-    if record {
-        // The streamed record is seen by whoever sees this job's results.
-        crate::stream::fence();
-    }
+    // The streamed record and kept entries are seen by whoever sees this job's results.
+    crate::stream::fence();
     debug_assert_eq!(rec.len, rec.keys.len());
     debug_assert_eq!(own_w, to.1.saturating_sub(base));
     debug_assert_eq!(piece, pieces.len());
@@ -340,15 +349,15 @@ fn compact_within<T: Amplitude>(
     w
 }
 
-/// Appends a staged run to the record with streaming stores (`stream.rs`): the record's
-/// lines are not read first, and do not take the cache from the state's (ordinary stores
-/// where the amplitudes are not plain words: exact amplitudes).
+/// Copies a staged run to `to` (the same length) with streaming stores (`stream.rs`): to the
+/// record, or to kept places below the block, whose lines are then not read first and do not
+/// take the cache from the state's (ordinary stores where the amplitudes are not plain
+/// words: exact amplitudes).
 #[inline]
-fn put_streamed<T: Amplitude>(rec: &mut SliceSink<'_, T>, ks: &[u64], as_: &[Complex<T>]) {
-    let end = rec.len + ks.len();
-    crate::stream::copy(&mut rec.keys[rec.len..end], ks);
-    let to = &mut rec.amps[rec.len..end];
-    let streamed = match (T::as_words_mut(&mut *to), T::as_words(as_)) {
+fn put_streamed<T: Amplitude>(to: (&mut [u64], &mut [Complex<T>]), ks: &[u64], as_: &[Complex<T>]) {
+    let (tk, ta) = to;
+    crate::stream::copy(tk, ks);
+    let streamed = match (T::as_words_mut(&mut *ta), T::as_words(as_)) {
         (Some(d), Some(s)) => {
             crate::stream::copy(d, s);
             true
@@ -356,9 +365,8 @@ fn put_streamed<T: Amplitude>(rec: &mut SliceSink<'_, T>, ks: &[u64], as_: &[Com
         _ => false,
     };
     if !streamed {
-        to.copy_from_slice(as_);
+        ta.copy_from_slice(as_);
     }
-    rec.len = end;
 }
 
 /// The stack stages of [`project_block`]: the chunk's kept entries (scaled) and its removed
