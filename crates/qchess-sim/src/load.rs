@@ -202,7 +202,11 @@ pub(crate) fn threads() -> usize {
     let pool = rayon::current_num_threads();
     // The load is read only where it can change the answer.
     let adaptive = pool > 1 && adaptive_threads();
-    choose(pool, adaptive && busy())
+    let threads = choose(pool, adaptive && busy());
+    if threads > 1 {
+        crate::pin::ensure_bound();
+    }
+    threads
 }
 
 /// The rule of [`threads`]: the pool, or one thread when the other cores are busy.
