@@ -135,6 +135,32 @@ fn bench_sim_reports_whether_threads_adapt_to_the_load() {
     assert_eq!(run(Some("1"))["adaptive_threads"], Value::Bool(true));
 }
 
+/// `"pin_threads"` says whether the pool's workers were bound to one CPU each: false by
+/// default, true under `QCHESS_PIN_THREADS=1` (or `on`, `true`, `yes`).
+#[test]
+fn bench_sim_reports_whether_workers_are_pinned() {
+    let run = |value: Option<&str>| -> Value {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_qchess"));
+        cmd.args(SPLIT_ON_TWO_THREADS);
+        match value {
+            Some(v) => cmd.env("QCHESS_PIN_THREADS", v),
+            None => cmd.env_remove("QCHESS_PIN_THREADS"),
+        };
+        let out = cmd.output().expect("the qchess binary runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("one JSON object")
+    };
+    assert_eq!(run(None)["pin_threads"], Value::Bool(false));
+    for on in ["1", "on", "true", "yes"] {
+        assert_eq!(run(Some(on))["pin_threads"], Value::Bool(true), "{on}");
+    }
+    assert_eq!(run(Some("0"))["pin_threads"], Value::Bool(false));
+}
+
 #[test]
 fn bench_sim_iswap_keeps_the_exact_size_in_f64() {
     // An iSwap permutes basis states: 1000 states stay 1000 (8-byte key + 16-byte amplitude).

@@ -62,6 +62,7 @@ fn check_fields(kind: &str, v: &Value) -> Game {
     }
     assert_eq!(v["kind"], kind);
     assert!(v["adaptive_threads"].is_boolean(), "{kind}: {v}");
+    assert!(v["pin_threads"].is_boolean(), "{kind}: {v}");
     let states = v["states"].as_u64().unwrap();
     assert!(states >= N, "{kind}: {states} states");
     assert!(v["seconds"].as_f64().unwrap() > 0.0, "{kind}: {v}");

@@ -7,8 +7,11 @@
 //! the move is taken back) does not want anyway. Measured on the position of
 //! `qchess bench move` at 1.01e7 basis states: `measure_keeping` one thread 30.4 -> 27.1 ms,
 //! the measuring move on two threads 1.46 -> 1.29-1.39 of its gate, the capture 54 -> 50 ms
-//! (docs/benchmarks.md, "The bare measurement in parallel block jobs"). This is the crate's
-//! third unsafe call
+//! (docs/benchmarks.md, "The bare measurement in parallel block jobs"). The projection's
+//! kept entries that go below their block, to places read long before, are streamed the same
+//! way (bare measurement at 1e7 on two pinned threads: f32 924 -> 1061 M states/s, f64
+//! 798 -> 877; docs/benchmarks.md, "Pinned workers and streamed kept entries"). This is the
+//! crate's third unsafe call
 //! (docs/decisions.md, "Non-temporal stores for the undo record").
 
 /// Copies `src` into `dst` (the same length, or this panics) with non-temporal stores on

@@ -418,6 +418,7 @@ pub fn run(args: &MoveArgs) -> Result<(), CliError> {
             "peak_source": r.peak_source,
             "threads": threads,
             "adaptive_threads": qchess_sim::adaptive_threads(),
+            "pin_threads": qchess_sim::pin_threads(),
             "amplitude": if args.f32 { "f32" } else { "f64" },
             "move": r.played,
             "move_type": r.move_type,

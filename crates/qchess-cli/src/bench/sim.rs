@@ -86,6 +86,7 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
             "states": n,
             "threads": threads,
             "adaptive_threads": qchess_sim::adaptive_threads(),
+            "pin_threads": qchess_sim::pin_threads(),
             "seconds": result.seconds,
             "states_per_sec": per_sec,
             "bytes_per_state": result.bytes_per_state,
