@@ -167,7 +167,8 @@ impl Position {
         amplitudes
             .try_reserve_exact(n)
             .map_err(|_| crate::game::sim_error(qchess_sim::SimError::OutOfMemory { states: n }))?;
-        amplitudes.extend(state.entries_f64().map(|(k, a)| AmplitudeEntry {
+        let entries = state.try_entries_f64().map_err(crate::game::sim_error)?;
+        amplitudes.extend(entries.map(|(k, a)| AmplitudeEntry {
             board: board_squares(k.board),
             ancillas: format!("{:x}", k.ancillas),
             re: a.re,
@@ -184,6 +185,10 @@ impl Position {
     /// amplitude multiplied by `scale` (1 for the float states), entry by entry: the entry
     /// list is never built, so the memory used is one entry's, whatever the state's size. The
     /// text is the same as [`Position::to_json`] of the captured position when `scale` is 1.
+    /// The entries are read through [`QuantumState::try_entries_f64`]: a backend that gathers
+    /// them first (a sharded state) asks its memory budget, and a refusal is an error of kind
+    /// [`std::io::ErrorKind::Other`] carrying the [`qchess_sim::SimError`], returned before
+    /// anything is written.
     pub fn write_json<S: QuantumState>(
         state: &S,
         layer: &ClassicalLayer,
@@ -204,10 +209,13 @@ impl Position {
         extra: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
         w: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
+        // Within the memory budget: a backend that gathers its entries first may refuse,
+        // which is an error here (before anything is written), never a short list.
+        let entries = state.try_entries_f64().map_err(std::io::Error::other)?;
         w.write_all(b"{\"fen\":")?;
         serde_json::to_writer(&mut *w, &layer.to_fen())?;
         w.write_all(b",\"amplitudes\":[")?;
-        for (i, (k, a)) in state.entries_f64().enumerate() {
+        for (i, (k, a)) in entries.enumerate() {
             if i > 0 {
                 w.write_all(b",")?;
             }
@@ -287,7 +295,7 @@ impl Position {
 pub fn check_letters<S: QuantumState>(state: &S, layer: &ClassicalLayer) -> Result<(), GameError> {
     let lettered = layer.pieces.occupied_mask();
     let mut unlettered = 0u64;
-    for (k, a) in state.entries_f64() {
+    for (k, a) in state.try_entries_f64().map_err(crate::game::sim_error)? {
         if a.norm_sqr() > 0.0 {
             unlettered |= k.board & !lettered;
         }

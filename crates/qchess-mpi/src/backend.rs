@@ -108,9 +108,16 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
         ShardedState::ancilla_count(self)
     }
 
-    /// Each rank's piece has its own budget (the budget is per rank, like the cap).
+    /// The smallest budget of any rank (collective: the same number on every rank). Each
+    /// rank's piece has its own budget, which its own allocations ask (per rank, like the
+    /// cap); the trait's answer is what the game decides with, as `memory_budget() -
+    /// bytes()` with [`QuantumState::bytes`] the largest rank's, so every rank must see the
+    /// same number or the ranks could take different branches and wait for ever in the next
+    /// collective.
     fn memory_budget(&self) -> usize {
-        self.local().memory_budget()
+        let mine = u64::try_from(self.local().memory_budget()).unwrap_or(u64::MAX);
+        let least = comm::current().all_gather(&[mine]).into_iter().min();
+        least.map_or(usize::MAX, |b| usize::try_from(b).unwrap_or(usize::MAX))
     }
 
     fn set_memory_budget(&mut self, bytes: usize) {
@@ -387,7 +394,8 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
         to64(ShardedState::amplitude(self, key))
     }
 
-    /// Gathers the whole state to every rank: for serialisation and fingerprints only.
+    /// Gathers the whole state to every rank: for fingerprints and Definition 2's
+    /// comparison only (the serialisation reads [`QuantumState::try_entries_f64`]).
     /// Collective and outside the memory budget (the trait's answer cannot carry
     /// [`SimError::StateTooLarge`]): the gather is [`ShardedState::gather_entries_unbudgeted`],
     /// so it asks nothing of the budget, whatever it is, and answers every entry. Its
@@ -398,6 +406,19 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
     fn entries_f64(&self) -> Box<dyn Iterator<Item = (Key, Complex<f64>)> + '_> {
         let all = self.gather_entries_unbudgeted().unwrap_or_default();
         Box::new(all.into_iter().map(|(k, a)| (k, to64(a))))
+    }
+
+    /// The whole state gathered to every rank within the memory budget (collective):
+    /// [`ShardedState::gather_entries`], so if any rank's budget refuses, every rank answers
+    /// [`SimError::StateTooLarge`] and nothing is gathered; otherwise the same entries as
+    /// [`QuantumState::entries_f64`]. What the game's serialisation and position checks use
+    /// (`Position::try_capture`, `Position::write_json`, `check_letters`).
+    #[allow(clippy::type_complexity)]
+    fn try_entries_f64(
+        &self,
+    ) -> Result<Box<dyn Iterator<Item = (Key, Complex<f64>)> + '_>, SimError> {
+        let all = self.gather_entries()?;
+        Ok(Box::new(all.into_iter().map(|(k, a)| (k, to64(a)))))
     }
 
     fn norm_sqr(&self) -> f64 {
@@ -827,6 +848,80 @@ mod tests {
                 });
                 assert_refused_together(rank, err);
             }
+        }
+    }
+
+    /// The game's serialisation and position check read a sharded state through the budgeted
+    /// gather (`QuantumState::try_entries_f64`), on 3 ranks: with room they give what the
+    /// unbudgeted read-outs give (the same JSON text, the same position); when rank 1's
+    /// budget leaves 16 bytes, the trait's budget is that rank's on every rank, every rank
+    /// refuses the gather, the position and the JSON text together (nothing written, no rank
+    /// left waiting in a collective), and the game is unchanged.
+    #[test]
+    fn game_serialisation_asks_the_budget_on_every_rank_together() {
+        use qchess_cantwell::{Game, GameError};
+        use rand::SeedableRng;
+        let results = ThreadComm::run(3, |c| {
+            let rank = crate::comm::Comm::rank(&c);
+            install(Rc::new(c), 3);
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+            let mut g = Game::<ShardedState<f64>>::new_backend();
+            g.apply("g1^f3h3", &mut rng).unwrap();
+            g.apply("b8^a6c6", &mut rng).unwrap();
+            let all: Vec<(Key, Complex<f64>)> = g.state().entries_f64().collect();
+            let mut ok = all.len() == 4;
+            ok &= g.state().try_entries_f64().unwrap().collect::<Vec<_>>() == all;
+            let position = g.position();
+            ok &= g.try_position().unwrap() == position && position.amplitudes.len() == 4;
+            let mut text = Vec::new();
+            g.write_position_json(1.0, &mut text).unwrap();
+            ok &= text == position.to_json().into_bytes();
+            ok &= qchess_cantwell::position::check_letters(g.state(), g.classical()).is_ok();
+            let fen = g.fen();
+            g.set_memory_budget(usize::MAX);
+            let held = usize::MAX - g.state().memory_budget();
+            let piece = g.state().local().bytes();
+            g.set_memory_budget(if rank == 1 {
+                held + piece + 16
+            } else {
+                usize::MAX
+            });
+            // The trait's budget: rank 1's, on every rank (checked below).
+            let budget = g.state().memory_budget();
+            let gather = g.state().try_entries_f64().map(|_| ());
+            let mut written = Vec::new();
+            let json = g.write_position_json(1.0, &mut written);
+            ok &= written.is_empty();
+            let json_refused = json.is_err_and(|e| {
+                e.get_ref()
+                    .and_then(|inner| inner.downcast_ref::<SimError>())
+                    .is_some_and(|s| matches!(s, SimError::StateTooLarge { .. }))
+            });
+            let position = g.try_position().map(|_| ());
+            let letters = qchess_cantwell::position::check_letters(g.state(), g.classical());
+            ok &= g.fen() == fen && g.state().entries_f64().collect::<Vec<_>>() == all;
+            let to_sim = |r: Result<(), GameError>| {
+                r.map_err(|e| match e {
+                    GameError::StateTooLarge { asked, available } => {
+                        SimError::StateTooLarge { asked, available }
+                    }
+                    other => panic!("rank {rank}: expected StateTooLarge, got {other:?}"),
+                })
+            };
+            let refusals = (json_refused, gather, to_sim(position), to_sim(letters));
+            (rank, ok, budget, piece, refusals)
+        });
+        let rank1 = results[1].3 + 16;
+        for (rank, ok, budget, _, (json_refused, gather, position, letters)) in results {
+            assert_eq!(budget, rank1, "rank {rank}: the trait's budget is rank 1's");
+            assert!(ok, "rank {rank}");
+            assert!(json_refused, "rank {rank}: the JSON text was not refused");
+            assert_refused_together(rank, gather);
+            assert_refused_together(rank, letters);
+            assert!(
+                matches!(position, Err(SimError::StateTooLarge { asked, available }) if asked > available),
+                "rank {rank}: {position:?}"
+            );
         }
     }
 

@@ -393,6 +393,28 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
     /// Whole-state: for serialisation and fingerprints, not for per-move work.
     fn entries_f64(&self) -> Box<dyn Iterator<Item = (Key, Complex<f64>)> + '_>;
 
+    /// [`QuantumState::entries_f64`] within the memory budget (issue 10, Deliver 5): a backend
+    /// whose read-out holds state-sized memory (a sharded state gathers every entry to every
+    /// rank) asks its budget for it first and answers [`SimError::StateTooLarge`] (or
+    /// [`SimError::OutOfMemory`]) instead of a short list. The default, for backends that
+    /// stream their own arrays (the local [`State`]: nothing is allocated), is
+    /// `Ok(self.entries_f64())`.
+    ///
+    /// ```
+    /// use qchess_sim::{QuantumState, State};
+    /// let s = State::<f64>::classical(0b101);
+    /// let all: Vec<_> = QuantumState::try_entries_f64(&s)?.collect();
+    /// assert_eq!(all.len(), 1);
+    /// assert_eq!(all[0].0.board, 0b101);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    #[allow(clippy::type_complexity)]
+    fn try_entries_f64(
+        &self,
+    ) -> Result<Box<dyn Iterator<Item = (Key, Complex<f64>)> + '_>, SimError> {
+        Ok(self.entries_f64())
+    }
+
     /// The squared norm (1 up to rounding).
     fn norm_sqr(&self) -> f64;
 
