@@ -291,7 +291,9 @@ impl Position {
 }
 
 /// Checks that letters and occupancy agree: every basis state occupies only squares with a
-/// letter, and every letter stands on a square of positive probability.
+/// letter, and every letter stands on a square of positive probability. The entries are read
+/// through [`QuantumState::try_entries_f64`]: a backend that gathers them first (a sharded
+/// state) asks its memory budget, and a refusal is [`GameError::StateTooLarge`].
 pub fn check_letters<S: QuantumState>(state: &S, layer: &ClassicalLayer) -> Result<(), GameError> {
     let lettered = layer.pieces.occupied_mask();
     let mut unlettered = 0u64;

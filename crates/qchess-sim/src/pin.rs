@@ -53,9 +53,15 @@ fn switched_on(value: &str) -> bool {
     )
 }
 
-/// Turns pinning of the pool's workers on or off (off by default) for the whole process: see
-/// the module documentation of `pin.rs` ([`PIN_THREADS_ENV`] does the same). On, the next
-/// large parallel pass of each rayon pool binds that pool's workers, one CPU each.
+/// Turns pinning of the pool's workers on or off (off by default) for the whole process
+/// ([`PIN_THREADS_ENV`] turns it on too). On, the next large parallel pass of each rayon pool
+/// binds that pool's worker `i` to the `i`-th CPU this process may use (modulo their number);
+/// the calling thread outside the pool is not bound, and turning it off later does not unbind
+/// workers already bound. Where a worker woken after the machine idled is placed on the CPU
+/// already running the pass (measured on a 2-vCPU Firecracker VM: half the large passes then
+/// ran at one-thread speed, docs/benchmarks.md "Pinned workers and streamed kept entries"),
+/// binding makes every pass use all the pool's threads. Off by default because a bound
+/// worker cannot leave a CPU another process is using. Results never depend on it.
 ///
 /// ```
 /// qchess_sim::set_pin_threads(true);
