@@ -802,24 +802,27 @@ impl<S: QuantumState> Game<S> {
             None
         };
         let mut journal = Journal::new();
-        let applied = match circuit::apply_recorded(&mut self.state, &om, rng, &mut journal) {
-            Ok(a) => a,
-            Err(e) => {
-                // The circuit took its own steps back (journal), or failed in its checks.
-                if let Some(before) = before {
-                    self.state = before;
-                }
-                let reason = e.to_string();
-                return Err(match e {
-                    circuit::CircuitError::ImpossibleOutcome { .. }
-                    | circuit::CircuitError::NoMeasurement => {
-                        GameError::ImpossibleOutcome { mv: given, reason }
+        // The maintained marginals are the state's now: a one-square measurement reads them.
+        let known = Some(probs_before);
+        let applied =
+            match circuit::apply_recorded_knowing(&mut self.state, &om, rng, &mut journal, known) {
+                Ok(a) => a,
+                Err(e) => {
+                    // The circuit took its own steps back (journal), or failed in its checks.
+                    if let Some(before) = before {
+                        self.state = before;
                     }
-                    circuit::CircuitError::Sim(e) => sim_error(e),
-                    _ => GameError::Simulation(reason),
-                });
-            }
-        };
+                    let reason = e.to_string();
+                    return Err(match e {
+                        circuit::CircuitError::ImpossibleOutcome { .. }
+                        | circuit::CircuitError::NoMeasurement => {
+                            GameError::ImpossibleOutcome { mv: given, reason }
+                        }
+                        circuit::CircuitError::Sim(e) => sim_error(e),
+                        _ => GameError::Simulation(reason),
+                    });
+                }
+            };
         let probs = marginals_after(&journal, &probs_before, &self.state);
         if !marginals_differ(&probs_before, &probs) {
             if let Some(copy) = before.take_if(|b| same_state(b, &self.state)) {

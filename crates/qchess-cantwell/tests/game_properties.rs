@@ -82,6 +82,38 @@ fn assert_undone(undone: &Game, before: &Game, mv: &str, exact: bool) {
     }
 }
 
+/// A measuring move takes its probability from the game's maintained marginals when it
+/// measures one square before any gate (issue 10, Deliver 2): the outcome, its probability
+/// (within 1e-12) and the state after (within 1e-12) are those of the move's circuit run on
+/// a copy of the state before with the same random numbers, which reads the probability
+/// from the state.
+fn check_measurement_read(before: &Game, after: &Game, mv: &str, mut rng: ChaCha8Rng) {
+    let last = after.history().last().unwrap();
+    let Some(p) = last.probability else {
+        return;
+    };
+    let om = before.classify(mv).unwrap().occupancy_move();
+    let mut state = before.state().clone();
+    let applied = qchess_cantwell::circuit::apply(&mut state, &om, &mut rng).unwrap();
+    assert_eq!(applied.measured, last.measured, "{mv}: outcome");
+    let q = applied.probability.unwrap();
+    assert!((p - q).abs() <= 1e-12, "{mv}: probability {p} against {q}");
+    let (a, b): (Vec<_>, Vec<_>) = (
+        after.state().entries_f64().collect(),
+        state.entries_f64().collect(),
+    );
+    assert_eq!(a.len(), b.len(), "{mv}");
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x.0, y.0, "{mv}");
+        assert!(
+            (x.1 - y.1).norm() <= 1e-12,
+            "{mv}: {:?} against {:?}",
+            x.1,
+            y.1
+        );
+    }
+}
+
 fn play_random_game(seed: u64, fen: &str) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut game = Game::from_fen(fen).unwrap();
@@ -94,6 +126,7 @@ fn play_random_game(seed: u64, fen: &str) {
         };
         let before = game.position().to_json();
         let before_game = game.clone();
+        let rng_before = rng.clone();
         match game.apply(&mv, &mut rng) {
             Ok(_) => {}
             // The size cap may refuse a move; the game must then be unchanged.
@@ -104,6 +137,7 @@ fn play_random_game(seed: u64, fen: &str) {
             Err(e) => panic!("a listed legal move failed: {mv}: {e}"),
         }
         check_invariants(&game, pieces, &mut max_board);
+        check_measurement_read(&before_game, &game, &mv, rng_before);
         let mut undone = game.clone();
         undone.undo().unwrap();
         // Exact: no split or merge, and no measurement that removed something.

@@ -91,7 +91,20 @@ pub fn apply_recorded<S: QuantumState, R: Rng + ?Sized>(
     rng: &mut R,
     journal: &mut Journal<S>,
 ) -> Result<Applied, CircuitError> {
-    let mut rec = Recorder::new(state, journal);
+    apply_recorded_knowing(state, mv, rng, journal, None)
+}
+
+/// [`apply_recorded`] for a caller that keeps the squares' marginals of `state` (the game):
+/// a measurement of one square before any step of the move takes its probability from
+/// `marginals` instead of reading the state for it (issue 10, Deliver 2).
+pub(crate) fn apply_recorded_knowing<S: QuantumState, R: Rng + ?Sized>(
+    state: &mut S,
+    mv: &OccupancyMove,
+    rng: &mut R,
+    journal: &mut Journal<S>,
+    marginals: Option<[f64; 64]>,
+) -> Result<Applied, CircuitError> {
+    let mut rec = Recorder::new(state, journal).knowing(marginals);
     let mark = rec.mark();
     match run(&mut rec, mv, rng) {
         Ok(applied) => Ok(applied),

@@ -275,6 +275,9 @@ pub(crate) struct Recorder<'a, S> {
     pub state: &'a mut S,
     journal: &'a mut Journal<S>,
     recording: bool,
+    /// The squares' marginals of `state` as it is now, when the caller keeps them (the game,
+    /// issue 10 Deliver 2); forgotten at the first step that changes the state.
+    known: Option<[f64; 64]>,
 }
 
 impl<'a, S: QuantumState> Recorder<'a, S> {
@@ -284,7 +287,29 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
             state,
             journal,
             recording,
+            known: None,
         }
+    }
+
+    /// The same recorder told the squares' marginals of its state as it is now (as
+    /// [`QuantumState::qubit_probabilities`] reads them): a measurement of one square before
+    /// any step has changed the state takes its probability from them instead of reading the
+    /// state ([`Recorder::measure`]).
+    pub fn knowing(mut self, marginals: Option<[f64; 64]>) -> Self {
+        self.known = marginals;
+        self
+    }
+
+    /// The probability that `pred` holds from the known marginals: only for a predicate on
+    /// one square, while they are known.
+    fn known_probability(&self, pred: Predicate) -> Option<f64> {
+        let marginals = self.known.as_ref()?;
+        let (mask, value) = pred.mask_value()?;
+        if mask.count_ones() != 1 {
+            return None;
+        }
+        let p = marginals[mask.trailing_zeros() as usize];
+        Some(if value == mask { p } else { 1.0 - p })
     }
 
     /// Whether steps are recorded (the backend keeps undo records).
@@ -306,6 +331,8 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
     }
 
     fn push(&mut self, step: Step<S>) {
+        // Every step changes the state: the marginals known before no longer hold.
+        self.known = None;
         if self.recording {
             self.journal.steps.push(step);
         }
@@ -375,6 +402,7 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
 
     pub fn force(&mut self, pred: Predicate, outcome: bool) -> Result<f64, SimError> {
         if !self.recording {
+            self.known = None;
             return self.state.force(pred, outcome);
         }
         let (p, removed) = self.state.force_keeping(pred, outcome)?;
@@ -386,16 +414,34 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
     /// ([`QuantumState::measure_keeping`]): `choose` gets the probability that `pred` holds
     /// and picks the outcome, or `None` to change nothing. Returns the outcome's
     /// probability as the backend gives it, or `None` when `choose` declined.
+    ///
+    /// With undo records, a predicate on one square and the marginals known
+    /// ([`Recorder::knowing`], no step taken since), the probability is the known marginal
+    /// and the state is not read for it: the projection follows as
+    /// [`QuantumState::force_keeping_given`] (or [`QuantumState::force_keeping`] when
+    /// `choose` gives no probability), with only a count over the keys before it.
     pub fn measure(
         &mut self,
         pred: Predicate,
         choose: &mut dyn FnMut(f64) -> Option<Pick>,
     ) -> Result<Option<f64>, SimError> {
         if !self.recording {
+            self.known = None;
             let Some(Pick { outcome, .. }) = choose(self.state.probability(pred)) else {
                 return Ok(None);
             };
             return self.state.force(pred, outcome).map(Some);
+        }
+        if let Some(read) = self.known_probability(pred) {
+            let Some(Pick { outcome, given }) = choose(read) else {
+                return Ok(None);
+            };
+            let (p, removed) = match given {
+                Some(probability) => self.state.force_keeping_given(pred, outcome, probability)?,
+                None => self.state.force_keeping(pred, outcome)?,
+            };
+            self.push(Step::Projection(Box::new(removed)));
+            return Ok(Some(p));
         }
         let Some((p, removed)) = self.state.measure_keeping(pred, choose)? else {
             return Ok(None);
@@ -406,6 +452,7 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
 
     pub fn project_boards(&mut self, keep: &(dyn Fn(u64) -> bool + Sync)) -> Result<f64, SimError> {
         if !self.recording {
+            self.known = None;
             return self.state.project_boards(keep);
         }
         // No predicate describes the set: the rare case keeps a copy of the state before.
@@ -413,5 +460,83 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
         let p = self.state.project_boards(keep)?;
         self.push(Step::Whole(Box::new(copy)));
         Ok(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use qchess_sim::State;
+
+    /// A one-square measurement takes its probability from the known marginals until a step
+    /// changes the state; after it, and for a predicate on more than one square, the state
+    /// is read. The projection is the one `force_keeping_given` makes, and undoes exactly.
+    #[test]
+    fn known_marginals_serve_one_square_measurements_until_a_step() {
+        let mut state = State::<f64>::classical(0b01);
+        state.split(0, 1, 2, Controls::NONE).unwrap();
+        let start: Vec<_> = state.entries().collect();
+        let mut marginals = state.qubit_probabilities();
+        // Marked so that their use shows (the true probability of square 1 is 1/2).
+        marginals[1] = 0.25;
+        let mut journal = Journal::new();
+        let mut rec = Recorder::new(&mut state, &mut journal).knowing(Some(marginals));
+        let mut seen = Vec::new();
+        let mut look = |p: f64| {
+            seen.push(p);
+            None
+        };
+        // Declined: nothing changes, and the marginals stay known.
+        assert!(rec.measure(Predicate::One(1), &mut look).unwrap().is_none());
+        assert!(
+            rec.measure(Predicate::AllZero(0b10), &mut look)
+                .unwrap()
+                .is_none()
+        );
+        // Two squares: read from the state.
+        assert!(
+            rec.measure(Predicate::AllZero(0b110), &mut look)
+                .unwrap()
+                .is_none()
+        );
+        assert_eq!(seen, vec![0.25, 0.75, 0.0]);
+        // A step: the known marginals are forgotten.
+        rec.iswap(1, 3, Controls::NONE).unwrap();
+        rec.iswap(3, 1, Controls::NONE).unwrap();
+        seen.clear();
+        let mut look = |p: f64| {
+            seen.push(p);
+            None
+        };
+        assert!(rec.measure(Predicate::One(1), &mut look).unwrap().is_none());
+        assert_eq!(seen.len(), 1);
+        assert!((seen[0] - 0.5).abs() < 1e-15, "{seen:?}");
+
+        // A fresh recorder with the true marginals: the measurement projects as
+        // `force_keeping_given` with the known probability, and rolls back.
+        let mut state = State::<f64>::classical(0b01);
+        state.split(0, 1, 2, Controls::NONE).unwrap();
+        let mut reference = state.clone();
+        let marginals = state.qubit_probabilities();
+        let mut journal = Journal::new();
+        let mut rec = Recorder::new(&mut state, &mut journal).knowing(Some(marginals));
+        let p = rec
+            .measure(Predicate::One(2), &mut |p| {
+                Some(Pick {
+                    outcome: true,
+                    given: Some(p),
+                })
+            })
+            .unwrap();
+        assert_eq!(p, Some(marginals[2]));
+        reference
+            .force_keeping_given(Predicate::One(2), true, marginals[2])
+            .unwrap();
+        assert_eq!(
+            state.entries().collect::<Vec<_>>(),
+            reference.entries().collect::<Vec<_>>()
+        );
+        journal.rollback(&mut state).unwrap();
+        assert_eq!(state.entries().collect::<Vec<_>>(), start);
     }
 }
