@@ -105,25 +105,29 @@ fn bench_sim_threads_are_reported() {
     );
 }
 
+/// The JSON object of the two-thread split bench with the environment variable `var` set to
+/// `value` (removed for `None`).
+fn split_with_env(var: &str, value: Option<&str>) -> Value {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_qchess"));
+    cmd.args(SPLIT_ON_TWO_THREADS);
+    match value {
+        Some(v) => cmd.env(var, v),
+        None => cmd.env_remove(var),
+    };
+    let out = cmd.output().expect("the qchess binary runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
 /// `"adaptive_threads"` says whether passes may drop to one thread on a busy machine: true by
 /// default, false under `QCHESS_ADAPTIVE_THREADS=0` (any of `0`, `off`, `false`, `no`).
 #[test]
 fn bench_sim_reports_whether_threads_adapt_to_the_load() {
-    let run = |value: Option<&str>| -> Value {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_qchess"));
-        cmd.args(SPLIT_ON_TWO_THREADS);
-        match value {
-            Some(v) => cmd.env("QCHESS_ADAPTIVE_THREADS", v),
-            None => cmd.env_remove("QCHESS_ADAPTIVE_THREADS"),
-        };
-        let out = cmd.output().expect("the qchess binary runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).expect("one JSON object")
-    };
+    let run = |value: Option<&str>| split_with_env("QCHESS_ADAPTIVE_THREADS", value);
     assert_eq!(run(None)["adaptive_threads"], Value::Bool(true));
     for off in ["0", "off", "false", "no"] {
         assert_eq!(
@@ -139,21 +143,7 @@ fn bench_sim_reports_whether_threads_adapt_to_the_load() {
 /// default, true under `QCHESS_PIN_THREADS=1` (or `on`, `true`, `yes`).
 #[test]
 fn bench_sim_reports_whether_workers_are_pinned() {
-    let run = |value: Option<&str>| -> Value {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_qchess"));
-        cmd.args(SPLIT_ON_TWO_THREADS);
-        match value {
-            Some(v) => cmd.env("QCHESS_PIN_THREADS", v),
-            None => cmd.env_remove("QCHESS_PIN_THREADS"),
-        };
-        let out = cmd.output().expect("the qchess binary runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).expect("one JSON object")
-    };
+    let run = |value: Option<&str>| split_with_env("QCHESS_PIN_THREADS", value);
     assert_eq!(run(None)["pin_threads"], Value::Bool(false));
     for on in ["1", "on", "true", "yes"] {
         assert_eq!(run(Some(on))["pin_threads"], Value::Bool(true), "{on}");

@@ -795,21 +795,46 @@ mod tests {
         }
     }
 
+    /// On one rank of `c` (installed with 3 local qubits): this rank and a Cantwell game on
+    /// the sharded state after two knight splits (four boards).
+    fn two_split_game(c: ThreadComm) -> (usize, qchess_cantwell::Game<ShardedState<f64>>) {
+        use rand::SeedableRng;
+        let rank = crate::comm::Comm::rank(&c);
+        install(Rc::new(c), 3);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let mut g = qchess_cantwell::Game::<ShardedState<f64>>::new_backend();
+        g.apply("g1^f3h3", &mut rng).unwrap();
+        g.apply("b8^a6c6", &mut rng).unwrap();
+        (rank, g)
+    }
+
+    /// Sets the game's budget on every rank (collective: the game's held bytes are the
+    /// ranks' most) so that only rank 1's binds, leaving its state 16 bytes beyond its piece.
+    /// Returns this rank's piece bytes.
+    fn leave_rank_1_sixteen_bytes(
+        rank: usize,
+        g: &mut qchess_cantwell::Game<ShardedState<f64>>,
+    ) -> usize {
+        g.set_memory_budget(usize::MAX);
+        let held = usize::MAX - g.state().memory_budget();
+        let piece = g.state().local().bytes();
+        g.set_memory_budget(if rank == 1 {
+            held + piece + 16
+        } else {
+            usize::MAX
+        });
+        piece
+    }
+
     /// The game's budgeted board read-outs on the sharded state (3 ranks): with room they
     /// are the unbudgeted answers; when one rank's game budget leaves room for only one
     /// board, every rank answers `StateTooLarge` (the gather is counted), `f` is never
     /// called and the game is unchanged.
     #[test]
     fn game_budgeted_board_read_outs_refuse_on_every_rank_together() {
-        use qchess_cantwell::{Game, GameError};
-        use rand::SeedableRng;
+        use qchess_cantwell::GameError;
         let results = ThreadComm::run(3, |c| {
-            let rank = crate::comm::Comm::rank(&c);
-            install(Rc::new(c), 3);
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
-            let mut g = Game::<ShardedState<f64>>::new_backend();
-            g.apply("g1^f3h3", &mut rng).unwrap();
-            g.apply("b8^a6c6", &mut rng).unwrap();
+            let (rank, mut g) = two_split_game(c);
             let top = g.distribution_top(3);
             let mut ok = g.try_distribution_top(3).unwrap() == top;
             let mut pass = Vec::new();
@@ -819,16 +844,7 @@ mod tests {
             ok &= got == pass && pass.len() == 4 && top.1 == 4;
             let fen = g.fen();
             let dist = g.distribution(None);
-            // Setting the budget is collective (the game's held bytes are the ranks' most);
-            // every rank sets one, only rank 1's binds.
-            g.set_memory_budget(usize::MAX);
-            let held = usize::MAX - g.state().memory_budget();
-            let piece = g.state().local().bytes();
-            g.set_memory_budget(if rank == 1 {
-                held + piece + 16
-            } else {
-                usize::MAX
-            });
+            leave_rank_1_sixteen_bytes(rank, &mut g);
             let err_top = g.try_distribution_top(3);
             let mut called = false;
             let err_pass = g.try_for_each_board(|_, _| called = true);
@@ -859,15 +875,9 @@ mod tests {
     /// left waiting in a collective), and the game is unchanged.
     #[test]
     fn game_serialisation_asks_the_budget_on_every_rank_together() {
-        use qchess_cantwell::{Game, GameError};
-        use rand::SeedableRng;
+        use qchess_cantwell::GameError;
         let results = ThreadComm::run(3, |c| {
-            let rank = crate::comm::Comm::rank(&c);
-            install(Rc::new(c), 3);
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
-            let mut g = Game::<ShardedState<f64>>::new_backend();
-            g.apply("g1^f3h3", &mut rng).unwrap();
-            g.apply("b8^a6c6", &mut rng).unwrap();
+            let (rank, mut g) = two_split_game(c);
             let all: Vec<(Key, Complex<f64>)> = g.state().entries_f64().collect();
             let mut ok = all.len() == 4;
             ok &= g.state().try_entries_f64().unwrap().collect::<Vec<_>>() == all;
@@ -878,14 +888,7 @@ mod tests {
             ok &= text == position.to_json().into_bytes();
             ok &= qchess_cantwell::position::check_letters(g.state(), g.classical()).is_ok();
             let fen = g.fen();
-            g.set_memory_budget(usize::MAX);
-            let held = usize::MAX - g.state().memory_budget();
-            let piece = g.state().local().bytes();
-            g.set_memory_budget(if rank == 1 {
-                held + piece + 16
-            } else {
-                usize::MAX
-            });
+            let piece = leave_rank_1_sixteen_bytes(rank, &mut g);
             // The trait's budget: rank 1's, on every rank (checked below).
             let budget = g.state().memory_budget();
             let gather = g.state().try_entries_f64().map(|_| ());

@@ -52,18 +52,26 @@ static FROM_ENV: std::sync::Once = std::sync::Once::new();
 /// Applies [`ADAPTIVE_THREADS_ENV`] the first time it is called.
 fn read_env() {
     FROM_ENV.call_once(|| {
-        if std::env::var(ADAPTIVE_THREADS_ENV).is_ok_and(|v| switched_off(&v)) {
+        if env_switch(ADAPTIVE_THREADS_ENV) == Some(false) {
             ADAPTIVE.store(false, Ordering::Relaxed);
         }
     });
 }
 
-/// Whether a value of [`ADAPTIVE_THREADS_ENV`] turns the adaptation off.
-fn switched_off(value: &str) -> bool {
-    matches!(
-        value.trim().to_ascii_lowercase().as_str(),
-        "0" | "off" | "false" | "no"
-    )
+/// The setting of an on/off environment variable (this module's and `pin.rs`'s): `Some(false)`
+/// for `0`, `off`, `false`, `no`, `Some(true)` for `1`, `on`, `true`, `yes` (any case, spaces
+/// around ignored), `None` when unset or anything else.
+pub(crate) fn env_switch(name: &str) -> Option<bool> {
+    switch_value(&std::env::var(name).ok()?)
+}
+
+/// The spelling rule of [`env_switch`].
+pub(crate) fn switch_value(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "0" | "off" | "false" | "no" => Some(false),
+        "1" | "on" | "true" | "yes" => Some(true),
+        _ => None,
+    }
 }
 
 /// Turns load-adaptive parallelism on (the default) or off for the whole process. Off, every
@@ -232,10 +240,13 @@ mod tests {
     #[test]
     fn the_environment_switch_reads_the_usual_spellings() {
         for off in ["0", "off", "OFF", "false", " no "] {
-            assert!(switched_off(off), "{off}");
+            assert_eq!(switch_value(off), Some(false), "{off}");
         }
-        for on in ["1", "on", "true", "", "yes"] {
-            assert!(!switched_off(on), "{on}");
+        for on in ["1", "on", "TRUE", " yes "] {
+            assert_eq!(switch_value(on), Some(true), "{on}");
+        }
+        for neither in ["", "2", "maybe"] {
+            assert_eq!(switch_value(neither), None, "{neither}");
         }
     }
 

@@ -39,18 +39,10 @@ thread_local! {
 /// Applies [`PIN_THREADS_ENV`] the first time it is called.
 fn read_env() {
     FROM_ENV.call_once(|| {
-        if std::env::var(PIN_THREADS_ENV).is_ok_and(|v| switched_on(&v)) {
+        if crate::load::env_switch(PIN_THREADS_ENV) == Some(true) {
             PIN.store(true, Ordering::Relaxed);
         }
     });
-}
-
-/// Whether a value of [`PIN_THREADS_ENV`] turns pinning on.
-fn switched_on(value: &str) -> bool {
-    matches!(
-        value.trim().to_ascii_lowercase().as_str(),
-        "1" | "on" | "true" | "yes"
-    )
 }
 
 /// Turns pinning of the pool's workers on or off (off by default) for the whole process
@@ -111,17 +103,4 @@ fn bind_current_pool() {
         }
         BOUND.set(true);
     });
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_environment_switch_reads_the_usual_spellings() {
-        for on in ["1", "on", "TRUE", " yes "] {
-            assert!(super::switched_on(on), "{on}");
-        }
-        for off in ["0", "off", "", "false", "no", "2"] {
-            assert!(!super::switched_on(off), "{off}");
-        }
-    }
 }
