@@ -1,9 +1,9 @@
 //! Pinning the rayon pool's workers to one CPU each (opt-in, as OpenMP's `OMP_PROC_BIND`).
 //!
 //! A parallel pass wakes the pool's sleeping workers. On the 2-vCPU Firecracker VM of
-//! docs/benchmarks.md ("Pinned workers"), a worker woken after the machine has idled for a
-//! few tens of milliseconds is often placed on the CPU that is already running the pass, and
-//! waits there for a scheduler slice (about 3 ms) before it joins: the probability scan of a
+//! docs/benchmarks.md ("Pinned workers and streamed kept entries"), a worker woken after
+//! the machine has idled for a few tens of milliseconds is often placed on the CPU that is
+//! already running the pass, and waits there for a scheduler slice (about 3 ms) before it joins: the probability scan of a
 //! 1e7-entry state then takes 6.2 ms instead of 3.2, and a measurement 14-19 ms instead of
 //! 9-10, in about half the calls of a program that does anything between them. A worker
 //! bound to its own CPU is woken there (within about 0.1 ms measured).
