@@ -223,3 +223,55 @@ fn errors_are_clean() {
         assert!(!out.stderr.trim().is_empty());
     }
 }
+
+/// `--repeat N` times the bare operation and the move N times: the JSON lists every run,
+/// `seconds` and `gate_seconds` are their medians (the mean of the middle two for an even
+/// count), and the move reported is the same one. `--repeat 0` is a usage error.
+#[test]
+fn repeated_runs_report_their_medians() {
+    let median = |v: &Value| {
+        let mut runs: Vec<f64> = v
+            .as_array()
+            .expect("a list of runs")
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert!(runs.iter().all(|&x| x > 0.0), "{v}");
+        qchess_sim::bench::median(&mut runs)
+    };
+    for (kind, repeat) in [("measure", "3"), ("split", "4"), ("legal", "2")] {
+        let v = run(kind, &["--repeat", repeat]);
+        check_fields(kind, &v);
+        let n: usize = repeat.parse().unwrap();
+        assert_eq!(v["repeat"].as_u64(), Some(n as u64), "{kind}: {v}");
+        assert_eq!(v["seconds_runs"].as_array().unwrap().len(), n, "{kind}");
+        assert_eq!(
+            v["gate_seconds_runs"].as_array().unwrap().len(),
+            n,
+            "{kind}"
+        );
+        assert_eq!(
+            v["seconds"].as_f64(),
+            Some(median(&v["seconds_runs"])),
+            "{kind}"
+        );
+        assert_eq!(
+            v["gate_seconds"].as_f64(),
+            Some(median(&v["gate_seconds_runs"])),
+            "{kind}"
+        );
+        let once = run(kind, &[]);
+        assert_eq!(v["move"], once["move"], "{kind}");
+        assert_eq!(v["probability"], once["probability"], "{kind}");
+        assert_eq!(once["seconds_runs"].as_array().unwrap().len(), 1, "{kind}");
+    }
+    let states = N.to_string();
+    let out = common::qchess_bytes(
+        &[
+            "bench", "move", "--kind", "jump", "--states", &states, "--repeat", "0", "--json",
+        ],
+        b"",
+    );
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("--repeat"), "{}", out.stderr);
+}

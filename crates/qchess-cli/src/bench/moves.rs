@@ -31,6 +31,11 @@
 //! played a second time, which is `seconds`. So `seconds / gate_seconds` compares warm with
 //! warm (2026-11-27; before, a cold move was compared with a warm gate).
 //!
+//! `--repeat N` does the timing N times: the bare operation each time on a fresh warmed copy,
+//! the move each time after the previous one was taken back ([`Game::undo`]). `seconds` and
+//! `gate_seconds` are then the medians (`qchess_sim::bench::median`), `seconds_runs` and
+//! `gate_seconds_runs` list every run, and `peak_bytes` is the largest run's.
+//!
 //! `peak_bytes` is the process's resident memory: what the game holds right before the timed
 //! move (`state().bytes()`, free pass buffers included, plus `undo_bytes()`) plus the
 //! growth of the resident set during the move (`VmHWM` after the move less `VmRSS` before,
@@ -127,6 +132,11 @@ pub struct MoveArgs {
     /// Seed of the random numbers the game draws (the timed moves force their outcomes).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Times the bare operation and the move this many times (each on a fresh warmed copy,
+    /// and each move taken back before the next); `seconds` and `gate_seconds` are then the
+    /// medians, and the JSON lists every run.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub repeat: usize,
 }
 
 /// What one run measured.
@@ -138,6 +148,10 @@ pub struct MoveBench {
     pub seconds: f64,
     /// Wall seconds of the bare simulator operation on a copy of the same state.
     pub gate_seconds: f64,
+    /// Every timed run of the move (`--repeat`; `seconds` is their median).
+    pub seconds_runs: Vec<f64>,
+    /// Every timed run of the bare operation (`gate_seconds` is their median).
+    pub gate_seconds_runs: Vec<f64>,
     /// Wall seconds of the first play of the move, before it was taken back and timed again
     /// (fresh pass buffers and undo record); `None` for the legal-move list.
     pub cold_seconds: Option<f64>,
@@ -263,6 +277,38 @@ fn warm_up<T: Amplitude>(kind: MoveKind, s: &mut State<T>) -> Result<(), SimErro
     }
 }
 
+/// One timed run of the bare operation of `kind` on a warmed copy of the game's state (for
+/// `legal`, one probability read of the state itself): wall seconds and the simulator's peak
+/// accounting.
+fn time_bare_op<T: Amplitude>(
+    kind: MoveKind,
+    game: &Game<State<T>>,
+) -> Result<(f64, usize), CliError>
+where
+    State<T>: QuantumState,
+{
+    if kind == MoveKind::Legal {
+        let t = Instant::now();
+        std::hint::black_box(game.state().probability(Predicate::One(sq("a3").index())));
+        return Ok((t.elapsed().as_secs_f64(), game.state().bytes()));
+    }
+    let mut copy = game
+        .state()
+        .try_clone(0)
+        .map_err(|e| sim_error("the copy for the bare operation", e))?;
+    warm_up(kind, &mut copy).map_err(|e| sim_error("warming the copy", e))?;
+    if !qchess_cantwell::game::same_state(&copy, game.state()) {
+        return Err(CliError::failure(
+            "bench move: the warmed copy differs from the game's state",
+        ));
+    }
+    copy.reset_peak_bytes();
+    let t = Instant::now();
+    bare_op(kind, &mut copy).map_err(|e| sim_error("the bare operation", e))?;
+    let seconds = t.elapsed().as_secs_f64();
+    Ok((seconds, copy.peak_bytes()))
+}
+
 /// Sets up the position and times the move and its bare operation.
 pub fn bench<T: Amplitude>(args: &MoveArgs) -> Result<MoveBench, CliError>
 where
@@ -270,6 +316,9 @@ where
 {
     if args.states == 0 {
         return Err(CliError::usage("--states must be at least 1"));
+    }
+    if args.repeat == 0 {
+        return Err(CliError::usage("--repeat must be at least 1"));
     }
     let n = usize::try_from(args.states).map_err(|_| CliError::usage("--states is too large"))?;
     let t0 = Instant::now();
@@ -284,28 +333,15 @@ where
     let array_bytes = game.state().state_bytes();
     let fen = game.fen();
 
-    // The bare operation, on a warmed copy of the same state.
-    let (gate_seconds, gate_peak_bytes) = if kind == MoveKind::Legal {
-        let t = Instant::now();
-        std::hint::black_box(game.state().probability(Predicate::One(sq("a3").index())));
-        (t.elapsed().as_secs_f64(), game.state().bytes())
-    } else {
-        let mut copy = game
-            .state()
-            .try_clone(0)
-            .map_err(|e| sim_error("the copy for the bare operation", e))?;
-        warm_up(kind, &mut copy).map_err(|e| sim_error("warming the copy", e))?;
-        if !qchess_cantwell::game::same_state(&copy, game.state()) {
-            return Err(CliError::failure(
-                "bench move: the warmed copy differs from the game's state",
-            ));
-        }
-        copy.reset_peak_bytes();
-        let t = Instant::now();
-        bare_op(kind, &mut copy).map_err(|e| sim_error("the bare operation", e))?;
-        let seconds = t.elapsed().as_secs_f64();
-        (seconds, copy.peak_bytes())
-    };
+    // The bare operation, on a warmed copy of the same state, `--repeat` times.
+    let mut gate_seconds_runs = Vec::with_capacity(args.repeat);
+    let mut gate_peak_bytes = 0;
+    for _ in 0..args.repeat {
+        let (seconds, peak) = time_bare_op(kind, &game)?;
+        gate_seconds_runs.push(seconds);
+        gate_peak_bytes = gate_peak_bytes.max(peak);
+    }
+    let gate_seconds = qchess_sim::bench::median(&mut gate_seconds_runs.clone());
 
     // The game move: played once cold, taken back, then timed warm.
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
@@ -333,16 +369,69 @@ where
         None => None,
     };
     game.set_snapshot_budget(snapshot_budget);
+    let mut seconds_runs = Vec::with_capacity(args.repeat);
+    let (mut peak_bytes, mut peak_source) = (0, "state");
+    let mut timed = None;
+    for run in 0..args.repeat {
+        if run > 0 && kind.notation().is_some() {
+            // Each timed move after the first starts from the same state: the one before is
+            // taken back (by its undo record, or replayed when the budget kept none).
+            game.undo()
+                .map_err(|e| game_error("taking back a timed move", e))?;
+        }
+        let (seconds, peak, source, outcome) = time_move(&mut game, kind, &mut rng)?;
+        seconds_runs.push(seconds);
+        (peak_bytes, peak_source) = (peak_bytes.max(peak), source);
+        timed = Some(outcome);
+    }
+    let (played, move_type, probability, legal_moves) = timed.expect("at least one run");
+    let seconds = qchess_sim::bench::median(&mut seconds_runs.clone());
+    Ok(MoveBench {
+        states,
+        seconds,
+        gate_seconds,
+        seconds_runs,
+        gate_seconds_runs,
+        cold_seconds,
+        peak_bytes,
+        peak_source,
+        state_bytes,
+        array_bytes,
+        gate_peak_bytes,
+        played,
+        move_type,
+        probability,
+        legal_moves,
+        fen,
+        setup,
+        setup_seconds,
+    })
+}
+
+/// What one timed move reports: the move as recorded, its `MOVE_TYPE:VARIANT`, the measured
+/// outcome's probability, the legal-move count (kind `legal`).
+type Timed = (String, Option<String>, Option<f64>, Option<usize>);
+
+/// One timed play of `kind`'s move (or of the legal-move list) on `game`: wall seconds, the
+/// peak bytes and how they were measured, and what the move reports.
+fn time_move<T: Amplitude>(
+    game: &mut Game<State<T>>,
+    kind: MoveKind,
+    rng: &mut ChaCha8Rng,
+) -> Result<(f64, usize, &'static str, Timed), CliError>
+where
+    State<T>: QuantumState,
+{
     // What the game holds right before the timed move: after the warm-up that includes free
     // pass buffers (an undone projection's record), which the move may reuse.
     let held_bytes = game.state().bytes() + game.undo_bytes();
     let hwm = reset_peak_rss();
     let rss_before = status_bytes("VmRSS:").unwrap_or(0);
     let t = Instant::now();
-    let (played, move_type, probability, legal_moves) = match kind.notation() {
+    let timed = match kind.notation() {
         Some(mv) => {
             let record = game
-                .apply(mv, &mut rng)
+                .apply(mv, rng)
                 .map_err(|e| game_error(&format!("the timed move {mv}"), e))?;
             let move_type = match (record.move_type, record.variant) {
                 (Some(m), Some(v)) => Some(format!("{}:{}", m.name(), v.name())),
@@ -372,24 +461,7 @@ where
             "state",
         ),
     };
-    Ok(MoveBench {
-        states,
-        seconds,
-        gate_seconds,
-        cold_seconds,
-        peak_bytes,
-        peak_source,
-        state_bytes,
-        array_bytes,
-        gate_peak_bytes,
-        played,
-        move_type,
-        probability,
-        legal_moves,
-        fen,
-        setup,
-        setup_seconds,
-    })
+    Ok((seconds, peak_bytes, peak_source, timed))
 }
 
 /// Runs `qchess bench move`.
@@ -410,6 +482,9 @@ pub fn run(args: &MoveArgs) -> Result<(), CliError> {
             "states": r.states,
             "seconds": r.seconds,
             "gate_seconds": r.gate_seconds,
+            "repeat": args.repeat,
+            "seconds_runs": r.seconds_runs,
+            "gate_seconds_runs": r.gate_seconds_runs,
             "cold_seconds": r.cold_seconds,
             "peak_bytes": r.peak_bytes,
             "state_bytes": r.state_bytes,
