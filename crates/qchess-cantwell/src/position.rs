@@ -163,11 +163,13 @@ impl Position {
         if asked > available {
             return Err(GameError::StateTooLarge { asked, available });
         }
+        // The entries first: a sharded state gathers them collectively, so every rank gets
+        // there before any rank may stop at its own reservation below.
+        let entries = state.try_entries_f64().map_err(crate::game::sim_error)?;
         let mut amplitudes = Vec::new();
         amplitudes
             .try_reserve_exact(n)
             .map_err(|_| crate::game::sim_error(qchess_sim::SimError::OutOfMemory { states: n }))?;
-        let entries = state.try_entries_f64().map_err(crate::game::sim_error)?;
         amplitudes.extend(entries.map(|(k, a)| AmplitudeEntry {
             board: board_squares(k.board),
             ancillas: format!("{:x}", k.ancillas),
