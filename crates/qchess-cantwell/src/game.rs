@@ -1211,34 +1211,11 @@ impl<S: QuantumState> Game<S> {
         self.layer.flags.castling.hash(&mut h);
         self.layer.flags.en_passant_file.hash(&mut h);
         if self.options.repetition_claim_measurement {
-            // A global phase is no difference: rotate the first sizeable amplitude (in key
-            // order) onto the positive real axis before rounding. Two streaming passes, no
-            // copy of the entries (issue 10, Deliver 5): the first finds that amplitude, the
-            // second adds up one hash per entry (a sum, so the order the backend lists its
-            // entries in does not matter; keys are distinct, so equal sets give equal sums).
-            let first = self
-                .state
-                .entries_f64()
-                .filter(|(_, a)| a.norm() > 1e-6)
-                .min_by_key(|(k, _)| (k.ancillas, k.board));
-            let rot = first.map_or(num_complex::Complex64::new(1.0, 0.0), |(_, a)| {
-                a.conj() / a.norm()
-            });
-            let (mut sum, mut count) = (0u64, 0u64);
-            for (k, a) in self.state.entries_f64() {
-                let a = a * rot;
-                let mut e = std::collections::hash_map::DefaultHasher::new();
-                (
-                    k.ancillas,
-                    k.board,
-                    (a.re * 1e9).round() as i64,
-                    (a.im * 1e9).round() as i64,
-                )
-                    .hash(&mut e);
-                sum = sum.wrapping_add(e.finish());
-                count += 1;
-            }
-            (count, sum).hash(&mut h);
+            // A global phase is no difference: the digest rotates the first sizeable
+            // amplitude (in key order) onto the positive real axis before rounding, and sums
+            // one hash per entry, with no copy of the entries (issue 10, Deliver 5; a
+            // sharded state digests its pieces where they lie).
+            self.state.amplitude_digest(1e9).hash(&mut h);
         }
         h.finish()
     }
@@ -1433,14 +1410,8 @@ fn sqrt_move_surely_changes(c: &Classified, probs: &[f64; 64]) -> bool {
 /// Whether two states are equal for Definition 2: the same entries within
 /// [`UNCHANGED_TOLERANCE`], else fidelity within it of 1.
 pub fn same_state<S: QuantumState>(a: &S, b: &S) -> bool {
-    if a.len() == b.len() {
-        let close = a
-            .entries_f64()
-            .zip(b.entries_f64())
-            .all(|((ka, va), (kb, vb))| ka == kb && (va - vb).norm() <= UNCHANGED_TOLERANCE);
-        if close {
-            return true;
-        }
+    if a.entries_close(b, UNCHANGED_TOLERANCE) {
+        return true;
     }
     // Normalised overlap: exact backends keep their states unnormalised.
     let norms = (a.norm_sqr() * b.norm_sqr()).sqrt();

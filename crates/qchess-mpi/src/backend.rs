@@ -150,12 +150,15 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
         self.top_boards(k)
     }
 
-    /// Gathered like [`ShardedState::board_distribution`] (collective); every rank calls `f`
-    /// with the same boards in the same order.
+    /// Collective, streamed in bounded rounds, nothing gathered (issue 10, Deliver 5):
+    /// every rank walks its own piece's boards and each round all-gathers up to
+    /// 4096 boards a rank (16 bytes a board), visited in rank
+    /// order, so memory is proportional to that round times the number of ranks, whatever
+    /// the state's size. Every rank calls `f` with the same boards in the same order (each
+    /// board once, with its probability in the whole state). So
+    /// [`QuantumState::try_for_each_board`] (the trait's default) never refuses.
     fn for_each_board(&self, f: &mut dyn FnMut(u64, f64)) {
-        for (b, p) in ShardedState::board_distribution(self, None) {
-            f(b, p);
-        }
+        self.stream_boards(crate::readouts::BOARD_ROUND, f);
     }
 
     /// Collective, in memory proportional to `k` times the number of ranks: only each rank's
@@ -168,18 +171,6 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
     fn try_board_distribution_top(&self, k: usize) -> Result<(Vec<(u64, f64)>, usize), SimError> {
         self.ask_board_gather(Some(k))?;
         Ok(self.top_boards(k))
-    }
-
-    /// Collective. The whole distribution is gathered (as [`QuantumState::for_each_board`]
-    /// does), asked of every rank's budget first as [`QuantumState::try_board_distribution`]
-    /// asks it: if any rank's budget refuses, every rank refuses
-    /// ([`SimError::StateTooLarge`]) and `f` is never called; otherwise every rank calls `f`
-    /// with the same boards in the same order.
-    fn try_for_each_board(&self, f: &mut dyn FnMut(u64, f64)) -> Result<(), SimError> {
-        for (b, p) in QuantumState::try_board_distribution(self, None)? {
-            f(b, p);
-        }
-        Ok(())
     }
 
     /// Collective, and nothing is gathered (issue 10, Deliver 5: the trait's default reads
@@ -394,9 +385,11 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
         to64(ShardedState::amplitude(self, key))
     }
 
-    /// Gathers the whole state to every rank: for fingerprints and Definition 2's
-    /// comparison only (the serialisation reads [`QuantumState::try_entries_f64`]).
-    /// Collective and outside the memory budget (the trait's answer cannot carry
+    /// Gathers the whole state to every rank: for tests and small states only (the game
+    /// reads none of it: its serialisation reads [`QuantumState::try_entries_f64`], its
+    /// repetition digest [`QuantumState::amplitude_digest`], its Definition 2 comparison
+    /// [`QuantumState::entries_close`] and [`QuantumState::local_effects`], all computed
+    /// where the pieces lie). Collective and outside the memory budget (the trait's answer cannot carry
     /// [`SimError::StateTooLarge`]): the gather is [`ShardedState::gather_entries_unbudgeted`],
     /// so it asks nothing of the budget, whatever it is, and answers every entry. Its
     /// buffers are still reserved fallibly: if some rank cannot reserve them (the machine
@@ -419,6 +412,35 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
     ) -> Result<Box<dyn Iterator<Item = (Key, Complex<f64>)> + '_>, SimError> {
         let all = self.gather_entries()?;
         Ok(Box::new(all.into_iter().map(|(k, a)| (k, to64(a)))))
+    }
+
+    /// Collective, nothing gathered: each rank digests its own piece with the whole state's
+    /// phase reference (found by one all-gather of a key and an amplitude a rank), and the
+    /// pieces' digests are added by one more all-gather. The same digest as the gathered
+    /// state's, on every rank.
+    fn amplitude_digest(&self, scale: f64) -> (u64, u64) {
+        self.digest(scale)
+    }
+
+    /// Collective, nothing gathered: with the same local set each rank compares its own
+    /// pieces and one all-gather ands the answers; with different sets a copy of `other`
+    /// (asked of the budget on every rank) is first redistributed to this one's, and a
+    /// refused copy answers `false` on every rank.
+    fn entries_close(&self, other: &Self, tolerance: f64) -> bool {
+        self.close_to(other, tolerance)
+    }
+
+    /// Collective, nothing gathered (the trait's default would gather every entry to every
+    /// rank): presence questions and circuits on local qubits are read on each rank's piece;
+    /// the other circuits on one copy of the state (asked of the budget on every rank) made
+    /// local batch by batch; the ranks' shares ([`qchess_sim::LocalShare`]) are added by one
+    /// all-gather. A refused copy or exchange is the same error on every rank.
+    fn local_effects(
+        &self,
+        queries: &[qchess_sim::LocalQuery],
+        threshold: f64,
+    ) -> Result<Vec<qchess_sim::LocalAnswer>, SimError> {
+        self.effects(queries, threshold)
     }
 
     fn norm_sqr(&self) -> f64 {
@@ -554,10 +576,11 @@ mod tests {
     }
 
     /// The budgeted top-k and board pass on 3 ranks: with room they are the unbudgeted
-    /// answers; when one rank's budget is too small for the gather every rank refuses,
-    /// nothing is gathered (`f` is never called) and the state is unchanged.
+    /// answers; when one rank's budget is too small for the top-k gather every rank
+    /// refuses and the state is unchanged, while the board pass, which gathers nothing
+    /// (bounded rounds), still visits every board.
     #[test]
-    fn budgeted_top_and_board_pass_refuse_on_every_rank_together() {
+    fn budgeted_top_refuses_on_every_rank_together_and_the_board_pass_streams() {
         let results = ThreadComm::run(3, |c| {
             let rank = crate::comm::Comm::rank(&c);
             install(Rc::new(c), 3);
@@ -578,20 +601,14 @@ mod tests {
                 dist.local_mut().set_memory_budget(held + 16);
             }
             let err_top = QuantumState::try_board_distribution_top(&dist, 3);
-            let mut called = false;
-            let err_pass = QuantumState::try_for_each_board(&dist, &mut |_, _| called = true);
+            let mut small = Vec::new();
+            QuantumState::try_for_each_board(&dist, &mut |b, p| small.push((b, p))).unwrap();
             let unchanged = dist.gather_entries_unbudgeted().unwrap() == before;
-            (
-                rank,
-                ok && !called && unchanged,
-                [err_top.map(|_| ()), err_pass],
-            )
+            (rank, ok && small == want && unchanged, err_top.map(|_| ()))
         });
-        for (rank, ok, errs) in results {
+        for (rank, ok, err) in results {
             assert!(ok, "rank {rank}");
-            for err in errs {
-                assert_refused_together(rank, err);
-            }
+            assert_refused_together(rank, err);
         }
     }
 
@@ -828,8 +845,9 @@ mod tests {
 
     /// The game's budgeted board read-outs on the sharded state (3 ranks): with room they
     /// are the unbudgeted answers; when one rank's game budget leaves room for only one
-    /// board, every rank answers `StateTooLarge` (the gather is counted), `f` is never
-    /// called and the game is unchanged.
+    /// board, every rank refuses the top-k (`StateTooLarge`: its gather is counted) and
+    /// the game is unchanged, while the board pass (bounded rounds, nothing gathered)
+    /// still visits the four boards.
     #[test]
     fn game_budgeted_board_read_outs_refuse_on_every_rank_together() {
         use qchess_cantwell::GameError;
@@ -846,10 +864,10 @@ mod tests {
             let dist = g.distribution(None);
             leave_rank_1_sixteen_bytes(rank, &mut g);
             let err_top = g.try_distribution_top(3);
-            let mut called = false;
-            let err_pass = g.try_for_each_board(|_, _| called = true);
-            ok &= !called && g.fen() == fen && g.distribution(None) == dist;
-            (rank, ok, [err_top.map(|_| ()), err_pass])
+            let mut small = Vec::new();
+            g.try_for_each_board(|b, p| small.push((b, p))).unwrap();
+            ok &= small == pass && g.fen() == fen && g.distribution(None) == dist;
+            (rank, ok, [err_top.map(|_| ())])
         });
         for (rank, ok, errs) in results {
             assert!(ok, "rank {rank}");

@@ -34,6 +34,7 @@ pub mod comm;
 #[cfg(feature = "mpi")]
 pub mod mpi_comm;
 pub mod plan;
+mod readouts;
 pub mod selftest;
 mod sharded;
 

@@ -438,7 +438,8 @@ pub fn large_sequence(seed: u64, states: usize, steps: usize, capacity: usize) -
 /// through `qchess_cantwell::Game` (the same game code, generic over the backend): each ply
 /// a seeded random legal move, knight splits first, until `splits` knight splits have been
 /// played. After every ply: the same record, the same classical position, the same number
-/// of basis states and every square's probability within [`TOLERANCE`]. Collective.
+/// of basis states, every square's probability within [`TOLERANCE`], and the same legal
+/// moves and amplitude digest. Collective.
 pub fn cantwell_knight_game(seed: u64, splits: usize) -> Report {
     use qchess_board::PieceKind;
     use qchess_cantwell::legal::notation_of;
@@ -498,6 +499,10 @@ pub fn cantwell_knight_game(seed: u64, splits: usize) -> Report {
             }
         };
         report.record(&format!("cantwell ply {plies} ({mv})"), result);
+        report.record(
+            &format!("cantwell ply {plies}: legal moves and digest"),
+            legal_and_digest(&local, &dist),
+        );
         if knight_split(&c) && a.is_ok() {
             done += 1;
         }
@@ -519,6 +524,29 @@ pub fn cantwell_knight_game(seed: u64, splits: usize) -> Report {
     );
     report.traffic(dist.state());
     report
+}
+
+/// The sharded game's legal-move list (Definition 2 decided from the ranks' shares of
+/// read-only answers, nothing gathered: issue 10, Deliver 5) and its amplitude digest (the
+/// repetition fingerprint, digested piece by piece) against the local game's: the same list
+/// in the same order, and the same digest. Collective.
+fn legal_and_digest(
+    local: &qchess_cantwell::Game,
+    dist: &qchess_cantwell::Game<ShardedState<f64>>,
+) -> Result<(), String> {
+    use qchess_sim::QuantumState;
+    let (want, got) = (local.legal_moves(), dist.legal_moves());
+    if got != want {
+        return Err(format!("legal moves {got:?}, locally {want:?}"));
+    }
+    let (d, l) = (
+        dist.state().amplitude_digest(1e9),
+        local.state().amplitude_digest(1e9),
+    );
+    if d != l {
+        return Err(format!("digest {d:x?}, locally {l:x?}"));
+    }
+    Ok(())
 }
 
 /// The sharded occupancy bounds and pattern weights (each rank reads its own piece; nothing

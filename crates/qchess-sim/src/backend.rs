@@ -415,6 +415,54 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
         Ok(self.entries_f64())
     }
 
+    /// A digest of the entries up to a global phase, with amplitudes scaled by `scale` and
+    /// rounded: `(count, sum)` of [`crate::digest::digest_entries`] after rotating the
+    /// reference amplitude ([`crate::digest::phase_reference`]) onto the positive real axis.
+    /// States equal up to a global phase (within the rounding) give equal digests. Nothing
+    /// state-sized is allocated: the default reads [`QuantumState::entries_f64`] twice (the
+    /// local [`State`] streams its own arrays); a distributed backend digests its pieces
+    /// where they lie and adds the pieces' digests.
+    ///
+    /// ```
+    /// use qchess_sim::{Complex, Controls, Normalization, QuantumState, State};
+    /// let mut s = State::<f64>::classical(0b001);
+    /// s.split(0, 1, 2, Controls::NONE)?;
+    /// // The same state times the global phase i.
+    /// let turned = s.entries().map(|(k, a)| (k, a * Complex::new(0.0, 1.0))).collect();
+    /// let t = State::<f64>::from_amplitudes(turned, Normalization::RequireUnit)?;
+    /// assert_eq!(s.amplitude_digest(1e9), t.amplitude_digest(1e9));
+    /// assert_eq!(s.amplitude_digest(1e9).0, 2);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    fn amplitude_digest(&self, scale: f64) -> (u64, u64) {
+        let rot = crate::digest::rotation(crate::digest::phase_reference(self.entries_f64()));
+        crate::digest::digest_entries(self.entries_f64(), rot, scale)
+    }
+
+    /// Whether `other` holds the same basis states as this state with every amplitude
+    /// within `tolerance` (the modulus of the difference). Nothing state-sized is allocated
+    /// by the default, which walks both [`QuantumState::entries_f64`] side by side (the local
+    /// [`State`] streams its own arrays); a distributed backend compares its pieces where
+    /// they lie.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, QuantumState, State};
+    /// let mut s = State::<f64>::classical(0b001);
+    /// s.split(0, 1, 2, Controls::NONE)?;
+    /// let mut t = s.clone();
+    /// assert!(s.entries_close(&t, 1e-12));
+    /// t.iswap(1, 3, Controls::NONE)?;
+    /// assert!(!s.entries_close(&t, 1e-12));
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    fn entries_close(&self, other: &Self, tolerance: f64) -> bool {
+        self.len() == other.len()
+            && self
+                .entries_f64()
+                .zip(other.entries_f64())
+                .all(|((ka, va), (kb, vb))| ka == kb && (va - vb).norm() <= tolerance)
+    }
+
     /// The squared norm (1 up to rounding).
     fn norm_sqr(&self) -> f64;
 

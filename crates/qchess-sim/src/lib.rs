@@ -40,6 +40,7 @@ mod amplitude;
 mod backend;
 pub mod bench;
 mod controlled;
+pub mod digest;
 mod distribution;
 mod error;
 pub mod exact;
@@ -76,7 +77,10 @@ pub use load::{
 pub use memory::{default_memory_budget, set_default_memory_budget};
 pub use num_complex::Complex;
 pub use pages::{HUGE_MIN_BYTES, huge_pages, set_huge_pages};
-pub use patterns::{BoardPattern, LOCAL_MAX_QUBITS, LocalAnswer, LocalCircuit, LocalQuery};
+pub use patterns::{
+    BoardPattern, LOCAL_MAX_QUBITS, LOCAL_SHARE_WORDS, LocalAnswer, LocalCircuit, LocalQuery,
+    LocalShare,
+};
 pub use pin::{PIN_THREADS_ENV, pin_threads, set_pin_threads};
 pub use state::{MAX_ANCILLAS, State};
 pub use undo::{Pick, Removed};

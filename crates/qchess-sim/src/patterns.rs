@@ -543,7 +543,7 @@ impl Prepared {
 }
 
 /// Running sums of one circuit query over the groups read so far.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Sums {
     /// Weight read (identity basis states and whole moved groups).
     weight: f64,
@@ -814,39 +814,71 @@ fn chunk_query<T: Amplitude>(
     }
 }
 
+/// The squared norm of sorted sectors, summed in sector order.
+fn sectors_norm<T: Amplitude>(sectors: &[SectorRef<'_, T>]) -> f64 {
+    sectors
+        .par_iter()
+        .map(|(_, a)| a.iter().map(|x| amp64(*x).norm_sqr()).sum::<f64>())
+        .collect::<Vec<f64>>()
+        .iter()
+        .sum()
+}
+
 /// Read-only answers to `queries` on sorted sectors (see [`State::local_effects`]).
 fn local_effects_on<T: Amplitude>(
     sectors: &[SectorRef<'_, T>],
     queries: &[Prepared],
     threshold: f64,
 ) -> Vec<LocalAnswer> {
-    let total: usize = sectors.iter().map(|s| s.0.len()).sum();
-    let norm: f64 = sectors
-        .par_iter()
-        .map(|(_, a)| a.iter().map(|x| amp64(*x).norm_sqr()).sum::<f64>())
-        .collect::<Vec<f64>>()
+    let norm = sectors_norm(sectors);
+    shares_on(sectors, queries, threshold * norm)
         .iter()
-        .sum();
-    let thr = threshold * norm;
+        .map(|s| s.answer(norm, threshold))
+        .collect()
+}
+
+/// The shares of sorted sectors in the answers to `queries`, with `thr` the absolute
+/// threshold (relative threshold times the whole state's norm).
+fn shares_on<T: Amplitude>(
+    sectors: &[SectorRef<'_, T>],
+    queries: &[Prepared],
+    thr: f64,
+) -> Vec<LocalShare> {
+    let total: usize = sectors.iter().map(|s| s.0.len()).sum();
     let mut starts = Vec::with_capacity(sectors.len());
     let mut acc = 0;
     for s in sectors {
         starts.push(acc);
         acc += s.0.len();
     }
-    // Phase one, every query on its own (in parallel): sampled basis states.
-    let first: Vec<Option<LocalAnswer>> = if total > SAMPLES {
+    let blank = |q: &Prepared| LocalShare {
+        circuit: matches!(q, Prepared::Circuit { .. }),
+        ..LocalShare::default()
+    };
+    // Phase one, every query on its own (in parallel): sampled basis states. What they
+    // settle (a clear match, a part the circuit surely changes) holds for the whole state.
+    let first: Vec<Option<LocalShare>> = if total > SAMPLES {
         queries
             .par_iter()
             .with_min_len(crate::load::min_len())
-            .map(|q| sample_query(sectors, &starts, total, q, thr))
+            .map(|q| {
+                sample_query(sectors, &starts, total, q, thr).map(|_| LocalShare {
+                    clear: true,
+                    ..blank(q)
+                })
+            })
             .collect()
     } else {
         vec![None; queries.len()]
     };
     let open: Vec<usize> = (0..queries.len()).filter(|&i| first[i].is_none()).collect();
+    let mut out: Vec<LocalShare> = first
+        .iter()
+        .zip(queries)
+        .map(|(s, q)| s.unwrap_or_else(|| blank(q)))
+        .collect();
     if open.is_empty() {
-        return first.into_iter().map(|a| a.expect("settled")).collect();
+        return out;
     }
     // Phase two: one full pass for the open queries, fixed chunks in parallel, summed in
     // chunk order.
@@ -869,47 +901,120 @@ fn local_effects_on<T: Amplitude>(
                 .collect()
         })
         .collect();
-    let mut out: Vec<LocalAnswer> = first
-        .iter()
-        .map(|a| a.unwrap_or(LocalAnswer::Absent))
-        .collect();
     for (j, &i) in open.iter().enumerate() {
-        let (mut any, mut clear, mut sums) = (false, false, Sums::default());
+        let share = &mut out[i];
         for p in &parts {
-            any |= p[j].0;
-            clear |= p[j].1;
-            sums.add(&p[j].2);
+            share.any |= p[j].0;
+            share.clear |= p[j].1;
+            share.sums.add(&p[j].2);
         }
-        out[i] = match &queries[i] {
-            Prepared::Presence(_) => {
-                if clear {
-                    LocalAnswer::Present
-                } else if any {
-                    LocalAnswer::Faint
-                } else {
-                    LocalAnswer::Absent
-                }
-            }
-            Prepared::Circuit { .. } => {
-                if !sums.moved {
-                    LocalAnswer::Identity
-                } else if sums.bound() > thr {
-                    LocalAnswer::Changes
-                } else {
-                    // 1 - |1 - d| for d = deficit / norm, without cancellation.
-                    let d = sums.deficit / norm;
-                    let m = (Complex::new(1.0, 0.0) - d).norm();
-                    let infidelity = (2.0 * d.re - d.norm_sqr()) / (1.0 + m);
-                    let max_shift = sums.shift.iter().fold(0.0f64, |a, s| a.max(s.abs() / norm));
-                    LocalAnswer::Exact {
-                        infidelity,
-                        max_shift,
-                    }
-                }
-            }
-        };
     }
     out
+}
+
+/// Words of [`LocalShare::to_words`].
+pub const LOCAL_SHARE_WORDS: usize = 4 + LOCAL_MAX_QUBITS;
+
+/// One piece's share of the answer to a [`LocalQuery`] (see [`State::local_effect_shares`]):
+/// the shares of disjoint pieces of one state, each piece holding whole groups (basis
+/// states that differ only on a circuit's acted qubits live in one piece), add up
+/// ([`LocalShare::add`]) to the whole state's, which [`LocalShare::answer`] turns into the
+/// [`LocalAnswer`] that [`State::local_effects`] gives for the whole state. What a
+/// distributed state combines across its ranks.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LocalShare {
+    circuit: bool,
+    /// A matching basis state was read (presence).
+    any: bool,
+    /// Settled: a clear match (presence) or a part the circuit surely changes (circuit).
+    clear: bool,
+    sums: Sums,
+}
+
+impl LocalShare {
+    /// Adds `other`, the share of another piece of the same state in the same query.
+    pub fn add(&mut self, other: &LocalShare) {
+        self.any |= other.any;
+        self.clear |= other.clear;
+        self.sums.add(&other.sums);
+    }
+
+    /// The answer of the whole state whose squared norm is `norm`, once every piece's share
+    /// has been added, with the relative `threshold` the shares were read with.
+    pub fn answer(&self, norm: f64, threshold: f64) -> LocalAnswer {
+        let thr = threshold * norm;
+        if !self.circuit {
+            return if self.clear {
+                LocalAnswer::Present
+            } else if self.any {
+                LocalAnswer::Faint
+            } else {
+                LocalAnswer::Absent
+            };
+        }
+        if self.clear {
+            LocalAnswer::Changes
+        } else if !self.sums.moved {
+            LocalAnswer::Identity
+        } else if self.sums.bound() > thr {
+            LocalAnswer::Changes
+        } else {
+            // 1 - |1 - d| for d = deficit / norm, without cancellation.
+            let d = self.sums.deficit / norm;
+            let m = (Complex::new(1.0, 0.0) - d).norm();
+            let infidelity = (2.0 * d.re - d.norm_sqr()) / (1.0 + m);
+            let max_shift = self
+                .sums
+                .shift
+                .iter()
+                .fold(0.0f64, |a, s| a.max(s.abs() / norm));
+            LocalAnswer::Exact {
+                infidelity,
+                max_shift,
+            }
+        }
+    }
+
+    /// The share as [`LOCAL_SHARE_WORDS`] words (flags, then the sums' `f64` bits), for a
+    /// transport that moves words.
+    pub fn to_words(&self) -> [u64; LOCAL_SHARE_WORDS] {
+        let mut w = [0u64; LOCAL_SHARE_WORDS];
+        w[0] = u64::from(self.circuit)
+            | u64::from(self.any) << 1
+            | u64::from(self.clear) << 2
+            | u64::from(self.sums.moved) << 3;
+        w[1] = self.sums.weight.to_bits();
+        w[2] = self.sums.deficit.re.to_bits();
+        w[3] = self.sums.deficit.im.to_bits();
+        for (o, s) in w[4..].iter_mut().zip(&self.sums.shift) {
+            *o = s.to_bits();
+        }
+        w
+    }
+
+    /// The share written by [`LocalShare::to_words`]; `None` when `words` is not
+    /// [`LOCAL_SHARE_WORDS`] long or has unknown flags.
+    pub fn from_words(words: &[u64]) -> Option<Self> {
+        if words.len() != LOCAL_SHARE_WORDS || words[0] >> 4 != 0 {
+            return None;
+        }
+        let flag = |b: u32| words[0] >> b & 1 == 1;
+        let mut shift = [0.0; LOCAL_MAX_QUBITS];
+        for (s, w) in shift.iter_mut().zip(&words[4..]) {
+            *s = f64::from_bits(*w);
+        }
+        Some(LocalShare {
+            circuit: flag(0),
+            any: flag(1),
+            clear: flag(2),
+            sums: Sums {
+                weight: f64::from_bits(words[1]),
+                deficit: Complex::new(f64::from_bits(words[2]), f64::from_bits(words[3])),
+                shift,
+                moved: flag(3),
+            },
+        })
+    }
 }
 
 /// Bytes [`local_effects_of_entries`] holds per entry at its peak: the collected entry
@@ -1034,6 +1139,40 @@ impl<T: Amplitude> State<T> {
             .map(|s| (s.keys.as_slice(), s.amps.as_slice()))
             .collect();
         local_effects_on(&sectors, &prepared, threshold)
+    }
+
+    /// This state's shares in the answers to `queries` when it is one piece of a larger
+    /// state whose squared norm is `norm` (its own [`State::norm_sqr`] when it is the whole
+    /// state): read as [`State::local_effects`] reads, with the threshold relative to
+    /// `norm`. Pieces that hold whole groups (every basis state differing from one of theirs
+    /// only on a circuit's acted qubits) add up, in any grouping, to the whole state's share;
+    /// [`LocalShare::answer`] then gives the whole state's answer.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, LocalCircuit, LocalQuery, State};
+    /// let mut s = State::<f64>::classical(0b001);
+    /// s.split(0, 1, 2, Controls::NONE)?;
+    /// let q = [LocalQuery::Circuit(LocalCircuit::iswap(1, 3, 0).unwrap())];
+    /// let shares = s.local_effect_shares(&q, 1e-9, s.norm_sqr());
+    /// assert_eq!(shares[0].answer(s.norm_sqr(), 1e-9), s.local_effects(&q, 1e-9)[0]);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn local_effect_shares(
+        &self,
+        queries: &[LocalQuery],
+        threshold: f64,
+        norm: f64,
+    ) -> Vec<LocalShare> {
+        let prepared: Vec<Prepared> = queries
+            .iter()
+            .map(|q| Prepared::new(q, &|m| self.perm.to_phys(m), &|q| self.perm.phys(q)))
+            .collect();
+        let sectors: Vec<SectorRef<'_, T>> = self
+            .sectors
+            .iter()
+            .map(|s| (s.keys.as_slice(), s.amps.as_slice()))
+            .collect();
+        shares_on(&sectors, &prepared, threshold * norm)
     }
 }
 
@@ -1223,6 +1362,73 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Pieces holding whole groups (split on board bits no query acts on) give shares that
+    /// add up, in rank order, to the whole state's answers: presence, identity and the
+    /// circuits' exact overlaps (within 1e-12), both with and without the sampling phase;
+    /// every share survives its words.
+    #[test]
+    fn shares_of_pieces_add_up_to_the_whole_answer() {
+        use crate::{LocalAnswer, LocalCircuit, LocalQuery, LocalShare};
+        let queries = vec![
+            LocalQuery::Circuit(LocalCircuit::iswap(0, 3, 0).unwrap()),
+            LocalQuery::Circuit(LocalCircuit::split(0, 3, 7).unwrap()),
+            LocalQuery::Circuit(LocalCircuit::merge_slide(4, 9, 1, 0, 0b100).unwrap()),
+            LocalQuery::Circuit(LocalCircuit::split_slide(2, 6, 8, 0b10, 0).unwrap()),
+            LocalQuery::Circuit(LocalCircuit::iswap(50, 51, 0).unwrap()),
+            LocalQuery::Presence(vec![(0b1001, 0b1001, 0)]),
+            LocalQuery::Presence(vec![(1 << 50, 1 << 50, 0)]),
+        ];
+        for (n, bits, seed) in [(300, 14, 4), (20_000, 16, 5)] {
+            let s = dense_state(n, bits, seed);
+            let norm = s.norm_sqr();
+            let mut pieces: Vec<Vec<(Key, Complex<f64>)>> = vec![Vec::new(); 4];
+            for (k, a) in s.entries() {
+                pieces[(k.board >> 11 & 3) as usize].push((k, a));
+            }
+            let pieces: Vec<State<f64>> = pieces
+                .into_iter()
+                .map(|p| State::from_shard(p, s.ancilla_count(), usize::MAX).unwrap())
+                .collect();
+            for threshold in [f64::INFINITY, 1e-9, 1e-3] {
+                let whole = s.local_effects(&queries, threshold);
+                let mut sum: Vec<LocalShare> = Vec::new();
+                for p in &pieces {
+                    let shares = p.local_effect_shares(&queries, threshold, norm);
+                    for (i, sh) in shares.iter().enumerate() {
+                        assert_eq!(LocalShare::from_words(&sh.to_words()), Some(*sh));
+                        match sum.get_mut(i) {
+                            Some(t) => t.add(sh),
+                            None => sum.push(*sh),
+                        }
+                    }
+                }
+                for (i, (sh, want)) in sum.iter().zip(&whole).enumerate() {
+                    let got = sh.answer(norm, threshold);
+                    match (got, want) {
+                        (
+                            LocalAnswer::Exact {
+                                infidelity: a,
+                                max_shift: b,
+                            },
+                            LocalAnswer::Exact {
+                                infidelity: c,
+                                max_shift: d,
+                            },
+                        ) => assert!(
+                            (a - c).abs() < 1e-12 && (b - d).abs() < 1e-12,
+                            "n={n} thr={threshold} query {i}: {got:?} vs {want:?}"
+                        ),
+                        _ => assert_eq!(got, *want, "n={n} thr={threshold} query {i}"),
+                    }
+                }
+                assert_eq!(whole[4], LocalAnswer::Identity);
+                assert_eq!(whole[6], LocalAnswer::Absent);
+            }
+        }
+        assert_eq!(LocalShare::from_words(&[0; 3]), None);
+        assert_eq!(LocalShare::from_words(&[1 << 4, 0, 0, 0, 0, 0, 0]), None);
     }
 
     #[test]
