@@ -345,22 +345,6 @@ mod tests {
         ]
     }
 
-    fn same_answer(got: LocalAnswer, want: LocalAnswer) -> bool {
-        match (got, want) {
-            (
-                LocalAnswer::Exact {
-                    infidelity: a,
-                    max_shift: b,
-                },
-                LocalAnswer::Exact {
-                    infidelity: c,
-                    max_shift: d,
-                },
-            ) => (a - c).abs() < 1e-12 && (b - d).abs() < 1e-12,
-            _ => got == want,
-        }
-    }
-
     /// Definition 2's read-only answers on 3 ranks (local and non-local circuits, presence,
     /// with and without an ancilla, full reads and the game's threshold) are the local
     /// state's, on every rank, and the state is unchanged; when rank 1's budget leaves 16
@@ -402,7 +386,10 @@ mod tests {
             for (rank, got, refused, local_only, unchanged) in results {
                 for (g, w) in got.iter().zip(&want) {
                     for (i, (&a, &b)) in g.iter().zip(w).enumerate() {
-                        assert!(same_answer(a, b), "rank {rank} query {i}: {a:?} vs {b:?}");
+                        assert!(
+                            a.close_to(&b, 1e-12),
+                            "rank {rank} query {i}: {a:?} vs {b:?}"
+                        );
                     }
                 }
                 assert!(

@@ -492,6 +492,34 @@ pub enum LocalAnswer {
     },
 }
 
+impl LocalAnswer {
+    /// Whether `other` is the same answer, with an [`LocalAnswer::Exact`]'s two numbers each
+    /// within `tolerance` (answers read from sums added in another order differ in the last
+    /// bits only).
+    ///
+    /// ```
+    /// use qchess_sim::LocalAnswer;
+    /// let a = LocalAnswer::Exact { infidelity: 0.25, max_shift: 0.5 };
+    /// let b = LocalAnswer::Exact { infidelity: 0.25 + 1e-15, max_shift: 0.5 };
+    /// assert!(a.close_to(&b, 1e-12) && !a.close_to(&LocalAnswer::Changes, 1e-12));
+    /// ```
+    pub fn close_to(&self, other: &LocalAnswer, tolerance: f64) -> bool {
+        match (self, other) {
+            (
+                LocalAnswer::Exact {
+                    infidelity: a,
+                    max_shift: b,
+                },
+                LocalAnswer::Exact {
+                    infidelity: c,
+                    max_shift: d,
+                },
+            ) => (a - c).abs() <= tolerance && (b - d).abs() <= tolerance,
+            _ => self == other,
+        }
+    }
+}
+
 /// A query with physical bits and the circuit's matrices per set of active gates.
 enum Prepared {
     Presence(Vec<BoardPattern>),
@@ -1406,22 +1434,10 @@ mod tests {
                 }
                 for (i, (sh, want)) in sum.iter().zip(&whole).enumerate() {
                     let got = sh.answer(norm, threshold);
-                    match (got, want) {
-                        (
-                            LocalAnswer::Exact {
-                                infidelity: a,
-                                max_shift: b,
-                            },
-                            LocalAnswer::Exact {
-                                infidelity: c,
-                                max_shift: d,
-                            },
-                        ) => assert!(
-                            (a - c).abs() < 1e-12 && (b - d).abs() < 1e-12,
-                            "n={n} thr={threshold} query {i}: {got:?} vs {want:?}"
-                        ),
-                        _ => assert_eq!(got, *want, "n={n} thr={threshold} query {i}"),
-                    }
+                    assert!(
+                        got.close_to(want, 1e-12),
+                        "n={n} thr={threshold} query {i}: {got:?} vs {want:?}"
+                    );
                 }
                 assert_eq!(whole[4], LocalAnswer::Identity);
                 assert_eq!(whole[6], LocalAnswer::Absent);
