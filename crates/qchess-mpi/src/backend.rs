@@ -449,7 +449,8 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
 
     /// Local overlaps summed; if the two states' local sets differ, a copy of `other` is
     /// first redistributed to this one's. The copy is asked of `other`'s budget on every rank
-    /// ([`QuantumState::try_clone`]); when any rank refuses it, the answer is zero on every
+    /// ([`ShardedState::reading_copy`]: its exchange counts `other` as held, and asks the
+    /// budget too); when any rank refuses it, the answer is zero on every
     /// rank (a gather would need more than the copy). If the redistribution is refused, both
     /// states are gathered ([`ShardedState::gather_entries`], each asked of its own rank's
     /// budget as it is gathered); when any rank refuses either gather, nothing more is
@@ -460,7 +461,7 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
         let other = if other.local_set().mask() == self.local_set().mask() {
             other
         } else {
-            let Ok(mut o) = QuantumState::try_clone(other, 0) else {
+            let Ok(mut o) = other.reading_copy() else {
                 return Complex::new(0.0, 0.0);
             };
             if o.realign(self.local_set()).is_err() {

@@ -118,11 +118,106 @@ pub fn run<T: Amplitude>(
     })
 }
 
+/// What `qchess-mpi bench --op legal` measured (the same on every rank).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MpiLegalResult {
+    /// Basis states of the game position (over all ranks).
+    pub states: usize,
+    /// Legal moves listed.
+    pub moves: usize,
+    /// Median over repetitions of the slowest rank's wall-clock seconds for the listing.
+    pub seconds: f64,
+    /// Most bytes one rank had resident before the listing (`VmRSS`; 0 where `/proc` is
+    /// not readable).
+    pub resident_bytes: usize,
+    /// Most bytes one rank's resident memory grew by during a listing (its peak `VmHWM`,
+    /// reset before each listing through `/proc/self/clear_refs`, less `VmRSS` before;
+    /// 0 where `/proc` is not readable).
+    pub listing_bytes: usize,
+    /// Ranks.
+    pub ranks: usize,
+    /// Bytes all ranks sent to other ranks during one listing.
+    pub bytes_sent: u64,
+}
+
+/// One field of `/proc/self/status` in bytes (`VmRSS`, `VmHWM`), or `None`.
+fn proc_status_bytes(field: &str) -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = text.lines().find(|l| l.starts_with(field))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Times the full legal-move list of a Cantwell game on the sharded state: the growth
+/// position of `qchess_cantwell::growth::growth_position` (reached by real moves, at least
+/// `n` basis states), sharded with a local set of `capacity` qubits (the transport's
+/// default, as [`crate::comm::install`] set it). Each repetition resets the resident-memory
+/// peak first, so `listing_bytes` is what the listing itself added to the most-loaded
+/// rank. Collective.
+pub fn legal(n: usize) -> Result<MpiLegalResult, String> {
+    let comm = crate::comm::current();
+    let (game, _) = qchess_cantwell::growth::growth_position::<ShardedState<f64>>(n)
+        .map_err(|e| e.to_string())?;
+    let states = game.state_size();
+    let reps = (2_000_000 / states.max(1)).clamp(1, 20);
+    let (mut times, mut moves, mut grew, mut resident, mut sent) =
+        (Vec::with_capacity(reps), 0, 0usize, 0usize, 0u64);
+    for _ in 0..reps {
+        let _ = std::fs::write("/proc/self/clear_refs", "5");
+        let before = proc_status_bytes("VmRSS").unwrap_or(0);
+        let sent_before = game.state().traffic().bytes_sent;
+        comm.barrier();
+        let t = Instant::now();
+        let list = game.try_legal_moves().map_err(|e| e.to_string())?;
+        let elapsed = t.elapsed().as_secs_f64();
+        comm.barrier();
+        let peak = proc_status_bytes("VmHWM").unwrap_or(before);
+        let m = max_f64(
+            &*comm,
+            &[elapsed, peak.saturating_sub(before) as f64, before as f64],
+        );
+        times.push(m[0]);
+        grew = grew.max(m[1] as usize);
+        resident = resident.max(m[2] as usize);
+        moves = list.len();
+        sent = sum_u64(&*comm, &[game.state().traffic().bytes_sent - sent_before])[0];
+    }
+    Ok(MpiLegalResult {
+        states,
+        moves,
+        seconds: qchess_sim::bench::median(&mut times),
+        resident_bytes: resident,
+        listing_bytes: grew,
+        ranks: comm.size(),
+        bytes_sent: sent,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::comm::{Solo, ThreadComm, install};
     use std::rc::Rc;
+
+    /// The listing on 2 thread ranks is the local game's list of the same growth
+    /// position, and one rank alone sends nothing.
+    #[test]
+    fn the_legal_listing_bench_lists_the_local_games_moves() {
+        let (local, _) =
+            qchess_cantwell::growth::growth_position::<qchess_sim::State<f64>>(200).unwrap();
+        let want = local.legal_moves().len();
+        install(Rc::new(Solo), 8);
+        let solo = legal(200).unwrap();
+        assert_eq!((solo.ranks, solo.bytes_sent, solo.moves), (1, 0, want));
+        let rs = ThreadComm::run(2, |c| {
+            install(Rc::new(c), 8);
+            legal(200).unwrap()
+        });
+        for r in rs {
+            assert_eq!((r.ranks, r.moves, r.states), (2, want, local.state_size()));
+            assert!(r.seconds > 0.0);
+        }
+    }
 
     #[test]
     fn resident_gates_send_nothing_and_others_send_what_moved() {

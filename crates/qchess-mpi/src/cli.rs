@@ -72,6 +72,24 @@ enum Op {
     Merge,
     /// Probability of a qubit and projection onto an outcome.
     Measure,
+    /// The full legal-move list of a Cantwell game position reached by real moves (the
+    /// growth position of `qchess bench move`), sharded; `--f32` and `--resident` do not
+    /// apply.
+    Legal,
+}
+
+impl Op {
+    /// The operation's name in the output (as `--op` spells it).
+    fn name(self) -> &'static str {
+        match self {
+            Op::Iswap => "iswap",
+            Op::Slide => "slide",
+            Op::Split => "split",
+            Op::Merge => "merge",
+            Op::Measure => "measure",
+            Op::Legal => "legal",
+        }
+    }
 }
 
 pub fn main() -> ExitCode {
@@ -176,19 +194,18 @@ fn bench_cmd(
         return fail(format!("cannot start {threads} threads: {e}"));
     }
     let bop = match op {
+        Op::Legal => {
+            // The local set's capacity for the states the game makes.
+            qchess_mpi::comm::install(comm.clone(), local_qubits);
+            return legal_cmd(comm, n, threads, json, fail);
+        }
         Op::Iswap => BenchOp::Iswap,
         Op::Slide => BenchOp::SlideIswap,
         Op::Split => BenchOp::Split,
         Op::Merge => BenchOp::Merge,
         Op::Measure => BenchOp::Measure,
     };
-    let name = match op {
-        Op::Iswap => "iswap",
-        Op::Slide => "slide",
-        Op::Split => "split",
-        Op::Merge => "merge",
-        Op::Measure => "measure",
-    };
+    let name = op.name();
     let result = if f32 {
         bench::run::<f32>(bop, n, local_qubits, resident)
     } else {
@@ -225,6 +242,49 @@ fn bench_cmd(
             per_sec / 1e6,
             r.bytes_per_state,
             r.peak_bytes as f64 / (1 << 20) as f64,
+            r.bytes_sent
+        );
+    }
+    ExitCode::SUCCESS
+}
+
+/// `qchess-mpi bench --op legal`: one line (or JSON object) on rank 0.
+fn legal_cmd(
+    comm: &Rc<MpiComm>,
+    n: usize,
+    threads: usize,
+    json: bool,
+    fail: impl Fn(String) -> ExitCode,
+) -> ExitCode {
+    let r = match bench::legal(n) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    if comm.rank() != 0 {
+        return ExitCode::SUCCESS;
+    }
+    if json {
+        let obj = serde_json::json!({
+            "op": Op::Legal.name(),
+            "states": r.states,
+            "threads": threads,
+            "seconds": r.seconds,
+            "moves": r.moves,
+            "resident_bytes": r.resident_bytes,
+            "listing_bytes": r.listing_bytes,
+            "ranks": r.ranks,
+            "bytes_sent": r.bytes_sent,
+        });
+        println!("{obj}");
+    } else {
+        println!(
+            "legal moves of a {}-state position ({} ranks x {threads} threads): {} moves in {:.6} s, resident {:.1} MiB/rank, the listing added {:.1} MiB/rank, {} bytes sent",
+            r.states,
+            r.ranks,
+            r.moves,
+            r.seconds,
+            r.resident_bytes as f64 / (1 << 20) as f64,
+            r.listing_bytes as f64 / (1 << 20) as f64,
             r.bytes_sent
         );
     }

@@ -23,6 +23,20 @@ fn to64<T: Amplitude>(a: Complex<T>) -> Complex<f64> {
 }
 
 impl<T: Amplitude> ShardedState<T> {
+    /// A copy for reading, made within the budget on every rank
+    /// ([`QuantumState::try_clone`]; any rank refusing is the error on every rank), whose
+    /// own budget is what this state leaves (each rank's budget less its piece), so that the
+    /// copy's exchanges count the original as held.
+    pub fn reading_copy(&self) -> Result<Self, SimError> {
+        let mut copy = QuantumState::try_clone(self, 0)?;
+        let left = self
+            .local()
+            .memory_budget()
+            .saturating_sub(self.local().bytes());
+        copy.local_mut().set_memory_budget(left);
+        Ok(copy)
+    }
+
     /// Calls `f` with every board of the whole state and its probability (ancillas summed
     /// over), on every rank with the same boards in the same order, in memory proportional
     /// to `round` times the number of ranks: each rank walks its own piece's boards
@@ -115,7 +129,7 @@ impl<T: Amplitude> ShardedState<T> {
         let other = if other.local_set().mask() == self.local_set().mask() {
             other
         } else {
-            let Ok(mut o) = QuantumState::try_clone(other, 0) else {
+            let Ok(mut o) = other.reading_copy() else {
                 return false;
             };
             let realigned = o.realign(self.local_set()).is_ok();
@@ -136,10 +150,11 @@ impl<T: Amplitude> ShardedState<T> {
 
     /// [`QuantumState::local_effects`] from the ranks' shares, nothing gathered: presence
     /// questions and circuits whose acted qubits are all local are read on the state itself;
-    /// the other circuits are batched (greedily, in the order given, each batch's qubits at
-    /// most the local set's capacity) and read on one copy of the state (asked of the
-    /// budget on every rank, [`QuantumState::try_clone`]) made local for each batch in turn
-    /// ([`ShardedState::make_local`], one exchange a batch). Each rank reads its piece's
+    /// the other circuits on one copy of the state ([`ShardedState::reading_copy`]), made
+    /// local for all of their squares at once by one exchange when every rank's budget
+    /// takes it (the pieces may come out uneven), or else for batches of them in turn
+    /// (greedily, in the order given, each batch's squares at most the local set's
+    /// capacity, one exchange a batch). Each rank reads its piece's
     /// shares ([`qchess_sim::State::local_effect_shares`], thresholds relative to the whole
     /// state's norm); one all-gather adds them in rank order, and every rank answers from
     /// the sums. A refused copy or exchange is the error on every rank, and the state is
@@ -148,6 +163,17 @@ impl<T: Amplitude> ShardedState<T> {
         &self,
         queries: &[LocalQuery],
         threshold: f64,
+    ) -> Result<Vec<LocalAnswer>, SimError> {
+        self.effects_by(queries, threshold, true)
+    }
+
+    /// [`ShardedState::effects`]; with `wide_first` false the away circuits go straight to
+    /// the batches (what a refused wide exchange falls back to).
+    pub(crate) fn effects_by(
+        &self,
+        queries: &[LocalQuery],
+        threshold: f64,
+        wide_first: bool,
     ) -> Result<Vec<LocalAnswer>, SimError> {
         let norm = self.norm_sqr();
         let mask = self.local_set().mask();
@@ -169,26 +195,35 @@ impl<T: Amplitude> ShardedState<T> {
         };
         read(self, &here, &mut shares);
         if !away.is_empty() {
-            let capacity = self.local_set().capacity();
-            let mut batches: Vec<(u64, Vec<usize>)> = Vec::new();
-            for i in away {
-                let need = acted(&queries[i]);
-                match batches
-                    .iter_mut()
-                    .find(|(m, _)| (m | need).count_ones() as usize <= capacity)
-                {
-                    Some((m, idx)) => {
-                        *m |= need;
-                        idx.push(i);
+            let mut copy = self.reading_copy()?;
+            // One exchange that makes every away circuit's squares local at once, when the
+            // budget takes it (the pieces it leaves may be uneven); otherwise batches of at
+            // most the local set's capacity, one exchange each.
+            let wide = away.iter().fold(0u64, |m, &i| m | acted(&queries[i]));
+            let refused = Err(SimError::StateTooLarge {
+                asked: 0,
+                available: 0,
+            });
+            let first = if wide_first {
+                copy.make_local(&qubits_of(wide))
+            } else {
+                refused
+            };
+            match first {
+                Ok(()) => read(&copy, &away, &mut shares),
+                Err(
+                    SimError::StateTooLarge { .. }
+                    | SimError::OutOfMemory { .. }
+                    | SimError::CapExceeded { .. },
+                ) => {
+                    for (m, idx) in
+                        batches(&away, |i| acted(&queries[i]), copy.local_set().capacity())
+                    {
+                        copy.make_local(&qubits_of(m))?;
+                        read(&copy, &idx, &mut shares);
                     }
-                    None => batches.push((need, vec![i])),
                 }
-            }
-            let mut copy = QuantumState::try_clone(self, 0)?;
-            for (m, idx) in batches {
-                let qubits: Vec<u8> = (0..64u8).filter(|&q| m >> q & 1 == 1).collect();
-                copy.make_local(&qubits)?;
-                read(&copy, &idx, &mut shares);
+                Err(e) => return Err(e),
             }
         }
         let words: Vec<u64> = shares.iter().flat_map(LocalShare::to_words).collect();
@@ -208,6 +243,36 @@ impl<T: Amplitude> ShardedState<T> {
             .map(|t| t.unwrap_or_default().answer(norm, threshold))
             .collect())
     }
+}
+
+/// The qubits of `mask`, ascending.
+fn qubits_of(mask: u64) -> Vec<u8> {
+    (0..64u8).filter(|&q| mask >> q & 1 == 1).collect()
+}
+
+/// `items` grouped greedily, in the order given, into batches whose qubit masks (`need` of
+/// each item, or-ed) hold at most `capacity` qubits: each item joins the first batch it
+/// fits.
+fn batches(
+    items: &[usize],
+    need: impl Fn(usize) -> u64,
+    capacity: usize,
+) -> Vec<(u64, Vec<usize>)> {
+    let mut out: Vec<(u64, Vec<usize>)> = Vec::new();
+    for &i in items {
+        let n = need(i);
+        match out
+            .iter_mut()
+            .find(|(m, _)| (*m | n).count_ones() as usize <= capacity)
+        {
+            Some((m, idx)) => {
+                *m |= n;
+                idx.push(i);
+            }
+            None => out.push((n, vec![i])),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -234,6 +299,25 @@ mod tests {
     }
 
     const PAIRS: [(u8, u8); 6] = [(0, 8), (1, 9), (2, 10), (4, 12), (8, 16), (12, 20)];
+
+    /// Greedy batches: each item joins the first batch it fits, masks stay within the
+    /// capacity, and every item is in exactly one batch.
+    #[test]
+    fn batches_pack_first_fit_within_the_capacity() {
+        let needs = [
+            0b111u64,
+            0b1_1000,
+            0b110_0000,
+            0b1_0001,
+            0b1110_0000_0000,
+            0b1,
+        ];
+        let got = super::batches(&[0, 1, 2, 3, 4, 5], |i| needs[i], 5);
+        assert_eq!(
+            got,
+            vec![(0b1_1111, vec![0, 1, 3, 5]), (0b1110_0110_0000, vec![2, 4]),]
+        );
+    }
 
     /// The streamed board pass on 3 ranks, with and without an ancilla, in rounds of one
     /// board and of the default size: every rank visits the same boards in the same order,
@@ -347,8 +431,9 @@ mod tests {
 
     /// Definition 2's read-only answers on 3 ranks (local and non-local circuits, presence,
     /// with and without an ancilla, full reads and the game's threshold) are the local
-    /// state's, on every rank, and the state is unchanged; when rank 1's budget leaves 16
-    /// bytes the copy the non-local circuits need is refused on every rank together.
+    /// state's, on every rank, both by the one wide exchange and by batches, and the state
+    /// is unchanged; when rank 1's budget leaves 16 bytes the copy the non-local circuits
+    /// need is refused on every rank together.
     #[test]
     fn local_effects_are_the_local_states() {
         for capture in [None, Some(8)] {
@@ -373,6 +458,10 @@ mod tests {
                     .iter()
                     .map(|&t| QuantumState::local_effects(&dist, &queries(), t).unwrap())
                     .collect();
+                let batched: Vec<Vec<LocalAnswer>> = [f64::INFINITY, 1e-9]
+                    .iter()
+                    .map(|&t| dist.effects_by(&queries(), t, false).unwrap())
+                    .collect();
                 if rank == 1 {
                     let held = dist.local().bytes();
                     dist.local_mut().set_memory_budget(held + 16);
@@ -381,10 +470,10 @@ mod tests {
                 let local_only = QuantumState::local_effects(&dist, &queries()[..3], 1e-9);
                 let unchanged = dist.gather_entries_unbudgeted().unwrap() == before
                     && dist.local_set().mask() == mask;
-                (rank, got, refused, local_only, unchanged)
+                (rank, [got, batched], refused, local_only, unchanged)
             });
-            for (rank, got, refused, local_only, unchanged) in results {
-                for (g, w) in got.iter().zip(&want) {
+            for (rank, [got, batched], refused, local_only, unchanged) in results {
+                for (g, w) in got.iter().chain(&batched).zip(want.iter().cycle()) {
                     for (i, (&a, &b)) in g.iter().zip(w).enumerate() {
                         assert!(
                             a.close_to(&b, 1e-12),

@@ -254,7 +254,14 @@ impl<T: Amplitude> ShardedState<T> {
     }
 
     /// Redistributes every entry to its owner under the mask `new_mask`. Every check that
-    /// can fail (memory, caps, message sizes) is agreed by all ranks before anything moves.
+    /// can fail (memory budget, memory, caps, message sizes) is agreed by all ranks before
+    /// anything moves. Each rank asks its piece's memory budget ([`State::memory_budget`],
+    /// which counts the piece's own bytes) first for the list of its entries and then, once
+    /// the counts per new owner are known, for the exchange's peak (the larger of: the piece
+    /// with the list and the send buffers; the list with the send and receive buffers and
+    /// the transport's staging; the list with the rebuilt piece); if any rank's budget
+    /// refuses, every rank answers [`SimError::StateTooLarge`] (this rank's numbers, or
+    /// `available` 0 where another rank refused) and nothing has moved.
     fn exchange(&mut self, new_mask: u64) -> Result<(), SimError> {
         let comm = comm::current();
         let (me, ranks) = (comm.rank(), comm.size());
@@ -262,10 +269,17 @@ impl<T: Amplitude> ShardedState<T> {
         if ranks == 1 {
             return Ok(());
         }
-        // The piece as a list, read once; counts per new owner, plus "I could reserve it".
+        // The piece as a list, read once; counts per new owner, plus a flag: 1 listed, 0 the
+        // list could not be reserved, 2 the budget refused it.
         let n = self.local.len();
+        let entry_size = std::mem::size_of::<(Key, Complex<T>)>();
+        let piece = self.local.bytes();
+        let budget = self.local.memory_budget();
+        let available = budget.saturating_sub(piece);
+        let list_asked = n.saturating_mul(entry_size);
+        let list_fits = list_asked <= available;
         let mut all: Vec<(Key, Complex<T>)> = Vec::new();
-        let listed = all.try_reserve_exact(n).is_ok();
+        let listed = list_fits && all.try_reserve_exact(n).is_ok();
         let mut mine = vec![0u64; ranks + 1];
         if listed {
             all.extend(self.local.entries());
@@ -273,9 +287,17 @@ impl<T: Amplitude> ShardedState<T> {
                 mine[plan::owner(k.board, new_mask, ranks)] += 1;
             }
             mine[ranks] = 1;
+        } else if !list_fits {
+            mine[ranks] = 2;
         }
         let gathered = comm.all_gather(&mine);
         let row = |from: usize| &gathered[from * (ranks + 1)..from * (ranks + 1) + ranks];
+        if (0..ranks).any(|r| gathered[r * (ranks + 1) + ranks] == 2) {
+            return Err(SimError::StateTooLarge {
+                asked: list_asked,
+                available: if list_fits { 0 } else { available },
+            });
+        }
         if let Some(r) = (0..ranks).find(|&r| gathered[r * (ranks + 1) + ranks] == 0) {
             return Err(SimError::OutOfMemory {
                 states: row(r).iter().sum::<u64>() as usize,
@@ -298,18 +320,36 @@ impl<T: Amplitude> ShardedState<T> {
                 });
             }
         }
-        // Reserve the send buffers and room for the incoming entries; agree on it.
+        // Ask the budget for the exchange's peak, then reserve the send buffers and room
+        // for the incoming entries; agree on both (flag: 1 reserved, 0 not, 2 refused).
         let counts = row(me).to_vec();
         let incoming: u64 = (0..ranks).map(|from| row(from)[me]).sum();
+        let (stay, incoming_n) = (counts[me] as usize, incoming as usize);
+        let (out_words, in_words) = ((n - stay) * 5, incoming_n.saturating_sub(stay) * 5);
+        let list = (n + incoming_n.saturating_sub(stay)).saturating_mul(entry_size);
+        let staging = comm.all_to_all_staging_words(out_words, in_words);
+        let rebuilt = incoming_n.saturating_mul(8 + std::mem::size_of::<Complex<T>>());
+        let peak = (piece + list + out_words * 8)
+            .max(list + (out_words + in_words + staging) * 8)
+            .max(list + rebuilt);
+        let fits = peak <= budget;
         let mut send: Vec<Vec<u64>> = vec![Vec::new(); ranks];
-        let reserved = all
-            .try_reserve_exact((incoming as usize).saturating_sub(counts[me] as usize))
-            .is_ok()
+        let reserved = fits
+            && all
+                .try_reserve_exact(incoming_n.saturating_sub(stay))
+                .is_ok()
             && send
                 .iter_mut()
                 .enumerate()
                 .all(|(r, v)| r == me || v.try_reserve_exact(counts[r] as usize * 5).is_ok());
-        let ok = comm.all_gather(&[u64::from(reserved)]);
+        let flag = if !fits { 2 } else { u64::from(reserved) };
+        let ok = comm.all_gather(&[flag]);
+        if ok.contains(&2) {
+            return Err(SimError::StateTooLarge {
+                asked: peak.saturating_sub(piece),
+                available: if fits { 0 } else { available },
+            });
+        }
         if let Some(r) = ok.iter().position(|&x| x == 0) {
             return Err(SimError::OutOfMemory {
                 states: (0..ranks).map(|from| row(from)[r]).sum::<u64>() as usize,
@@ -324,7 +364,6 @@ impl<T: Amplitude> ShardedState<T> {
             r == me
         });
         let sent_words: u64 = send.iter().map(|v| v.len() as u64).sum();
-        let entry_size = std::mem::size_of::<(Key, Complex<T>)>();
         let held = self.local.bytes() + all.capacity() * entry_size + sent_words as usize * 8;
         let cap = self.local.cap();
         let ancillas = self.local.ancilla_count();
@@ -852,6 +891,52 @@ mod tests {
         for (r, unchanged) in results {
             assert!(matches!(r, Err(SimError::CapExceeded { .. })), "{r:?}");
             assert!(unchanged);
+        }
+    }
+
+    /// An exchange asks each rank's budget (issue 10, Deliver 5) on 3 ranks: with rank 1's
+    /// budget at its piece plus 16 bytes every rank refuses the gate that needs one
+    /// (`StateTooLarge`, rank 1 with its own numbers, the others with 0 available), nothing
+    /// moves and the local set is unchanged; with room the same gate runs and gives the
+    /// local state's entries.
+    #[test]
+    fn an_exchange_asks_the_budget_on_every_rank() {
+        let results = ThreadComm::run(3, |c| {
+            crate::comm::install(Rc::new(c), 8);
+            let rank = crate::comm::current().rank();
+            let global = spread();
+            let mut s = ShardedState::from_state(&global, LocalSet::new(3, &[0, 1, 2])).unwrap();
+            let before = s.gather_entries().unwrap();
+            let mask = s.local_set().mask();
+            let budget = s.local().memory_budget();
+            if rank == 1 {
+                let held = s.local().bytes();
+                s.local_mut().set_memory_budget(held + 16);
+            }
+            let refused = s.iswap(16, 20, Controls::NONE);
+            let unchanged =
+                s.gather_entries_unbudgeted().unwrap() == before && s.local_set().mask() == mask;
+            s.local_mut().set_memory_budget(budget);
+            let ran = s.iswap(16, 20, Controls::NONE);
+            let mut want = global.clone();
+            want.iswap(16, 20, Controls::NONE).unwrap();
+            let same = s.gather_entries().unwrap() == want.entries().collect::<Vec<_>>();
+            (
+                rank,
+                refused,
+                unchanged,
+                ran.is_ok() && same && s.local_set().mask() != mask,
+            )
+        });
+        for (rank, refused, unchanged, ran) in results {
+            match refused {
+                Err(SimError::StateTooLarge { asked, available }) => {
+                    assert!(asked > available, "rank {rank}");
+                    assert_eq!(available == 16, rank == 1, "rank {rank}: {available}");
+                }
+                other => panic!("rank {rank}: {other:?}"),
+            }
+            assert!(unchanged && ran, "rank {rank}");
         }
     }
 
