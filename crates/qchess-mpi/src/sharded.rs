@@ -389,7 +389,9 @@ impl<T: Amplitude> ShardedState<T> {
             decode_entries(words, &mut all);
         }
         drop(received);
-        self.local = State::from_shard(all, ancillas, cap)?;
+        // The rebuilt piece keeps the piece's budget (a budget set on the state survives
+        // its exchanges).
+        self.local = State::from_shard(all, ancillas, cap)?.with_memory_budget(budget);
         self.traffic.bytes_sent += sent_words / 5 * WIRE_BYTES_PER_ENTRY;
         self.traffic.entries_sent += sent_words / 5;
         Ok(())
@@ -898,7 +900,7 @@ mod tests {
     /// budget at its piece plus 16 bytes every rank refuses the gate that needs one
     /// (`StateTooLarge`, rank 1 with its own numbers, the others with 0 available), nothing
     /// moves and the local set is unchanged; with room the same gate runs and gives the
-    /// local state's entries.
+    /// local state's entries, and the piece keeps the budget it was given.
     #[test]
     fn an_exchange_asks_the_budget_on_every_rank() {
         let results = ThreadComm::run(3, |c| {
@@ -916,8 +918,11 @@ mod tests {
             let refused = s.iswap(16, 20, Controls::NONE);
             let unchanged =
                 s.gather_entries_unbudgeted().unwrap() == before && s.local_set().mask() == mask;
-            s.local_mut().set_memory_budget(budget);
+            // A budget set on the state survives the exchange (a generous one here).
+            let generous = budget / 2;
+            s.local_mut().set_memory_budget(generous);
             let ran = s.iswap(16, 20, Controls::NONE);
+            let kept = s.local().memory_budget() == generous;
             let mut want = global.clone();
             want.iswap(16, 20, Controls::NONE).unwrap();
             let same = s.gather_entries().unwrap() == want.entries().collect::<Vec<_>>();
@@ -925,7 +930,7 @@ mod tests {
                 rank,
                 refused,
                 unchanged,
-                ran.is_ok() && same && s.local_set().mask() != mask,
+                ran.is_ok() && same && s.local_set().mask() != mask && kept,
             )
         });
         for (rank, refused, unchanged, ran) in results {
