@@ -637,6 +637,71 @@ fn budgeted_read_outs(local: &State<f64>, dist: &ShardedState<f64>) -> Result<()
     }
 }
 
+/// An exchange refused by the last rank's memory budget (issue 10, Deliver 5): on more than
+/// one rank a gate on qubits outside L, with the last rank's budget at its piece plus 16
+/// bytes, is `StateTooLarge` on every rank, and the state and its local set are unchanged;
+/// with the budget restored the same gate runs and gives the local state's entries. On one
+/// rank nothing is exchanged, so the gate runs at once. Collective.
+pub fn exchange_budget() -> Report {
+    let mut report = Report::default();
+    let comm = crate::comm::current();
+    let mut local = State::<f64>::classical(0b111 | 1 << 16);
+    for (a, b) in [
+        (0u8, 3u8),
+        (1, 4),
+        (2, 5),
+        (16, 17),
+        (17, 18),
+        (18, 19),
+        (3, 6),
+    ] {
+        let _ = local.sqrt_iswap(a, b, Controls::NONE);
+    }
+    let result = (|| -> Result<(), String> {
+        let mut dist = ShardedState::from_state(&local, LocalSet::new(3, &[0, 1, 2]))
+            .map_err(|e| e.to_string())?;
+        let before = dist.gather_entries().map_err(|e| e.to_string())?;
+        let mask = dist.local_set().mask();
+        let budget = dist.local().memory_budget();
+        let last = comm.rank() + 1 == comm.size();
+        if last && comm.size() > 1 {
+            let held = dist.local().bytes();
+            dist.local_mut().set_memory_budget(held + 16);
+        }
+        let first = dist.iswap(16, 20, Controls::NONE);
+        let mut want = local.clone();
+        want.iswap(16, 20, Controls::NONE)
+            .map_err(|e| e.to_string())?;
+        let want: Vec<_> = want.entries().collect();
+        if comm.size() > 1 {
+            if !matches!(first, Err(SimError::StateTooLarge { .. })) {
+                return Err(format!("expected state_too_large, got {first:?}"));
+            }
+            let after = dist
+                .gather_entries_unbudgeted()
+                .map_err(|e| e.to_string())?;
+            if after != before || dist.local_set().mask() != mask {
+                return Err("a refused exchange changed the state".into());
+            }
+            dist.local_mut().set_memory_budget(budget);
+            dist.iswap(16, 20, Controls::NONE)
+                .map_err(|e| e.to_string())?;
+        } else {
+            first.map_err(|e| e.to_string())?;
+        }
+        let got = dist.gather_entries().map_err(|e| e.to_string())?;
+        if got != want {
+            return Err("the exchanged gate differs from the local state's".into());
+        }
+        Ok(())
+    })();
+    if result.is_ok() && comm.size() > 1 {
+        report.refused += 1;
+    }
+    report.record("exchange within the budget", result);
+    report
+}
+
 /// The whole selftest: `seeds` random sequences of `steps` operations (local sets of 3, 4, 6
 /// and 64 qubits in turn), 12 operations on a random state of 2^15 entries (local set of 6)
 /// a knight walk of `splits` splits, and a Cantwell game of `splits` knight splits through
@@ -651,6 +716,7 @@ pub fn run(seeds: u64, steps: usize, splits: usize) -> Report {
     report.absorb(large_sequence(0x1a76e, 1 << 15, 12, 6));
     report.absorb(knight_walk(0x6b6e, splits, 3));
     report.absorb(cantwell_knight_game(0xca47, splits));
+    report.absorb(exchange_budget());
     report
 }
 
