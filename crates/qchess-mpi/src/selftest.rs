@@ -637,6 +637,27 @@ fn budgeted_read_outs(local: &State<f64>, dist: &ShardedState<f64>) -> Result<()
     }
 }
 
+/// A state of 64 entries spread over the low 8 qubits (3 pieces among squares 0..8, plus a
+/// spread on 16..24): the input of the exchange checks (sharded with L = {0, 1, 2}, a gate
+/// on 16 and 20 exchanges).
+pub(crate) fn spread_state() -> State<f64> {
+    let mut s = State::<f64>::classical(0b111 | 1 << 16);
+    let pairs = [
+        (0u8, 3u8),
+        (1, 4),
+        (2, 5),
+        (16, 17),
+        (17, 18),
+        (18, 19),
+        (3, 6),
+    ];
+    for (a, b) in pairs {
+        // A two-qubit gate without controls on a small state cannot fail.
+        let _ = s.sqrt_iswap(a, b, Controls::NONE);
+    }
+    s
+}
+
 /// An exchange refused by the last rank's memory budget (issue 10, Deliver 5): on more than
 /// one rank a gate on qubits outside L, with the last rank's budget at its piece plus 16
 /// bytes, is `StateTooLarge` on every rank, and the state and its local set are unchanged;
@@ -645,18 +666,7 @@ fn budgeted_read_outs(local: &State<f64>, dist: &ShardedState<f64>) -> Result<()
 pub fn exchange_budget() -> Report {
     let mut report = Report::default();
     let comm = crate::comm::current();
-    let mut local = State::<f64>::classical(0b111 | 1 << 16);
-    for (a, b) in [
-        (0u8, 3u8),
-        (1, 4),
-        (2, 5),
-        (16, 17),
-        (17, 18),
-        (18, 19),
-        (3, 6),
-    ] {
-        let _ = local.sqrt_iswap(a, b, Controls::NONE);
-    }
+    let local = spread_state();
     let result = (|| -> Result<(), String> {
         let mut dist = ShardedState::from_state(&local, LocalSet::new(3, &[0, 1, 2]))
             .map_err(|e| e.to_string())?;

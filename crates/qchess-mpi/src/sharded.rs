@@ -827,23 +827,7 @@ mod tests {
     use super::*;
     use crate::comm::ThreadComm;
 
-    /// A state of 64 entries spread over the low 8 qubits (3 pieces among squares 0..8, plus
-    /// a spread on 16..24), sharded with L = {0, 1, 2}.
-    fn spread() -> State<f64> {
-        let mut s = State::<f64>::classical(0b111 | 1 << 16);
-        for (a, b) in [
-            (0u8, 3u8),
-            (1, 4),
-            (2, 5),
-            (16, 17),
-            (17, 18),
-            (18, 19),
-            (3, 6),
-        ] {
-            s.sqrt_iswap(a, b, Controls::NONE).unwrap();
-        }
-        s
-    }
+    use crate::selftest::spread_state as spread;
 
     #[test]
     fn a_gate_refused_on_one_rank_is_undone_on_the_others() {
