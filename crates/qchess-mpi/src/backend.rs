@@ -40,6 +40,33 @@ impl<T: Amplitude> ShardedState<T> {
         State::from_shard(entries, self.ancilla_count(), usize::MAX)
     }
 
+    /// The reduced density matrix of `a`, `b` when both are in L: each rank's piece's
+    /// matrix weighted by its norm, summed over the ranks (collective) and divided by the
+    /// whole state's norm.
+    fn summed_density_matrix(&self, a: u8, b: u8) -> [[Complex<f64>; 4]; 4] {
+        let local_norm = self.local().norm_sqr();
+        let norm = self.norm_sqr();
+        let rho = self.local().reduced_density_matrix(a, b);
+        let mut words = Vec::with_capacity(32);
+        for row in &rho {
+            for z in row {
+                words.push(z.re * local_norm);
+                words.push(z.im * local_norm);
+            }
+        }
+        let s = sum_f64(&*comm::current(), &words);
+        let mut out = [[Complex::new(0.0, 0.0); 4]; 4];
+        for (i, row) in out.iter_mut().enumerate() {
+            for (j, z) in row.iter_mut().enumerate() {
+                let w = 2 * (4 * i + j);
+                if norm > 0.0 {
+                    *z = Complex::new(s[w] / norm, s[w + 1] / norm);
+                }
+            }
+        }
+        out
+    }
+
     /// The budget check of [`QuantumState::try_board_distribution`] (collective; described
     /// there) for a gather of at most `limit` boards a rank: `Ok` on every rank or `Err` on
     /// every rank.
@@ -342,11 +369,12 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
         Ok(ShardedState::board_distribution(self, limit))
     }
 
-    /// Locally summed when both qubits are in L (their partners share a rank), else from the
-    /// gathered state, within the memory budget: when any rank's budget refuses the gather
-    /// (or the memory cannot be reserved) nothing is gathered and the answer is the zero
-    /// matrix on every rank, as for qubits out of range (the trait's answer cannot carry an
-    /// error; a state's matrix always has trace 1, so zero means refused).
+    /// Locally summed when both qubits are in L (their partners share a rank), else summed
+    /// on a copy made local for them (issue 10, Deliver 5: nothing gathered;
+    /// [`ShardedState::reading_copy`] and one exchange, both within every rank's budget):
+    /// when any rank refuses the copy or the exchange the answer is the zero matrix on every
+    /// rank, as for qubits out of range (the trait's answer cannot carry an error; a state's
+    /// matrix always has trace 1, so zero means refused).
     fn reduced_density_matrix(&self, a: u8, b: u8) -> [[Complex<f64>; 4]; 4] {
         let zero = [[Complex::new(0.0, 0.0); 4]; 4];
         if a == b || a >= 64 || b >= 64 {
@@ -354,30 +382,14 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
         }
         let mask = self.local_set().mask();
         if mask & (1 << a) != 0 && mask & (1 << b) != 0 {
-            let local_norm = self.local().norm_sqr();
-            let norm = self.norm_sqr();
-            let rho = self.local().reduced_density_matrix(a, b);
-            let mut words = Vec::with_capacity(32);
-            for row in &rho {
-                for z in row {
-                    words.push(z.re * local_norm);
-                    words.push(z.im * local_norm);
-                }
-            }
-            let s = sum_f64(&*comm::current(), &words);
-            let mut out = zero;
-            for (i, row) in out.iter_mut().enumerate() {
-                for (j, z) in row.iter_mut().enumerate() {
-                    let w = 2 * (4 * i + j);
-                    if norm > 0.0 {
-                        *z = Complex::new(s[w] / norm, s[w + 1] / norm);
-                    }
-                }
-            }
-            out
-        } else {
-            self.gathered()
-                .map_or(zero, |g| g.reduced_density_matrix(a, b))
+            return self.summed_density_matrix(a, b);
+        }
+        let Ok(mut copy) = self.reading_copy() else {
+            return zero;
+        };
+        match copy.make_local(&[a, b]) {
+            Ok(()) => copy.summed_density_matrix(a, b),
+            Err(_) => zero,
         }
     }
 
@@ -658,9 +670,9 @@ mod tests {
 
     /// The budgeted gather on 3 ranks: with room it is the local state's entries on every
     /// rank (as is the unbudgeted gather); when rank 1's budget leaves 16 bytes every rank
-    /// refuses with `StateTooLarge`, the state is unchanged, the gathered-state read-outs
-    /// answer zero (documented), and `entries_f64` (outside the budget) still answers every
-    /// entry.
+    /// refuses with `StateTooLarge`, the state is unchanged, the reduced density matrix of a
+    /// non-local pair (whose copy is refused too) answers zero (documented), and
+    /// `entries_f64` (outside the budget) still answers every entry.
     #[test]
     fn budgeted_gather_refuses_on_every_rank_together() {
         let results = ThreadComm::run(3, |c| {
@@ -673,7 +685,8 @@ mod tests {
             let got = dist.gather_entries().unwrap();
             let mut ok = got == want && want.len() > 8;
             ok &= dist.gather_entries_unbudgeted().unwrap() == want;
-            // Qubits 0 and 8: 8 is not local, so the matrix comes from the gathered state.
+            // Qubits 0 and 8: 8 is not local, so the matrix is summed on a copy made local
+            // for them (refused below with the copy, as the gather is).
             ok &= dist.local_set().mask() & (1 << 8) == 0;
             let rho = local.reduced_density_matrix(0, 8);
             let r = QuantumState::reduced_density_matrix(&dist, 0, 8);
