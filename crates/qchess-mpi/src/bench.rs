@@ -136,8 +136,6 @@ pub struct MpiLegalResult {
     pub listing_bytes: usize,
     /// Ranks.
     pub ranks: usize,
-    /// Bytes all ranks sent to other ranks during one listing.
-    pub bytes_sent: u64,
 }
 
 /// One field of `/proc/self/status` in bytes (`VmRSS`, `VmHWM`), or `None`.
@@ -160,12 +158,11 @@ pub fn legal(n: usize) -> Result<MpiLegalResult, String> {
         .map_err(|e| e.to_string())?;
     let states = game.state_size();
     let reps = (2_000_000 / states.max(1)).clamp(1, 20);
-    let (mut times, mut moves, mut grew, mut resident, mut sent) =
-        (Vec::with_capacity(reps), 0, 0usize, 0usize, 0u64);
+    let (mut times, mut moves, mut grew, mut resident) =
+        (Vec::with_capacity(reps), 0, 0usize, 0usize);
     for _ in 0..reps {
         let _ = std::fs::write("/proc/self/clear_refs", "5");
         let before = proc_status_bytes("VmRSS").unwrap_or(0);
-        let sent_before = game.state().traffic().bytes_sent;
         comm.barrier();
         let t = Instant::now();
         let list = game.try_legal_moves().map_err(|e| e.to_string())?;
@@ -180,7 +177,6 @@ pub fn legal(n: usize) -> Result<MpiLegalResult, String> {
         grew = grew.max(m[1] as usize);
         resident = resident.max(m[2] as usize);
         moves = list.len();
-        sent = sum_u64(&*comm, &[game.state().traffic().bytes_sent - sent_before])[0];
     }
     Ok(MpiLegalResult {
         states,
@@ -189,7 +185,6 @@ pub fn legal(n: usize) -> Result<MpiLegalResult, String> {
         resident_bytes: resident,
         listing_bytes: grew,
         ranks: comm.size(),
-        bytes_sent: sent,
     })
 }
 
@@ -199,8 +194,8 @@ mod tests {
     use crate::comm::{Solo, ThreadComm, install};
     use std::rc::Rc;
 
-    /// The listing on 2 thread ranks is the local game's list of the same growth
-    /// position, and one rank alone sends nothing.
+    /// The listing on 1 and 2 thread ranks is the local game's list of the same growth
+    /// position.
     #[test]
     fn the_legal_listing_bench_lists_the_local_games_moves() {
         let (local, _) =
@@ -208,7 +203,7 @@ mod tests {
         let want = local.legal_moves().len();
         install(Rc::new(Solo), 8);
         let solo = legal(200).unwrap();
-        assert_eq!((solo.ranks, solo.bytes_sent, solo.moves), (1, 0, want));
+        assert_eq!((solo.ranks, solo.moves), (1, want));
         let rs = ThreadComm::run(2, |c| {
             install(Rc::new(c), 8);
             legal(200).unwrap()

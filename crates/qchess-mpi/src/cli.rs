@@ -273,19 +273,17 @@ fn legal_cmd(
             "resident_bytes": r.resident_bytes,
             "listing_bytes": r.listing_bytes,
             "ranks": r.ranks,
-            "bytes_sent": r.bytes_sent,
         });
         println!("{obj}");
     } else {
         println!(
-            "legal moves of a {}-state position ({} ranks x {threads} threads): {} moves in {:.6} s, resident {:.1} MiB/rank, the listing added {:.1} MiB/rank, {} bytes sent",
+            "legal moves of a {}-state position ({} ranks x {threads} threads): {} moves in {:.6} s, resident {:.1} MiB/rank, the listing added {:.1} MiB/rank",
             r.states,
             r.ranks,
             r.moves,
             r.seconds,
             r.resident_bytes as f64 / (1 << 20) as f64,
             r.listing_bytes as f64 / (1 << 20) as f64,
-            r.bytes_sent
         );
     }
     ExitCode::SUCCESS
