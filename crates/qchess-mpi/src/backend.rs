@@ -299,7 +299,9 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
             return ShardedState::capture(self, q).map(Some);
         }
         self.make_local(&[q])?;
-        self.local_mut().capture_where(q, controls).map(Some)
+        // Agreed: a piece's budget may refuse the new sector on one rank alone.
+        self.agree(|s| s.capture_where(q, controls), |s, a| s.uncapture(q, a))
+            .map(Some)
     }
 
     fn iswap_where_ancillas(&mut self, s: u8, t: u8, ancillas: u128) -> Result<(), SimError> {
@@ -317,7 +319,17 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
             return ShardedState::iswap(self, s, t, Controls::NONE);
         }
         self.make_local(&[s, t])?;
-        self.local_mut().iswap_where_ancillas_always(s, t, ancillas)
+        // Agreed: the rebuild may be refused on one rank alone; taken back where it ran by
+        // three more (iSwap^4 is the identity).
+        self.agree(
+            |x| x.iswap_where_ancillas_always(s, t, ancillas),
+            |x, ()| {
+                for _ in 0..3 {
+                    x.iswap_where_ancillas_always(s, t, ancillas)?;
+                }
+                Ok(())
+            },
+        )
     }
 
     fn probability(&self, pred: Predicate) -> f64 {

@@ -545,3 +545,70 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod budget_tests {
+    use crate::comm::{Comm, ThreadComm, install};
+    use crate::sharded::ShardedState;
+    use qchess_cantwell::{Game, GameError};
+    use qchess_sim::QuantumState;
+    use rand::SeedableRng;
+    use std::rc::Rc;
+
+    /// The budgeted legal-move list of a sharded game (3 ranks, 3 local squares) when rank
+    /// 1's game budget leaves 16 bytes beyond its piece: the read-only pass needs a copy of
+    /// the state for circuits off the local set, so every rank answers `state_too_large`
+    /// and the game is unchanged. The unbudgeted list simulates what the pass cannot read,
+    /// and rank 1's budget refuses some of those gates (a capture's new sector) alone: the
+    /// ranks agree on every refusal, so the list comes out the same on every rank instead
+    /// of two ranks waiting for ever in different collectives (which they did before the
+    /// captures were agreed). With the budget restored the list is the local game's.
+    #[test]
+    fn a_refused_listing_copy_is_an_error_on_every_rank() {
+        let plies = ["g1^f3h3", "b8^a6c6", "f3^e5g5", "c6^b4d4"];
+        let results = ThreadComm::run(3, |c| {
+            let rank = c.rank();
+            install(Rc::new(c), 3);
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+            let mut rng_l = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+            let mut g = Game::<ShardedState<f64>>::new_backend();
+            let mut l: Game = Game::new();
+            for mv in plies {
+                g.apply(mv, &mut rng).unwrap();
+                l.apply(mv, &mut rng_l).unwrap();
+            }
+            let want = l.legal_moves();
+            let (with_room, stats) = g.legal_moves_with_stats();
+            let fen = g.fen();
+            let dist = g.distribution(None);
+            // Only rank 1's budget binds (the game's held bytes are the ranks' most).
+            g.set_memory_budget(usize::MAX);
+            let held = usize::MAX - g.state().memory_budget();
+            let piece = g.state().local().bytes();
+            g.set_memory_budget(if rank == 1 {
+                held + piece + 16
+            } else {
+                usize::MAX
+            });
+            let refused = g.try_legal_moves();
+            // Unbudgeted, the candidates the pass cannot read are simulated, and rank 1's
+            // budget refuses their gates too: the list is the same on every rank (no rank
+            // waits in another collective), not the unrestricted one.
+            let squeezed = g.legal_moves();
+            let unchanged = g.fen() == fen && g.distribution(None) == dist;
+            g.set_memory_budget(usize::MAX);
+            let restored = g.legal_moves() == want;
+            let ok = with_room == want && unchanged && restored;
+            (rank, ok, stats.by_patterns, refused, squeezed)
+        });
+        let squeezed0 = results[0].4.clone();
+        for (rank, ok, by_patterns, refused, squeezed) in results {
+            assert!(ok && by_patterns > 0, "rank {rank}: {by_patterns} read");
+            assert!(
+                matches!(refused, Err(GameError::StateTooLarge { .. })),
+                "rank {rank}: {refused:?}"
+            );
+            assert_eq!(squeezed, squeezed0, "rank {rank}");
+        }
+    }
+}

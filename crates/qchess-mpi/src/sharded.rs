@@ -88,15 +88,22 @@ fn encode_error(r: &Result<(), SimError>) -> [u64; 3] {
         Ok(()) => [0, 0, 0],
         Err(SimError::CapExceeded { needed, cap }) => [1, *needed as u64, *cap as u64],
         Err(SimError::OutOfMemory { states }) => [2, *states as u64, 0],
+        Err(SimError::StateTooLarge { asked, available }) => [4, *asked as u64, *available as u64],
         Err(_) => [3, 0, 0],
     }
 }
 
+/// The error another rank reported (its kind kept for the budget and the cap; any other
+/// is reported as running out of memory).
 fn decode_error(w: &[u64]) -> SimError {
     match w[0] {
         1 => SimError::CapExceeded {
             needed: w[1] as usize,
             cap: w[2] as usize,
+        },
+        4 => SimError::StateTooLarge {
+            asked: w[1] as usize,
+            available: w[2] as usize,
         },
         _ => SimError::OutOfMemory {
             states: w[1] as usize,
@@ -405,15 +412,30 @@ impl<T: Amplitude> ShardedState<T> {
         Undo: FnOnce(&mut State<T>) -> Result<(), SimError>,
     {
         self.make_local(qubits)?;
+        self.agree(op, |s, ()| undo(s))
+    }
+
+    /// Runs `op` on this rank's piece and agrees on its result with every rank (one
+    /// all-gather of an error code, collective): a step that may fail on one rank alone
+    /// (its piece's memory budget or cap) must not let the ranks take different branches
+    /// and wait for ever in different collectives. If some rank failed, the ranks where it
+    /// succeeded take it back with `undo` (given what `op` returned), and every rank
+    /// returns the first failing rank's error.
+    pub(crate) fn agree<R, Op, Undo>(&mut self, op: Op, undo: Undo) -> Result<R, SimError>
+    where
+        Op: FnOnce(&mut State<T>) -> Result<R, SimError>,
+        Undo: FnOnce(&mut State<T>, R) -> Result<(), SimError>,
+    {
         let mine = op(&mut self.local);
-        let all = comm::current().all_gather(&encode_error(&mine));
+        let code = encode_error(&mine.as_ref().map(|_| ()).map_err(Clone::clone));
+        let all = comm::current().all_gather(&code);
         let Some(first) = all.chunks(3).position(|w| w[0] != 0) else {
-            return Ok(());
+            return mine;
         };
         match mine {
             Err(e) => Err(e),
-            Ok(()) => {
-                undo(&mut self.local)?;
+            Ok(r) => {
+                undo(&mut self.local, r)?;
                 Err(decode_error(&all[first * 3..first * 3 + 3]))
             }
         }
@@ -523,8 +545,9 @@ impl<T: Amplitude> ShardedState<T> {
     /// (the moved entries clear bit `t`), so nothing else moves. Returns the ancilla index.
     pub fn capture(&mut self, t: u8) -> Result<u32, SimError> {
         self.make_local(&[t])?;
-        // Never fails on one rank alone: the ancilla count is the same everywhere.
-        self.local.capture(t)
+        // The ancilla count is the same everywhere, but a piece's budget may refuse the new
+        // sector: agreed, and taken back where it was made.
+        self.agree(|s| s.capture(t), |s, a| s.uncapture(t, a))
     }
 
     /// Multiplies the amplitude of every basis state where `pred` holds by `phase`: diagonal,
