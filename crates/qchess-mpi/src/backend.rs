@@ -354,7 +354,10 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
                 probability: 0.0,
             });
         }
-        self.local_mut().project_boards_with_mass(keep, sums[0])?;
+        // Built aside and agreed before any piece is replaced: a piece's budget may refuse
+        // its rebuilt piece on one rank alone, and a projection cannot be taken back.
+        let piece = self.agree(|s| s.projected_boards(keep, sums[0]), |_, _| Ok(()))?;
+        *self.local_mut() = piece;
         Ok(if sums[1] > 0.0 {
             sums[0] / sums[1]
         } else {
@@ -583,6 +586,46 @@ mod tests {
         });
         for (rank, ok, got, want) in results {
             assert!(ok, "rank {rank}: {got} against {want}");
+        }
+    }
+
+    /// A capture refused by rank 1's budget alone (its piece holds entries on the captured
+    /// square, which move to a new sector), on 3 ranks with the square local: every rank
+    /// answers `StateTooLarge` (rank 1 its own numbers, the others rank 1's) and no piece
+    /// changed, so the ranks stay in step; with room the capture gives the local state's
+    /// entries.
+    #[test]
+    fn one_ranks_refused_capture_is_every_ranks() {
+        let results = ThreadComm::run(3, |c| {
+            let rank = crate::comm::Comm::rank(&c);
+            install(Rc::new(c), 3);
+            let local = spread(0b1_0111, &[(0u8, 8u8), (1, 9), (2, 10), (4, 12), (8, 16)]);
+            let mut dist = ShardedState::from_state(&local, LocalSet::new(3, &[4, 0, 1])).unwrap();
+            let before = dist.gather_entries().unwrap();
+            let budget = dist.local().memory_budget();
+            let holds = dist.local().entries().any(|(k, _)| k.board & (1 << 4) != 0);
+            if rank == 1 {
+                let held = dist.local().bytes();
+                dist.local_mut().set_memory_budget(held + 16);
+            }
+            let refused = QuantumState::capture(&mut dist, 4).map(|_| ());
+            let unchanged = dist.gather_entries_unbudgeted().unwrap() == before
+                && QuantumState::ancilla_count(&dist) == 0;
+            dist.local_mut().set_memory_budget(budget);
+            let mut want = local.clone();
+            want.capture(4).unwrap();
+            let a = QuantumState::capture(&mut dist, 4).unwrap();
+            let same =
+                a == 0 && dist.gather_entries().unwrap() == want.entries().collect::<Vec<_>>();
+            (rank, holds, refused, unchanged && same)
+        });
+        assert!(results[1].1, "rank 1 holds entries on the captured square");
+        for (rank, _, refused, ok) in results {
+            assert!(ok, "rank {rank}");
+            assert!(
+                matches!(refused, Err(SimError::StateTooLarge { .. })),
+                "rank {rank}: {refused:?}"
+            );
         }
     }
 

@@ -291,6 +291,29 @@ impl<T: Amplitude> State<T> {
         keep: &(dyn Fn(u64) -> bool + Sync),
         mass: f64,
     ) -> Result<(), SimError> {
+        *self = self.projected_boards(keep, mass)?;
+        Ok(())
+    }
+
+    /// What [`State::project_boards_with_mass`] makes of this state, built beside it (this
+    /// state unchanged, the new one under its memory budget and cap): for a sharded state,
+    /// whose ranks must all agree that every piece could be built before any piece is
+    /// replaced (a projection cannot be taken back).
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Key, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// let p = s.projected_boards(&|b| b == 0b10, 0.5)?;
+    /// assert_eq!((s.len(), p.len()), (2, 1));
+    /// assert!((p.amplitude(Key::board(0b10)).im - 1.0).abs() < 1e-15);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn projected_boards(
+        &self,
+        keep: &(dyn Fn(u64) -> bool + Sync),
+        mass: f64,
+    ) -> Result<State<T>, SimError> {
         if !(mass.is_finite() && mass > 0.0) {
             return Err(SimError::ZeroProbabilityOutcome {
                 outcome: true,
@@ -303,13 +326,12 @@ impl<T: Amplitude> State<T> {
             .filter(|(key, _)| keep(key.board))
             .map(|(k, a)| (k, a * scale))
             .collect();
-        *self = State::from_shard_budgeted(
+        State::from_shard_budgeted(
             kept,
             self.ancilla_count(),
             self.cap(),
             Some(self.memory_budget()),
-        )?;
-        Ok(())
+        )
     }
 
     /// Replaces the state by one holding `entries`, keeping its size cap.
