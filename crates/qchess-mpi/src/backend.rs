@@ -511,7 +511,7 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::comm::{ThreadComm, install};
     use std::rc::Rc;
@@ -897,7 +897,7 @@ mod tests {
     /// Sets the game's budget on every rank (collective: the game's held bytes are the
     /// ranks' most) so that only rank 1's binds, leaving its state 16 bytes beyond its piece.
     /// Returns this rank's piece bytes.
-    fn leave_rank_1_sixteen_bytes(
+    pub(crate) fn leave_rank_1_sixteen_bytes(
         rank: usize,
         g: &mut qchess_cantwell::Game<ShardedState<f64>>,
     ) -> usize {

@@ -551,7 +551,6 @@ mod budget_tests {
     use crate::comm::{Comm, ThreadComm, install};
     use crate::sharded::ShardedState;
     use qchess_cantwell::{Game, GameError};
-    use qchess_sim::QuantumState;
     use rand::SeedableRng;
     use std::rc::Rc;
 
@@ -581,15 +580,7 @@ mod budget_tests {
             let (with_room, stats) = g.legal_moves_with_stats();
             let fen = g.fen();
             let dist = g.distribution(None);
-            // Only rank 1's budget binds (the game's held bytes are the ranks' most).
-            g.set_memory_budget(usize::MAX);
-            let held = usize::MAX - g.state().memory_budget();
-            let piece = g.state().local().bytes();
-            g.set_memory_budget(if rank == 1 {
-                held + piece + 16
-            } else {
-                usize::MAX
-            });
+            crate::backend::tests::leave_rank_1_sixteen_bytes(rank, &mut g);
             let refused = g.try_legal_moves();
             // Unbudgeted, the candidates the pass cannot read are simulated, and rank 1's
             // budget refuses their gates too: the list is the same on every rank (no rank
