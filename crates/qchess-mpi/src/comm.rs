@@ -7,7 +7,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 /// Why a collective exchange could not run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -194,14 +194,81 @@ impl Comm for Solo {
 
 struct Shared {
     size: usize,
-    barrier: Barrier,
+    barrier: Meeting,
     gather: Mutex<Vec<Vec<u64>>>,
     /// `mail[to][from]`.
     mail: Mutex<Vec<Vec<Vec<u64>>>>,
+    /// Each rank's current collective: its kind and, for an all-gather, its word count.
+    calls: Mutex<Vec<(&'static str, usize)>>,
+}
+
+/// The threads' barrier: every rank meets the others; a rank that has left (its closure
+/// returned or panicked) while others still wait makes them panic at once instead of
+/// waiting for ever (ranks that took different branches end at different times).
+struct Meeting {
+    size: usize,
+    /// (ranks waiting, generation, ranks left).
+    state: Mutex<(usize, u64, usize)>,
+    turn: Condvar,
+}
+
+impl Meeting {
+    fn new(size: usize) -> Self {
+        Self {
+            size,
+            state: Mutex::new((0, 0, 0)),
+            turn: Condvar::new(),
+        }
+    }
+
+    fn wait(&self) {
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let left = |st: &(usize, u64, usize)| {
+            panic!(
+                "collective mismatch: {} of {} ranks left while another waits in a collective",
+                st.2, self.size
+            )
+        };
+        if st.2 > 0 {
+            left(&st);
+        }
+        st.0 += 1;
+        if st.0 == self.size {
+            st.0 = 0;
+            st.1 += 1;
+            self.turn.notify_all();
+            return;
+        }
+        let generation = st.1;
+        while st.1 == generation {
+            if st.2 > 0 {
+                left(&st);
+            }
+            st = self.turn.wait(st).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    fn leave(&self) {
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        st.2 += 1;
+        self.turn.notify_all();
+    }
+}
+
+/// Marks its rank as gone from the [`Meeting`] when dropped.
+struct Leave(Arc<Shared>);
+
+impl Drop for Leave {
+    fn drop(&mut self) {
+        self.0.barrier.leave();
+    }
 }
 
 /// Ranks as threads of one process: the same collective semantics as MPI, so the sharded
-/// state's tests run with several ranks without OpenMPI.
+/// state's tests run with several ranks without OpenMPI. Stricter than MPI where a test
+/// needs it: ranks that call different collectives at the same step (or an all-gather of
+/// different lengths), or that wait for a rank which has already ended, panic at once with
+/// the calls named, instead of waiting for ever.
 ///
 /// ```
 /// use qchess_mpi::comm::{Comm, ThreadComm, sum_u64};
@@ -224,9 +291,10 @@ impl ThreadComm {
         let size = size.max(1);
         let shared = Arc::new(Shared {
             size,
-            barrier: Barrier::new(size),
+            barrier: Meeting::new(size),
             gather: Mutex::new(vec![Vec::new(); size]),
             mail: Mutex::new(vec![vec![Vec::new(); size]; size]),
+            calls: Mutex::new(vec![("", 0); size]),
         });
         std::thread::scope(|scope| {
             let handles: Vec<_> = (0..size)
@@ -236,7 +304,12 @@ impl ThreadComm {
                         shared: Arc::clone(&shared),
                     };
                     let f = &f;
-                    scope.spawn(move || f(comm))
+                    scope.spawn(move || {
+                        // However this rank ends (returned or panicked), the others must
+                        // not wait for it in a collective.
+                        let _leave = Leave(Arc::clone(&comm.shared));
+                        f(comm)
+                    })
                 })
                 .collect();
             handles
@@ -244,6 +317,29 @@ impl ThreadComm {
                 .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
                 .collect()
         })
+    }
+}
+
+impl ThreadComm {
+    /// Records this rank's collective (`kind`, `words` for an all-gather, else 0) and meets
+    /// the others; then every rank checks that all ranks are in the same collective and
+    /// panics, all of them together, when they are not: ranks that took different branches
+    /// (a step that failed on one rank alone) fail at once with the calls named, instead of
+    /// waiting for ever. The caller meets the others once more before the next call.
+    fn enter(&self, kind: &'static str, words: usize) {
+        self.shared.calls.lock().unwrap_or_else(|p| p.into_inner())[self.rank] = (kind, words);
+        self.shared.barrier.wait();
+        let calls = self
+            .shared
+            .calls
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if calls.iter().any(|&c| c != calls[0]) {
+            panic!(
+                "collective mismatch: the ranks called {calls:?} (kind, words) at the same step"
+            );
+        }
     }
 }
 
@@ -256,7 +352,7 @@ impl Comm for ThreadComm {
     }
     fn all_gather(&self, mine: &[u64]) -> Vec<u64> {
         self.shared.gather.lock().unwrap_or_else(|p| p.into_inner())[self.rank] = mine.to_vec();
-        self.shared.barrier.wait();
+        self.enter("all_gather", mine.len());
         let out = self
             .shared
             .gather
@@ -273,7 +369,7 @@ impl Comm for ThreadComm {
                 mail[to][self.rank] = words;
             }
         }
-        self.shared.barrier.wait();
+        self.enter("all_to_all", 0);
         let out: Vec<Vec<u64>> = self.shared.mail.lock().unwrap_or_else(|p| p.into_inner())
             [self.rank]
             .iter_mut()
@@ -283,6 +379,37 @@ impl Comm for ThreadComm {
         Ok(out)
     }
     fn barrier(&self) {
+        self.enter("barrier", 0);
         self.shared.barrier.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ranks in different collectives at the same step (one rank gathering two words, the
+    /// others one) fail at once, all of them, naming the calls; they do not wait for ever.
+    #[test]
+    #[should_panic(expected = "collective mismatch")]
+    fn ranks_in_different_collectives_fail_at_once() {
+        ThreadComm::run(3, |c| {
+            let mine = vec![7u64; if c.rank() == 1 { 2 } else { 1 }];
+            c.all_gather(&mine)
+        });
+    }
+
+    /// Matching collectives of every kind pass the check.
+    #[test]
+    fn matching_collectives_pass() {
+        let out = ThreadComm::run(2, |c| {
+            c.barrier();
+            let got = c.all_to_all(vec![vec![c.rank() as u64]; 2]).unwrap();
+            (c.all_gather(&[1, 2]), got)
+        });
+        for (gathered, got) in out {
+            assert_eq!(gathered, vec![1, 2, 1, 2]);
+            assert_eq!(got, vec![vec![0], vec![1]]);
+        }
     }
 }
