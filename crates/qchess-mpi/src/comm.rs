@@ -399,6 +399,17 @@ mod tests {
         });
     }
 
+    /// A rank that waits for one which has already ended fails at once.
+    #[test]
+    #[should_panic(expected = "left while another waits")]
+    fn waiting_for_an_ended_rank_fails_at_once() {
+        ThreadComm::run(2, |c| {
+            if c.rank() == 0 {
+                c.barrier();
+            }
+        });
+    }
+
     /// Matching collectives of every kind pass the check.
     #[test]
     fn matching_collectives_pass() {
