@@ -589,8 +589,9 @@ pub(crate) mod tests {
         }
     }
 
-    /// A capture refused by rank 1's budget alone (its piece holds entries on the captured
-    /// square, which move to a new sector), on 3 ranks with the square local: every rank
+    /// A capture and a projection onto boards refused by rank 1's budget alone (its piece
+    /// holds entries on the captured square, which move to a new sector, and entries the
+    /// projection keeps, which it rebuilds), on 3 ranks with the square local: every rank
     /// answers `StateTooLarge` (rank 1 its own numbers, the others rank 1's) and no piece
     /// changed, so the ranks stay in step; with room the capture gives the local state's
     /// entries.
@@ -609,6 +610,8 @@ pub(crate) mod tests {
                 dist.local_mut().set_memory_budget(held + 16);
             }
             let refused = QuantumState::capture(&mut dist, 4).map(|_| ());
+            let keep = |b: u64| b & (1 << 12) == 0;
+            let projected = QuantumState::project_boards(&mut dist, &keep).map(|_| ());
             let unchanged = dist.gather_entries_unbudgeted().unwrap() == before
                 && QuantumState::ancilla_count(&dist) == 0;
             dist.local_mut().set_memory_budget(budget);
@@ -617,15 +620,17 @@ pub(crate) mod tests {
             let a = QuantumState::capture(&mut dist, 4).unwrap();
             let same =
                 a == 0 && dist.gather_entries().unwrap() == want.entries().collect::<Vec<_>>();
-            (rank, holds, refused, unchanged && same)
+            (rank, holds, [refused, projected], unchanged && same)
         });
         assert!(results[1].1, "rank 1 holds entries on the captured square");
         for (rank, _, refused, ok) in results {
             assert!(ok, "rank {rank}");
-            assert!(
-                matches!(refused, Err(SimError::StateTooLarge { .. })),
-                "rank {rank}: {refused:?}"
-            );
+            for r in refused {
+                assert!(
+                    matches!(r, Err(SimError::StateTooLarge { .. })),
+                    "rank {rank}: {r:?}"
+                );
+            }
         }
     }
 

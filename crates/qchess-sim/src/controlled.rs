@@ -296,7 +296,9 @@ impl<T: Amplitude> State<T> {
     }
 
     /// What [`State::project_boards_with_mass`] makes of this state, built beside it (this
-    /// state unchanged, the new one under its memory budget and cap): for a sharded state,
+    /// state unchanged, the new one under its memory budget and cap; the kept entries' list
+    /// and arrays asked of that budget first, [`SimError::StateTooLarge`] when they do not
+    /// fit): for a sharded state,
     /// whose ranks must all agree that every piece could be built before any piece is
     /// replaced (a projection cannot be taken back).
     ///
@@ -307,6 +309,10 @@ impl<T: Amplitude> State<T> {
     /// let p = s.projected_boards(&|b| b == 0b10, 0.5)?;
     /// assert_eq!((s.len(), p.len()), (2, 1));
     /// assert!((p.amplitude(Key::board(0b10)).im - 1.0).abs() < 1e-15);
+    /// // No room beside the state for the kept entries: refused, nothing made.
+    /// let tight = s.clone().with_memory_budget(s.bytes());
+    /// let refused = tight.projected_boards(&|b| b == 0b10, 0.5);
+    /// assert!(matches!(refused, Err(qchess_sim::SimError::StateTooLarge { .. })));
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn projected_boards(
@@ -321,11 +327,19 @@ impl<T: Amplitude> State<T> {
             });
         }
         let scale = T::of_f64(1.0 / mass.sqrt());
-        let kept: Vec<_> = self
-            .entries()
-            .filter(|(key, _)| keep(key.board))
-            .map(|(k, a)| (k, a * scale))
-            .collect();
+        // The list of the kept entries and the arrays built from it, beside this state:
+        // asked of the budget and reserved before anything is made.
+        let n = self.entries().filter(|(key, _)| keep(key.board)).count();
+        let entry = std::mem::size_of::<(Key, Complex<T>)>();
+        self.ask(n.saturating_mul(entry + 8 + std::mem::size_of::<Complex<T>>()))?;
+        let mut kept = Vec::new();
+        kept.try_reserve_exact(n)
+            .map_err(|_| SimError::OutOfMemory { states: n })?;
+        kept.extend(
+            self.entries()
+                .filter(|(key, _)| keep(key.board))
+                .map(|(k, a)| (k, a * scale)),
+        );
         State::from_shard_budgeted(
             kept,
             self.ancilla_count(),
