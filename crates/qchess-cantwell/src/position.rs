@@ -293,17 +293,22 @@ impl Position {
 }
 
 /// Checks that letters and occupancy agree: every basis state occupies only squares with a
-/// letter, and every letter stands on a square of positive probability. The entries are read
-/// through [`QuantumState::try_entries_f64`]: a backend that gathers them first (a sharded
-/// state) asks its memory budget, and a refusal is [`GameError::StateTooLarge`].
+/// letter, and every letter stands on a square of positive probability. The boards are read
+/// through [`QuantumState::try_for_each_board`] (a board of positive probability is one
+/// that some basis state with a nonzero amplitude occupies), so nothing state-sized is built:
+/// a sharded state streams its boards where they lie instead of gathering every entry. A
+/// backend whose board pass would not fit its memory budget answers
+/// [`GameError::StateTooLarge`].
 pub fn check_letters<S: QuantumState>(state: &S, layer: &ClassicalLayer) -> Result<(), GameError> {
     let lettered = layer.pieces.occupied_mask();
     let mut unlettered = 0u64;
-    for (k, a) in state.try_entries_f64().map_err(crate::game::sim_error)? {
-        if a.norm_sqr() > 0.0 {
-            unlettered |= k.board & !lettered;
-        }
-    }
+    state
+        .try_for_each_board(&mut |board, p| {
+            if p > 0.0 {
+                unlettered |= board & !lettered;
+            }
+        })
+        .map_err(crate::game::sim_error)?;
     if unlettered != 0 {
         return Err(GameError::Position(format!(
             "squares {} are occupied but have no piece letter",
