@@ -431,8 +431,9 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
     /// The whole state gathered to every rank within the memory budget (collective):
     /// [`ShardedState::gather_entries`], so if any rank's budget refuses, every rank answers
     /// [`SimError::StateTooLarge`] and nothing is gathered; otherwise the same entries as
-    /// [`QuantumState::entries_f64`]. What the game's serialisation and position checks use
-    /// (`Position::try_capture`, `Position::write_json`, `check_letters`).
+    /// [`QuantumState::entries_f64`]. What the game's serialisation uses
+    /// (`Position::try_capture`, `Position::write_json`); the position check
+    /// (`check_letters`) streams boards instead and gathers nothing.
     #[allow(clippy::type_complexity)]
     fn try_entries_f64(
         &self,
