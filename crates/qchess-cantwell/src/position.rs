@@ -28,6 +28,18 @@ pub struct AmplitudeEntry {
     pub im: f64,
 }
 
+impl AmplitudeEntry {
+    /// The entry of basis state `k` with amplitude `a` times `scale`.
+    fn of(k: Key, a: Complex<f64>, scale: f64) -> Self {
+        AmplitudeEntry {
+            board: board_squares(k.board),
+            ancillas: format!("{:x}", k.ancillas),
+            re: a.re * scale,
+            im: a.im * scale,
+        }
+    }
+}
+
 /// A quantum position: classical layer plus amplitudes.
 ///
 /// ```
@@ -102,15 +114,17 @@ impl Position {
         layer: &ClassicalLayer,
         fifty_reference: f64,
     ) -> Self {
-        let amplitudes = state
-            .entries_f64()
-            .map(|(k, a)| AmplitudeEntry {
-                board: board_squares(k.board),
-                ancillas: format!("{:x}", k.ancillas),
-                re: a.re,
-                im: a.im,
-            })
-            .collect();
+        // Streamed (a sharded state sends bounded rounds instead of gathering); a backend
+        // whose stream asks a budget that refuses is read through `entries_f64`, outside it.
+        let mut amplitudes = Vec::new();
+        let streamed = state
+            .try_for_each_entry_f64(&mut |k, a| amplitudes.push(AmplitudeEntry::of(k, a, 1.0)));
+        if streamed.is_err() {
+            amplitudes = state
+                .entries_f64()
+                .map(|(k, a)| AmplitudeEntry::of(k, a, 1.0))
+                .collect();
+        }
         Position {
             fen: layer.to_fen(),
             amplitudes,
@@ -163,19 +177,23 @@ impl Position {
         if asked > available {
             return Err(GameError::StateTooLarge { asked, available });
         }
-        // The entries first: a sharded state gathers them collectively, so every rank gets
-        // there before any rank may stop at its own reservation below.
-        let entries = state.try_entries_f64().map_err(crate::game::sim_error)?;
         let mut amplitudes = Vec::new();
-        amplitudes
-            .try_reserve_exact(n)
-            .map_err(|_| crate::game::sim_error(qchess_sim::SimError::OutOfMemory { states: n }))?;
-        amplitudes.extend(entries.map(|(k, a)| AmplitudeEntry {
-            board: board_squares(k.board),
-            ancillas: format!("{:x}", k.ancillas),
-            re: a.re,
-            im: a.im,
-        }));
+        let reserved = amplitudes.try_reserve_exact(n).is_ok();
+        // The entries are streamed even when this process could not reserve the list: on a
+        // sharded state the stream is collective, and every rank must walk it to the end
+        // (the ranks' budget answers above agree, a failed reservation may be one rank's).
+        state
+            .try_for_each_entry_f64(&mut |k, a| {
+                if reserved && amplitudes.len() < n {
+                    amplitudes.push(AmplitudeEntry::of(k, a, 1.0));
+                }
+            })
+            .map_err(crate::game::sim_error)?;
+        if !reserved {
+            return Err(crate::game::sim_error(qchess_sim::SimError::OutOfMemory {
+                states: n,
+            }));
+        }
         Ok(Position {
             fen: layer.to_fen(),
             amplitudes,
@@ -187,10 +205,11 @@ impl Position {
     /// amplitude multiplied by `scale` (1 for the float states), entry by entry: the entry
     /// list is never built, so the memory used is one entry's, whatever the state's size. The
     /// text is the same as [`Position::to_json`] of the captured position when `scale` is 1.
-    /// The entries are read through [`QuantumState::try_entries_f64`]: a backend that gathers
-    /// them first (a sharded state) asks its memory budget, and a refusal is an error of kind
-    /// [`std::io::ErrorKind::Other`] carrying the [`qchess_sim::SimError`], returned before
-    /// anything is written.
+    /// The entries are read through [`QuantumState::try_for_each_entry_f64`]: a sharded state
+    /// streams them in bounded rounds, nothing gathered. A backend that must hold
+    /// state-sized memory to read them asks its memory budget first, and a refusal is an
+    /// error of kind [`std::io::ErrorKind::Other`] carrying the [`qchess_sim::SimError`],
+    /// returned before anything is written.
     pub fn write_json<S: QuantumState>(
         state: &S,
         layer: &ClassicalLayer,
@@ -211,23 +230,35 @@ impl Position {
         extra: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
         w: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
-        // Within the memory budget: a backend that gathers its entries first may refuse,
-        // which is an error here (before anything is written), never a short list.
-        let entries = state.try_entries_f64().map_err(std::io::Error::other)?;
-        w.write_all(b"{\"fen\":")?;
-        serde_json::to_writer(&mut *w, &layer.to_fen())?;
-        w.write_all(b",\"amplitudes\":[")?;
-        for (i, (k, a)) in entries.enumerate() {
-            if i > 0 {
+        // The head is written with the first entry: a backend that must hold state-sized
+        // memory to read its entries refuses before the first one, and that is an error
+        // here with nothing written, never a short list. A write error is kept and the
+        // stream walked to its end without writing (on a sharded state every rank walks it).
+        let fen = layer.to_fen();
+        let mut written: std::io::Result<usize> = Ok(0);
+        let entry_json = |w: &mut dyn std::io::Write, count: usize, k: Key, a: Complex<f64>| {
+            if count == 0 {
+                w.write_all(b"{\"fen\":")?;
+                serde_json::to_writer(&mut *w, &fen)?;
+                w.write_all(b",\"amplitudes\":[")?;
+            } else {
                 w.write_all(b",")?;
             }
-            let entry = AmplitudeEntry {
-                board: board_squares(k.board),
-                ancillas: format!("{:x}", k.ancillas),
-                re: a.re * scale,
-                im: a.im * scale,
-            };
-            serde_json::to_writer(&mut *w, &entry)?;
+            serde_json::to_writer(&mut *w, &AmplitudeEntry::of(k, a, scale))
+                .map_err(std::io::Error::from)
+        };
+        state
+            .try_for_each_entry_f64(&mut |k, a| {
+                if let Ok(count) = written {
+                    written = entry_json(&mut *w, count, k, a).map(|()| count + 1);
+                }
+            })
+            .map_err(std::io::Error::other)?;
+        if written? == 0 {
+            // A state holds at least one entry; an empty list is still well-formed JSON.
+            w.write_all(b"{\"fen\":")?;
+            serde_json::to_writer(&mut *w, &fen)?;
+            w.write_all(b",\"amplitudes\":[")?;
         }
         w.write_all(b"],\"fifty_move_reference\":")?;
         serde_json::to_writer(&mut *w, &fifty_reference)?;

@@ -18,6 +18,10 @@ use qchess_sim::{
 /// so a round holds 64 KiB a rank.
 pub(crate) const BOARD_ROUND: usize = 4096;
 
+/// Entries each rank sends per round of [`ShardedState::stream_entries`]: 40 bytes an
+/// entry, so a round holds 80 KiB a rank.
+pub(crate) const ENTRY_ROUND: usize = 2048;
+
 fn to64<T: Amplitude>(a: Complex<T>) -> Complex<f64> {
     Complex::new(a.re.as_f64(), a.im.as_f64())
 }
@@ -71,6 +75,74 @@ impl<T: Amplitude> ShardedState<T> {
             }
             if !more {
                 break;
+            }
+        }
+    }
+
+    /// Calls `f` with every entry of the whole state in key order (the order of
+    /// [`ShardedState::gather_entries`]), on every rank with the same entries in the same
+    /// order, in memory proportional to `round` times the number of ranks, nothing gathered
+    /// (collective). Each rank's piece is sorted by key, so this is a merge of the pieces:
+    /// every rank keeps, for each rank, a queue of that rank's entries received but not yet
+    /// passed to `f` (the same queues on every rank). In each round every rank whose queue
+    /// is empty and whose piece is not exhausted sends its next `round` entries (40 bytes
+    /// an entry) in one all-gather of a fixed width; then the smallest head of the queues
+    /// goes to `f`, again and again, until some rank that may still send has an empty
+    /// queue. A queue never holds more than one round, and each round sends at least one
+    /// entry, so the walk ends after at most one round per entry sent.
+    pub(crate) fn stream_entries(&self, round: usize, f: &mut dyn FnMut(Key, Complex<f64>)) {
+        let round = round.max(1);
+        let comm = comm::current();
+        let (me, ranks) = (comm.rank(), comm.size());
+        let mut mine = self.local().entries().peekable();
+        let width = 2 + 5 * round;
+        let mut words = vec![0u64; width];
+        let mut queues: Vec<std::collections::VecDeque<(Key, Complex<f64>)>> =
+            (0..ranks).map(|_| Default::default()).collect();
+        let mut exhausted = vec![false; ranks];
+        loop {
+            let mut n = 0;
+            if queues[me].is_empty() {
+                for (k, a) in mine.by_ref().take(round) {
+                    let a = to64(a);
+                    words[2 + 5 * n..7 + 5 * n].copy_from_slice(&[
+                        k.board,
+                        k.ancillas as u64,
+                        (k.ancillas >> 64) as u64,
+                        a.re.to_bits(),
+                        a.im.to_bits(),
+                    ]);
+                    n += 1;
+                }
+            }
+            words[0] = n as u64;
+            words[1] = u64::from(mine.peek().is_none());
+            let all = comm.all_gather(&words);
+            for (r, chunk) in all.chunks_exact(width).enumerate() {
+                let n = chunk[0] as usize;
+                exhausted[r] = chunk[1] == 1;
+                for w in chunk[2..2 + 5 * n].chunks_exact(5) {
+                    let key = Key {
+                        board: w[0],
+                        ancillas: u128::from(w[1]) | u128::from(w[2]) << 64,
+                    };
+                    let a = Complex::new(f64::from_bits(w[3]), f64::from_bits(w[4]));
+                    queues[r].push_back((key, a));
+                }
+            }
+            loop {
+                if (0..ranks).any(|r| queues[r].is_empty() && !exhausted[r]) {
+                    break;
+                }
+                let next = (0..ranks)
+                    .filter_map(|r| queues[r].front().map(|e| (e.0, r)))
+                    .min();
+                let Some((_, r)) = next else {
+                    return;
+                };
+                if let Some((k, a)) = queues[r].pop_front() {
+                    f(k, a);
+                }
             }
         }
     }
@@ -355,6 +427,55 @@ mod tests {
                 assert_eq!(a, b, "rank {rank}: rounds of one board");
                 assert_eq!((one, all), (one0, all0), "rank {rank}: another order");
             }
+        }
+    }
+
+    /// The streamed entries (the merge of the pieces in bounded rounds) are the local
+    /// state's entries, in its order and bit for bit, on every rank: on 2 and 3 ranks, with
+    /// and without an ancilla, with two local sets (uneven pieces), for rounds of 1, 2 and 3
+    /// entries (many rounds, queues left over between them) and of the default size, under
+    /// a budget on rank 1 that leaves 16 bytes (it needs none).
+    #[test]
+    fn streamed_entries_are_the_local_states_in_order() {
+        for capture in [None, Some(8)] {
+            let local = spread(0b1_0111, &PAIRS, capture);
+            let want: Vec<_> = QuantumState::entries_f64(&local).collect();
+            assert!(want.len() >= 32, "{}", want.len());
+            let mut uneven = false;
+            for (ranks, global) in [(3, &[][..]), (3, &[9, 10, 16][..]), (2, &[0, 8][..])] {
+                let results = ThreadComm::run(ranks, |c| {
+                    let rank = c.rank();
+                    install(Rc::new(c), 3);
+                    let mut s = ShardedState::from_state(&local, LocalSet::new(3, global)).unwrap();
+                    if rank == 1 {
+                        let held = s.local().bytes();
+                        s.local_mut().set_memory_budget(held + 16);
+                    }
+                    let piece = s.local().len();
+                    let mut got = Vec::new();
+                    for round in [1, 2, 3] {
+                        let mut one = Vec::new();
+                        s.stream_entries(round, &mut |k, a| one.push((k, a)));
+                        got.push(one);
+                    }
+                    let mut all = Vec::new();
+                    QuantumState::try_for_each_entry_f64(&s, &mut |k, a| all.push((k, a))).unwrap();
+                    got.push(all);
+                    (piece, got)
+                });
+                let pieces: Vec<usize> = results.iter().map(|r| r.0).collect();
+                assert_eq!(pieces.iter().sum::<usize>(), want.len());
+                uneven |= pieces.iter().any(|&p| p != pieces[0]);
+                for (rank, (_, got)) in results.iter().enumerate() {
+                    for (i, one) in got.iter().enumerate() {
+                        assert!(
+                            *one == want,
+                            "rank {rank} of {ranks}, set {global:?}, capture {capture:?}, run {i}"
+                        );
+                    }
+                }
+            }
+            assert!(uneven, "capture {capture:?}: every set gave even pieces");
         }
     }
 

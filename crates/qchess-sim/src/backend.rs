@@ -415,6 +415,33 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
         Ok(self.entries_f64())
     }
 
+    /// Calls `f` with every stored basis state and its amplitude, in the order of
+    /// [`QuantumState::entries_f64`], with nothing state-sized held beside the state: what
+    /// serialisation reads (a position's amplitude list, its JSON text). The default reads
+    /// [`QuantumState::try_entries_f64`] (the local [`State`] streams its own arrays, so it
+    /// never refuses); a distributed backend streams its pieces in bounded rounds, merged in
+    /// key order, instead of gathering them. An error ([`SimError::StateTooLarge`] from a
+    /// backend that must hold state-sized memory to read its entries) comes before `f` is
+    /// first called. On a distributed backend the call is collective: every rank calls `f`
+    /// with the same entries in the same order.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, QuantumState, State};
+    /// let mut s = State::<f64>::classical(0b001);
+    /// s.split(0, 1, 2, Controls::NONE)?;
+    /// let mut seen = Vec::new();
+    /// QuantumState::try_for_each_entry_f64(&s, &mut |k, a| seen.push((k, a)))?;
+    /// assert_eq!(seen, QuantumState::entries_f64(&s).collect::<Vec<_>>());
+    /// assert_eq!(seen.len(), 2);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    fn try_for_each_entry_f64(&self, f: &mut dyn FnMut(Key, Complex<f64>)) -> Result<(), SimError> {
+        for (k, a) in self.try_entries_f64()? {
+            f(k, a);
+        }
+        Ok(())
+    }
+
     /// A digest of the entries up to a global phase, with amplitudes scaled by `scale` and
     /// rounded: `(count, sum)` of [`crate::digest::digest_entries`] after rotating the
     /// reference amplitude ([`crate::digest::phase_reference`]) onto the positive real axis.
