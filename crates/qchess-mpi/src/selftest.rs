@@ -522,6 +522,10 @@ pub fn cantwell_knight_game(seed: u64, splits: usize) -> Report {
         "board patterns",
         board_patterns(local.state(), dist.state()),
     );
+    report.record(
+        "streamed entries and position JSON",
+        streamed_serialisation(&local, &dist),
+    );
     report.traffic(dist.state());
     report
 }
@@ -633,6 +637,55 @@ fn budgeted_read_outs(local: &State<f64>, dist: &ShardedState<f64>) -> Result<()
         .find(|(g, w)| g.0 != w.0 || (g.1 - w.1).abs() > TOLERANCE)
     {
         Some((g, w)) => Err(format!("board pass: {g:?} vs {w:?}")),
+        None => Ok(()),
+    }
+}
+
+/// The sharded game's serialisation, which streams its entries (the pieces merged in
+/// bounded rounds, nothing gathered), against the gathered entries and the local game: the
+/// streamed entries are the gathered ones bit for bit and in order; the JSON text written
+/// entry by entry is the captured position's text; and the entries are the local game's
+/// (the same keys in the same order, amplitudes within [`TOLERANCE`]). Collective.
+fn streamed_serialisation(
+    local: &qchess_cantwell::Game,
+    dist: &qchess_cantwell::Game<ShardedState<f64>>,
+) -> Result<(), String> {
+    use qchess_sim::QuantumState;
+    let mut streamed = Vec::new();
+    QuantumState::try_for_each_entry_f64(dist.state(), &mut |k, a| streamed.push((k, a)))
+        .map_err(|e| e.to_string())?;
+    let gathered = dist
+        .state()
+        .gather_entries_unbudgeted()
+        .map_err(|e| e.to_string())?;
+    if streamed != gathered {
+        return Err(format!(
+            "{} streamed entries differ from the {} gathered",
+            streamed.len(),
+            gathered.len()
+        ));
+    }
+    let mut text = Vec::new();
+    dist.write_position_json(1.0, &mut text)
+        .map_err(|e| e.to_string())?;
+    let position = dist.try_position().map_err(|e| e.to_string())?;
+    if text != position.to_json().into_bytes() {
+        return Err("the streamed JSON text is not the captured position's".into());
+    }
+    let want: Vec<_> = local.state().entries_f64().collect();
+    if want.len() != streamed.len() {
+        return Err(format!(
+            "{} entries streamed, locally {}",
+            streamed.len(),
+            want.len()
+        ));
+    }
+    match streamed
+        .iter()
+        .zip(&want)
+        .find(|(g, w)| g.0 != w.0 || (g.1 - w.1).norm() > TOLERANCE)
+    {
+        Some((g, w)) => Err(format!("streamed entry {g:?}, locally {w:?}")),
         None => Ok(()),
     }
 }
