@@ -2,8 +2,8 @@
 //! `Game::try_start_position` give the unbudgeted answers when the budget has room, and
 //! otherwise `StateTooLarge` (bytes asked above bytes available) with the game unchanged.
 
+use crate::common;
 use qchess_cantwell::{Game, GameError};
-mod common;
 
 use common::random_game;
 use rand::{Rng, SeedableRng};

@@ -6,7 +6,7 @@
 //! The default run checks 2 000 random positions (games of up to 100 plies from seeded
 //! ChaCha RNGs, cycling through `FENS`, each stopped once its state exceeds 256 basis
 //! states); `ten_thousand_random_positions` (ignored: the reference is slow;
-//! `cargo test --release -p qchess-cantwell --test legal_equivalence -- --ignored`) checks
+//! `cargo test --release -p qchess-cantwell --test integration legal_equivalence:: -- --ignored`) checks
 //! 10^4 positions with states up to 2048; `positions_beyond_the_sampled_basis_states` checks
 //! split walks of 5 000-16 000 basis states (where the simulator answers from sampled basis
 //! states), and the scripted lines include split and merge slides through partly blocked

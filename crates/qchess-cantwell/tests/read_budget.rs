@@ -4,8 +4,8 @@
 //! above bytes available) with the game unchanged (the local state's board pass streams and
 //! never refuses).
 
+use crate::common;
 use qchess_cantwell::{Game, GameError};
-mod common;
 
 use common::random_game;
 

@@ -5,7 +5,7 @@
 //! move in the replayed game (`Game::classify`), with the superposition each kind needs read
 //! from the replayed game's square probabilities. No timing is asserted.
 
-mod common;
+use crate::common;
 
 use qchess_board::Square;
 use qchess_cantwell::Game;

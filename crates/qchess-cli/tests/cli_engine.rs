@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 use common::qchess_bytes;
 
 /// Runs `qchess engine` on `lines` as a GUI would: after a `go` that is not `infinite` it

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 use common::qchess_bytes;
 
 /// Runs `qchess eval` on the given request lines; one answer each.

@@ -6,7 +6,7 @@
 //! does not fit (the game's state with its start copy, or occupancy mode's copy of it) is
 //! `state_too_large` at `position` likewise.
 
-mod common;
+use crate::common;
 
 use common::qchess_bytes;
 use qchess_cantwell::Game;

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::qchess_bytes;
 
 fn answers(args: &[&str], input: &[u8]) -> (Vec<String>, Vec<Value>) {

@@ -6,7 +6,7 @@
 //! the next line is answered. References are computed here with `qchess_cantwell`/`qchess_sim`
 //! (the whole distribution or amplitude list, sorted), never taken from the code under test.
 
-mod common;
+use crate::common;
 
 use common::qchess_bytes;
 use qchess_cantwell::Game;

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::qchess_bytes;
 
 #[test]

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::qchess_bytes;
 
 /// The `cmd:` spec of this build's `qchess engine`.

@@ -1,7 +1,7 @@
 //! `--memory BYTES`: a move beyond the budget is refused with `state_too_large` (bytes asked
 //! and available), leaves the game as it was, and the run goes on.
 
-mod common;
+use crate::common;
 
 use common::qchess_bytes;
 use serde_json::Value;

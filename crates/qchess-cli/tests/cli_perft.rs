@@ -1,7 +1,7 @@
 //! End-to-end tests of `qchess perft`: the published node counts, `--no-bulk`, `--divide`,
 //! `--json`, `--board`, `--fen` and the usage errors (exit code 2), through the real binary.
 
-mod common;
+use crate::common;
 use common::{Run, qchess_bytes};
 
 fn qchess(args: &[&str], stdin: &str) -> Run {

@@ -2,7 +2,7 @@
 //! standard input (moves, an error, quitting), reproducible transcripts against the random
 //! mover, `--load` of a saved game, and usage errors (exit code 2), through the real binary.
 
-mod common;
+use crate::common;
 use common::{Run, qchess_bytes};
 
 fn qchess(args: &[&str], stdin: &str) -> Run {

@@ -1,6 +1,6 @@
 //! `qchess play --opponent engine[:level=L]`: the engine answers in the terminal game.
 
-mod common;
+use crate::common;
 use common::qchess_bytes;
 
 #[test]

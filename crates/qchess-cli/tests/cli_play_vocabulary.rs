@@ -3,7 +3,7 @@
 //! `save FILE`, `load FILE`, `flip`, `quit`, the shared move forms (`e2e4`, `e2 e4`, `e2-e4`,
 //! `e7e8q`, `e7e8=Q`), and the answer to an unknown word.
 
-mod common;
+use crate::common;
 use common::qchess_bytes;
 
 /// An Akl record of classical kings and pawns: every touch is certain.

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-mod common;
+use crate::common;
 use common::{Run, qchess_bytes};
 
 fn qchess(args: &[&str], stdin: &str) -> Run {

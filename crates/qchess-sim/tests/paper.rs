@@ -1,7 +1,7 @@
 //! The paper's equations, checked gate by gate on basis states and through its examples
 //! (Cantwell 2019, with the errata of rules-notes E1, E4, E5).
 
-mod common;
+use crate::common;
 
 use common::{C, H, c};
 use qchess_sim::{Controls, Key, Predicate, State};

@@ -1,6 +1,6 @@
 //! Random sequences of every operation agree with the dense reference to 1e-12.
 
-mod common;
+use crate::common;
 
 use common::*;
 use proptest::prelude::*;
