@@ -412,20 +412,28 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
         to64(ShardedState::amplitude(self, key))
     }
 
-    /// Gathers the whole state to every rank: for tests and small states only (the game
-    /// reads none of it: its serialisation streams [`QuantumState::try_for_each_entry_f64`], its
+    /// The whole state on every rank: for tests and small states only (the game reads none
+    /// of it: its serialisation streams [`QuantumState::try_for_each_entry_f64`], its
     /// repetition digest [`QuantumState::amplitude_digest`], its Definition 2 comparison
     /// [`QuantumState::entries_close`] and [`QuantumState::local_effects`], all computed
-    /// where the pieces lie). Collective and outside the memory budget (the trait's answer cannot carry
-    /// [`SimError::StateTooLarge`]): the gather is [`ShardedState::gather_entries_unbudgeted`],
-    /// so it asks nothing of the budget, whatever it is, and answers every entry. Its
-    /// buffers are still reserved fallibly: if some rank cannot reserve them (the machine
-    /// is out of memory) or a message exceeds the transport's limit, every rank yields no
-    /// entries, never an abort. A state always holds at least one entry, so an empty answer
-    /// means exactly that. The budgeted form is [`ShardedState::gather_entries`].
+    /// where the pieces lie). Collective and outside the memory budget (the trait's answer
+    /// cannot carry [`SimError::StateTooLarge`]): every rank reserves the answer (one
+    /// entry a basis state) fallibly and fills it from the streamed entry pass
+    /// ([`ShardedState::stream_entries`]: bounded rounds, no gather buffers beside the
+    /// answer), in key order. If some rank cannot reserve it (the machine is out of memory),
+    /// every rank yields no entries, never an abort; a state always holds at least one
+    /// entry, so an empty answer means exactly that. The budgeted gather is
+    /// [`ShardedState::gather_entries`].
     fn entries_f64(&self) -> Box<dyn Iterator<Item = (Key, Complex<f64>)> + '_> {
-        let all = self.gather_entries_unbudgeted().unwrap_or_default();
-        Box::new(all.into_iter().map(|(k, a)| (k, to64(a))))
+        let total = ShardedState::len(self);
+        let mut all = Vec::new();
+        let reserved = all.try_reserve_exact(total).is_ok();
+        let (_, every) = any_all((false, reserved));
+        if !every {
+            return Box::new(std::iter::empty());
+        }
+        self.stream_entries(crate::readouts::ENTRY_ROUND, &mut |k, a| all.push((k, a)));
+        Box::new(all.into_iter())
     }
 
     /// The whole state gathered to every rank within the memory budget (collective):
