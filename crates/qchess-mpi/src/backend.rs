@@ -419,7 +419,7 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
     /// where the pieces lie). Collective and outside the memory budget (the trait's answer
     /// cannot carry [`SimError::StateTooLarge`]): every rank reserves the answer (one
     /// entry a basis state) fallibly and fills it from the streamed entry pass
-    /// ([`ShardedState::stream_entries`]: bounded rounds, no gather buffers beside the
+    /// (`ShardedState::stream_entries`: bounded rounds, no gather buffers beside the
     /// answer), in key order. If some rank cannot reserve it (the machine is out of memory),
     /// every rank yields no entries, never an abort; a state always holds at least one
     /// entry, so an empty answer means exactly that. The budgeted gather is
@@ -454,7 +454,7 @@ impl<T: Amplitude> QuantumState for ShardedState<T> {
     /// Collective, streamed in bounded rounds, nothing gathered (issue 10, Deliver 5): the
     /// pieces (each sorted by key) are merged as they are sent, up to 2048 entries a rank a
     /// round (40 bytes an entry), so memory is proportional to that round times the number
-    /// of ranks, whatever the state's size ([`ShardedState::stream_entries`]). Every rank
+    /// of ranks, whatever the state's size (`ShardedState::stream_entries`). Every rank
     /// calls `f` with the same entries in the order of [`QuantumState::entries_f64`]; it
     /// never refuses. What the game's serialisation reads (`Position::write_json`,
     /// `Position::try_capture`).

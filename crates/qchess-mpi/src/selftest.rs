@@ -624,19 +624,26 @@ fn budgeted_read_outs(local: &State<f64>, dist: &ShardedState<f64>) -> Result<()
         .map_err(|e| e.to_string())?;
     want.sort_by_key(|e| e.0);
     got.sort_by_key(|e| e.0);
+    agree("board pass", &got, &want, |g, w| (g - w).abs())
+}
+
+/// `got` against the local `want`: the same number of pairs, the same keys in the same
+/// order, and values within [`TOLERANCE`] by `far`.
+fn agree<K: PartialEq + std::fmt::Debug, V: Copy + std::fmt::Debug>(
+    what: &str,
+    got: &[(K, V)],
+    want: &[(K, V)],
+    far: impl Fn(V, V) -> f64,
+) -> Result<(), String> {
     if got.len() != want.len() {
-        return Err(format!(
-            "{} boards passed, locally {}",
-            got.len(),
-            want.len()
-        ));
+        return Err(format!("{what}: {}, locally {}", got.len(), want.len()));
     }
     match got
         .iter()
-        .zip(&want)
-        .find(|(g, w)| g.0 != w.0 || (g.1 - w.1).abs() > TOLERANCE)
+        .zip(want)
+        .find(|(g, w)| g.0 != w.0 || far(g.1, w.1) > TOLERANCE)
     {
-        Some((g, w)) => Err(format!("board pass: {g:?} vs {w:?}")),
+        Some((g, w)) => Err(format!("{what}: {g:?}, locally {w:?}")),
         None => Ok(()),
     }
 }
@@ -673,21 +680,7 @@ fn streamed_serialisation(
         return Err("the streamed JSON text is not the captured position's".into());
     }
     let want: Vec<_> = local.state().entries_f64().collect();
-    if want.len() != streamed.len() {
-        return Err(format!(
-            "{} entries streamed, locally {}",
-            streamed.len(),
-            want.len()
-        ));
-    }
-    match streamed
-        .iter()
-        .zip(&want)
-        .find(|(g, w)| g.0 != w.0 || (g.1 - w.1).norm() > TOLERANCE)
-    {
-        Some((g, w)) => Err(format!("streamed entry {g:?}, locally {w:?}")),
-        None => Ok(()),
-    }
+    agree("streamed entries", &streamed, &want, |g, w| (g - w).norm())
 }
 
 /// A state of 64 entries spread over the low 8 qubits (3 pieces among squares 0..8, plus a
