@@ -235,30 +235,30 @@ impl Position {
         // here with nothing written, never a short list. A write error is kept and the
         // stream walked to its end without writing (on a sharded state every rank walks it).
         let fen = layer.to_fen();
-        let mut written: std::io::Result<usize> = Ok(0);
-        let entry_json = |w: &mut dyn std::io::Write, count: usize, k: Key, a: Complex<f64>| {
-            if count == 0 {
-                w.write_all(b"{\"fen\":")?;
-                serde_json::to_writer(&mut *w, &fen)?;
-                w.write_all(b",\"amplitudes\":[")?;
-            } else {
-                w.write_all(b",")?;
-            }
-            serde_json::to_writer(&mut *w, &AmplitudeEntry::of(k, a, scale))
-                .map_err(std::io::Error::from)
+        let head = |w: &mut dyn std::io::Write| -> std::io::Result<()> {
+            w.write_all(b"{\"fen\":")?;
+            serde_json::to_writer(&mut *w, &fen)?;
+            w.write_all(b",\"amplitudes\":[")
         };
+        let mut written: std::io::Result<usize> = Ok(0);
         state
             .try_for_each_entry_f64(&mut |k, a| {
                 if let Ok(count) = written {
-                    written = entry_json(&mut *w, count, k, a).map(|()| count + 1);
+                    let sep = if count == 0 {
+                        head(&mut *w)
+                    } else {
+                        w.write_all(b",")
+                    };
+                    let entry = AmplitudeEntry::of(k, a, scale);
+                    written = sep
+                        .and_then(|()| Ok(serde_json::to_writer(&mut *w, &entry)?))
+                        .map(|()| count + 1);
                 }
             })
             .map_err(std::io::Error::other)?;
         if written? == 0 {
             // A state holds at least one entry; an empty list is still well-formed JSON.
-            w.write_all(b"{\"fen\":")?;
-            serde_json::to_writer(&mut *w, &fen)?;
-            w.write_all(b",\"amplitudes\":[")?;
+            head(w)?;
         }
         w.write_all(b"],\"fifty_move_reference\":")?;
         serde_json::to_writer(&mut *w, &fifty_reference)?;
