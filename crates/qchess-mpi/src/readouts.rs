@@ -7,7 +7,7 @@
 
 use crate::backend::any_all;
 use crate::comm;
-use crate::sharded::ShardedState;
+use crate::sharded::{ShardedState, decode_entry, push_entry};
 use num_complex::Complex;
 use qchess_sim::{
     Amplitude, Key, LOCAL_SHARE_WORDS, LocalAnswer, LocalQuery, LocalShare, QuantumState, SimError,
@@ -96,39 +96,26 @@ impl<T: Amplitude> ShardedState<T> {
         let (me, ranks) = (comm.rank(), comm.size());
         let mut mine = self.local().entries().peekable();
         let width = 2 + 5 * round;
-        let mut words = vec![0u64; width];
+        let mut words = Vec::with_capacity(width);
         let mut queues: Vec<std::collections::VecDeque<(Key, Complex<f64>)>> =
             (0..ranks).map(|_| Default::default()).collect();
         let mut exhausted = vec![false; ranks];
         loop {
-            let mut n = 0;
+            words.clear();
+            words.extend_from_slice(&[0, 0]);
             if queues[me].is_empty() {
                 for (k, a) in mine.by_ref().take(round) {
-                    let a = to64(a);
-                    words[2 + 5 * n..7 + 5 * n].copy_from_slice(&[
-                        k.board,
-                        k.ancillas as u64,
-                        (k.ancillas >> 64) as u64,
-                        a.re.to_bits(),
-                        a.im.to_bits(),
-                    ]);
-                    n += 1;
+                    push_entry(&mut words, k, a);
                 }
             }
-            words[0] = n as u64;
+            words[0] = ((words.len() - 2) / 5) as u64;
             words[1] = u64::from(mine.peek().is_none());
+            words.resize(width, 0);
             let all = comm.all_gather(&words);
             for (r, chunk) in all.chunks_exact(width).enumerate() {
                 let n = chunk[0] as usize;
                 exhausted[r] = chunk[1] == 1;
-                for w in chunk[2..2 + 5 * n].chunks_exact(5) {
-                    let key = Key {
-                        board: w[0],
-                        ancillas: u128::from(w[1]) | u128::from(w[2]) << 64,
-                    };
-                    let a = Complex::new(f64::from_bits(w[3]), f64::from_bits(w[4]));
-                    queues[r].push_back((key, a));
-                }
+                queues[r].extend(chunk[2..2 + 5 * n].chunks_exact(5).map(decode_entry));
             }
             loop {
                 if (0..ranks).any(|r| queues[r].is_empty() && !exhausted[r]) {

@@ -57,7 +57,9 @@ impl<T: Amplitude> std::fmt::Debug for ShardedState<T> {
 }
 
 /// Encodes an entry as five words: board, ancillas low, ancillas high, re, im.
-fn push_entry<T: Amplitude>(out: &mut Vec<u64>, k: Key, a: Complex<T>) {
+/// Appends one entry as five words (board, ancillas low and high, re and im as `f64` bits):
+/// the wire form of the gather and of the streamed entry pass.
+pub(crate) fn push_entry<T: Amplitude>(out: &mut Vec<u64>, k: Key, a: Complex<T>) {
     out.extend_from_slice(&[
         k.board,
         k.ancillas as u64,
@@ -68,18 +70,22 @@ fn push_entry<T: Amplitude>(out: &mut Vec<u64>, k: Key, a: Complex<T>) {
 }
 
 fn decode_entries<T: Amplitude>(words: &[u64], out: &mut Vec<(Key, Complex<T>)>) {
-    for w in words.chunks_exact(5) {
-        out.push((
-            Key {
-                board: w[0],
-                ancillas: u128::from(w[1]) | u128::from(w[2]) << 64,
-            },
-            Complex::new(
-                T::of_f64(f64::from_bits(w[3])),
-                T::of_f64(f64::from_bits(w[4])),
-            ),
-        ));
-    }
+    out.extend(words.chunks_exact(5).map(|w| {
+        let (k, a) = decode_entry(w);
+        (k, Complex::new(T::of_f64(a.re), T::of_f64(a.im)))
+    }));
+}
+
+/// The entry of five words written by [`push_entry`].
+pub(crate) fn decode_entry(w: &[u64]) -> (Key, Complex<f64>) {
+    let key = Key {
+        board: w[0],
+        ancillas: u128::from(w[1]) | u128::from(w[2]) << 64,
+    };
+    (
+        key,
+        Complex::new(f64::from_bits(w[3]), f64::from_bits(w[4])),
+    )
 }
 
 /// An error as three words, so every rank learns what refused an operation elsewhere.
