@@ -2,12 +2,9 @@
 //! names of `qchess eval --variant niels`.
 
 use crate::error::ApiError;
-use crate::wire::side;
-use qchess_board::{Geometry, Square};
-use qchess_niels::{
-    Diagonal, DrawReason, Game, GameRecord, Mark, Move, NielsError, Occupant, Rules, Status,
-    group_outcomes,
-};
+use crate::wire::{self, side};
+use qchess_board::Geometry;
+use qchess_niels::{Game, GameRecord, Move, NielsError, Rules, Status};
 use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value, json};
@@ -51,17 +48,6 @@ pub fn record(game: &Game) -> String {
     game.record().to_string()
 }
 
-fn status_name(status: Status) -> &'static str {
-    match status {
-        Status::Ongoing => "ongoing",
-        Status::Checkmate { .. } => "checkmate",
-        Status::Draw(DrawReason::Stalemate) => "stalemate",
-        Status::Draw(DrawReason::InsufficientMaterial) => "insufficient_material",
-        Status::Draw(DrawReason::FiftyMoves) => "fifty_moves",
-        Status::Draw(DrawReason::Repetition) => "repetition",
-    }
-}
-
 /// Whether the game goes on.
 pub fn ongoing(game: &Game) -> bool {
     game.status() == Status::Ongoing
@@ -71,73 +57,20 @@ pub fn ongoing(game: &Game) -> bool {
 pub fn state(game: &Game) -> Map<String, Value> {
     let pos = game.position();
     let rules = game.rules();
-    let mut pieces = Map::new();
-    for sq in Square::ALL {
-        if let Some(Occupant::Piece(p)) = pos.occupant(sq) {
-            pieces.insert(sq.to_string(), json!(p.fen_char().to_string()));
-        }
-    }
-    let name = |id| {
-        pos.pair(id).map_or(String::new(), |p| {
-            format!("{}{}", p.piece.fen_char(), p.pattern)
-        })
-    };
-    let pairs: Vec<Value> = pos
-        .pairs()
-        .iter()
-        .map(|p| {
-            let outs = group_outcomes(pos, &pos.group_of(p.id), rules);
-            let prob = |m: Mark| -> f64 {
-                outs.iter()
-                    .filter(|o| o.marks.contains(&(p.id, m)))
-                    .map(|o| o.probability)
-                    .sum()
-            };
-            json!({
-                "id": name(p.id),
-                "piece": p.piece.fen_char().to_string(),
-                "red": p.red.to_string(),
-                "blue": p.blue.to_string(),
-                "facings": p.facings.to_string(),
-                "diagonal": p.diagonal.map(|d| d.to_char().to_string()),
-                "probabilities": {p.red.to_string(): prob(Mark::Red), p.blue.to_string(): prob(Mark::Blue)},
-            })
-        })
-        .collect();
-    let groups: Vec<Value> = Diagonal::ALL
-        .iter()
-        .filter(|d| !pos.group(**d).is_empty())
-        .map(|d| {
-            let ids = pos.group(*d);
-            let outcomes: Vec<Value> = group_outcomes(pos, &ids, rules)
-                .iter()
-                .map(|o| {
-                    let squares: Map<String, Value> = o
-                        .marks
-                        .iter()
-                        .map(|(id, m)| {
-                            (name(*id), json!(pos.pair(*id).map(|p| p.square(*m).to_string())))
-                        })
-                        .collect();
-                    json!({"squares": squares, "probability": o.probability, "amplitude": o.amplitude})
-                })
-                .collect();
-            json!({"diagonal": d.to_char().to_string(),
-                   "pairs": ids.iter().map(|id| name(*id)).collect::<Vec<_>>(),
-                   "outcomes": outcomes})
-        })
-        .collect();
     let status = game.status();
     let mut out = Map::new();
-    out.insert("pieces".into(), Value::Object(pieces));
-    out.insert("pairs".into(), Value::Array(pairs));
-    out.insert("groups".into(), Value::Array(groups));
+    out.insert("pieces".into(), Value::Object(wire::niels_pieces(pos)));
+    out.insert("pairs".into(), Value::Array(wire::niels_pairs(pos, rules)));
+    out.insert(
+        "groups".into(),
+        Value::Array(wire::niels_groups(pos, rules)),
+    );
     out.insert("position".into(), json!(pos.to_string()));
     out.insert("board".into(), json!(pos.geometry().to_string()));
     out.insert("rules".into(), json!(rules.names()));
     out.insert("side_to_move".into(), json!(side(pos.side_to_move())));
     out.insert("in_check".into(), json!(game.in_check()));
-    out.insert("status".into(), json!(status_name(status)));
+    out.insert("status".into(), json!(wire::niels_status(status)));
     out.insert("result".into(), json!(status.result()));
     out.insert(
         "history".into(),

@@ -27,14 +27,12 @@
 
 use super::frame::{MoveReport, ReasonCode, Refusal, side_letter as side, string_list};
 use super::{Answer, EvalError, Request};
-use qchess_board::{Color, Geometry, Square};
-use qchess_niels::{
-    CheckInfo, Diagonal, DrawReason, Fraction, Game, Mark, MoveOutcome, NielsError, Occupant,
-    Position, Rules, Status, group_outcomes,
-};
+use qchess_board::{Color, Geometry};
+use qchess_niels::{CheckInfo, Fraction, Game, MoveOutcome, NielsError, Position, Rules};
+use qchess_web::wire;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 /// Evaluates one request object of this variant; the frame adds `"ok": true`.
 pub fn eval(request: Request) -> Result<Answer, EvalError> {
@@ -414,86 +412,11 @@ fn check_json(c: CheckInfo) -> Value {
 fn describe(game: &Game) -> Answer {
     let pos = game.position();
     let rules = game.rules();
-    let mut pieces = Map::new();
-    for sq in Square::ALL {
-        if let Some(Occupant::Piece(p)) = pos.occupant(sq) {
-            pieces.insert(sq.to_string(), json!(p.fen_char().to_string()));
-        }
-    }
-    let name = |id| {
-        pos.pair(id).map_or(String::new(), |p| {
-            format!("{}{}", p.piece.fen_char(), p.pattern)
-        })
-    };
-    let pairs: Vec<Value> = pos
-        .pairs()
-        .iter()
-        .map(|p| {
-            let group = pos.group_of(p.id);
-            let outs = group_outcomes(pos, &group, rules);
-            let prob = |m: Mark| -> f64 {
-                outs.iter().filter(|o| o.marks.contains(&(p.id, m))).map(|o| o.probability).sum()
-            };
-            let exact = |m: Mark| -> String {
-                outs.iter()
-                    .filter(|o| o.marks.contains(&(p.id, m)))
-                    .fold(Fraction::ZERO, |acc, o| acc + o.probability_exact())
-                    .to_string()
-            };
-            let kind = match (p.facings.is_equal(), rules.hadamard) {
-                (true, _) => "equal",
-                (false, true) => "phase",
-                (false, false) => "unequal",
-            };
-            let amp = |m: Mark| p.facings.of(m).sign() * prob(m).sqrt();
-            json!({
-                "id": name(p.id),
-                "piece": p.piece.fen_char().to_string(),
-                "red": p.red.to_string(),
-                "blue": p.blue.to_string(),
-                "facings": p.facings.to_string(),
-                "kind": kind,
-                "diagonal": p.diagonal.map(|d| d.to_char().to_string()),
-                "probabilities": {p.red.to_string(): prob(Mark::Red), p.blue.to_string(): prob(Mark::Blue)},
-                "probabilities_exact": {p.red.to_string(): exact(Mark::Red), p.blue.to_string(): exact(Mark::Blue)},
-                "amplitudes": {p.red.to_string(): amp(Mark::Red), p.blue.to_string(): amp(Mark::Blue)},
-            })
-        })
-        .collect();
-    let groups: Vec<Value> = Diagonal::ALL
-        .iter()
-        .filter(|d| !pos.group(**d).is_empty())
-        .map(|d| {
-            let ids = pos.group(*d);
-            let outcomes: Vec<Value> = group_outcomes(pos, &ids, rules)
-                .iter()
-                .map(|o| {
-                    let squares: Map<String, Value> = o
-                        .marks
-                        .iter()
-                        .map(|(id, m)| (name(*id), json!(pos.pair(*id).map(|p| p.square(*m).to_string()))))
-                        .collect();
-                    json!({"squares": squares, "probability": o.probability,
-                           "probability_exact": o.probability_exact().to_string(),
-                           "amplitude": o.amplitude})
-                })
-                .collect();
-            json!({"diagonal": d.to_char().to_string(), "pairs": ids.iter().map(|id| name(*id)).collect::<Vec<_>>(), "outcomes": outcomes})
-        })
-        .collect();
     let status = game.status();
-    let status_name = match status {
-        Status::Ongoing => "ongoing".to_string(),
-        Status::Checkmate { .. } => "checkmate".to_string(),
-        Status::Draw(DrawReason::Stalemate) => "stalemate".to_string(),
-        Status::Draw(DrawReason::InsufficientMaterial) => "insufficient_material".to_string(),
-        Status::Draw(DrawReason::FiftyMoves) => "fifty_moves".to_string(),
-        Status::Draw(DrawReason::Repetition) => "repetition".to_string(),
-    };
     let mut out = Answer::new();
-    out.insert("pieces", pieces);
-    out.insert("pairs", pairs);
-    out.insert("groups", groups);
+    out.insert("pieces", wire::niels_pieces(pos));
+    out.insert("pairs", wire::niels_pairs(pos, rules));
+    out.insert("groups", wire::niels_groups(pos, rules));
     out.insert("position", pos.to_string());
     out.insert(
         "position_json",
@@ -509,7 +432,7 @@ fn describe(game: &Game) -> Answer {
         json!({"white": check_json(game.check_info(Color::White)),
                "black": check_json(game.check_info(Color::Black))}),
     );
-    out.insert("status", status_name);
+    out.insert("status", wire::niels_status(status));
     out.insert("result", status.result());
     out.insert("record", game.record().to_string());
     out
