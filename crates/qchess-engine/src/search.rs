@@ -26,6 +26,46 @@ const NULL_WINDOW: f64 = 0.01;
 /// a few frames per ply).
 const SEARCH_STACK: usize = 8 << 20;
 
+/// A calling thread's search pool: one rayon worker with [`SEARCH_STACK`], and its thread's
+/// handle. Dropping it (when the calling thread ends) ends the worker and waits for it, so a
+/// thread that searched leaves no thread behind (a rayon pool dropped alone only asks its
+/// workers to stop: the fuzzer's leak check saw a worker still exiting after its input).
+struct SearchPool {
+    pool: Option<rayon::ThreadPool>,
+    worker: Option<std::thread::JoinHandle<()>>,
+}
+
+impl SearchPool {
+    /// The pool, or no pool (the search then runs on the calling thread) when its thread
+    /// cannot be started.
+    fn new() -> Self {
+        let mut worker = None;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .spawn_handler(|thread| {
+                let handle = std::thread::Builder::new()
+                    .name("qchess-engine".to_string())
+                    .stack_size(SEARCH_STACK)
+                    .spawn(|| thread.run())?;
+                worker = Some(handle);
+                Ok(())
+            })
+            .build()
+            .ok();
+        SearchPool { pool, worker }
+    }
+}
+
+impl Drop for SearchPool {
+    fn drop(&mut self) {
+        // Dropping the pool tells its worker to stop once idle; then wait for it.
+        drop(self.pool.take());
+        if let Some(worker) = self.worker.take() {
+            let _ = worker.join();
+        }
+    }
+}
+
 /// The time the engine keeps back from a `movetime` for unwinding and answering.
 const TIME_MARGIN: Duration = Duration::from_millis(15);
 
@@ -208,15 +248,10 @@ impl Engine {
         info: impl FnMut(&SearchResult<MoveOf<G>>) + Send,
     ) -> Result<SearchResult<MoveOf<G>>, EngineError> {
         thread_local! {
-            static POOL: Option<rayon::ThreadPool> = rayon::ThreadPoolBuilder::new()
-                .num_threads(1)
-                .thread_name(|_| "qchess-engine".to_string())
-                .stack_size(SEARCH_STACK)
-                .build()
-                .ok();
+            static POOL: SearchPool = SearchPool::new();
         }
         let run = || self.search_in_place(game, limits, info);
-        POOL.with(|pool| match pool {
+        POOL.with(|p| match &p.pool {
             Some(pool) => pool.install(run),
             None => run(),
         })
@@ -872,5 +907,41 @@ impl<N: SearchNode> Searcher<N> {
             rest -= p;
         }
         played.then_some(sum)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SearchPool;
+    use std::cell::RefCell;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// The worker's thread has ended (its thread-locals dropped) by the time dropping the
+    /// pool returns, not some time later.
+    #[test]
+    fn dropping_a_search_pool_waits_for_its_worker() {
+        static ENDED: AtomicBool = AtomicBool::new(false);
+        struct Guard;
+        impl Drop for Guard {
+            fn drop(&mut self) {
+                ENDED.store(true, Ordering::SeqCst);
+            }
+        }
+        thread_local! {
+            static GUARD: RefCell<Option<Guard>> = const { RefCell::new(None) };
+        }
+        let p = SearchPool::new();
+        let pool = p.pool.as_ref().expect("the pool's thread starts");
+        let name = pool.install(|| {
+            GUARD.with(|g| *g.borrow_mut() = Some(Guard));
+            std::thread::current().name().map(str::to_string)
+        });
+        assert_eq!(name.as_deref(), Some("qchess-engine"));
+        assert!(!ENDED.load(Ordering::SeqCst));
+        drop(p);
+        assert!(
+            ENDED.load(Ordering::SeqCst),
+            "the worker was still running after its pool was dropped"
+        );
     }
 }
