@@ -1,32 +1,9 @@
 //! The memory budget's error paths (a tiny budget refuses, nothing changes) and the bounded
 //! board distribution against a reference summed from the entries.
 
+use crate::states::game_shaped;
 use qchess_sim::{Controls, Key, Predicate, SimError, State};
-use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
-
-/// A state with several ancilla sectors and relabelled qubits, reached by real gates.
-fn game_shaped(seed: u64) -> State<f64> {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let mut s = State::<f64>::classical(0x0000_0000_0000_00ff);
-    for _ in 0..14 {
-        let a = rng.random_range(0..16u8);
-        let b = rng.random_range(0..16u8);
-        let c = rng.random_range(0..16u8);
-        if a == b || b == c || a == c {
-            continue;
-        }
-        match rng.random_range(0..4) {
-            0 => s.split(a, b, c, Controls::NONE).unwrap(),
-            1 => s.iswap(a, b, Controls::NONE).unwrap(),
-            2 => {
-                s.capture(a).unwrap();
-            }
-            _ => s.sqrt_iswap(a, b, Controls::empty_path(1 << c)).unwrap(),
-        }
-    }
-    s
-}
 
 fn reference(s: &State<f64>) -> Vec<(u64, f64)> {
     let mut by_board: BTreeMap<u64, f64> = BTreeMap::new();

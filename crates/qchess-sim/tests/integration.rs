@@ -13,4 +13,5 @@ mod exact;
 mod marginals_of;
 mod paper;
 mod reference;
+mod states;
 mod try_board_distribution;

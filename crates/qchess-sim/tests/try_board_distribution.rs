@@ -2,33 +2,9 @@
 //! exactly what `board_distribution` answers when the budget has room, and otherwise refuses
 //! with `StateTooLarge` (bytes asked above bytes available) without changing the state.
 
+use crate::states::game_shaped;
 use num_complex::Complex;
 use qchess_sim::{Controls, Key, Normalization, QuantumState, SimError, State};
-use rand::{Rng, SeedableRng};
-
-/// A state with several ancilla sectors (boards repeated across them) and relabelled
-/// qubits, reached by real gates.
-fn game_shaped(seed: u64) -> State<f64> {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let mut s = State::<f64>::classical(0x0000_0000_0000_00ff);
-    for _ in 0..14 {
-        let a = rng.random_range(0..16u8);
-        let b = rng.random_range(0..16u8);
-        let c = rng.random_range(0..16u8);
-        if a == b || b == c || a == c {
-            continue;
-        }
-        match rng.random_range(0..4) {
-            0 => s.split(a, b, c, Controls::NONE).unwrap(),
-            1 => s.iswap(a, b, Controls::NONE).unwrap(),
-            2 => {
-                s.capture(a).unwrap();
-            }
-            _ => s.sqrt_iswap(a, b, Controls::empty_path(1 << c)).unwrap(),
-        }
-    }
-    s
-}
 
 /// Eight boards, each in three ancilla sectors with different weights, qubits relabelled
 /// by an uncontrolled iSwap: 24 basis states, 8 distinct boards.
