@@ -2,8 +2,8 @@
 //! logical board key), with its amplitude, whether or not an uncontrolled iSwap relabelled
 //! the qubits (then it sorts one sector's logical keys at a time, else it reads in place).
 
-use qchess_sim::{Controls, State};
-use rand::{Rng, SeedableRng};
+use crate::states::game_shaped_with;
+use qchess_sim::State;
 
 fn check(s: &State<f64>) {
     let listed: Vec<_> = s.entries().collect();
@@ -26,28 +26,7 @@ fn check(s: &State<f64>) {
 fn entries_are_canonical_with_and_without_relabelled_qubits() {
     let (mut relabelled, mut in_place) = (0, 0);
     for seed in 0..30u64 {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let mut s = State::<f64>::classical(0x0000_0000_0000_00ff);
-        let mut swapped = false;
-        for _ in 0..14 {
-            let a = rng.random_range(0..16u8);
-            let b = rng.random_range(0..16u8);
-            let c = rng.random_range(0..16u8);
-            if a == b || b == c || a == c {
-                continue;
-            }
-            match rng.random_range(0..4) {
-                0 => s.split(a, b, c, Controls::NONE).unwrap(),
-                1 if seed % 2 == 0 => {
-                    s.iswap(a, b, Controls::NONE).unwrap();
-                    swapped = true;
-                }
-                2 => {
-                    s.capture(a).unwrap();
-                }
-                _ => s.sqrt_iswap(a, b, Controls::empty_path(1 << c)).unwrap(),
-            }
-        }
+        let (s, swapped) = game_shaped_with(seed, seed % 2 == 0);
         check(&s);
         if swapped {
             relabelled += 1;
