@@ -23,6 +23,10 @@ pub const MAX_ANCILLAS: u32 = 128;
 /// A single sector at least this large runs a pair gate as parallel key-range tasks.
 pub(crate) const PARALLEL_MIN: usize = 1 << 17;
 
+/// The longest run of whole groups a controlled pair permutation (a slide) permutes as one
+/// task, in cache (16 384 entries: 384 KiB of f64 state); see [`State::apply_permutation`].
+pub(crate) const PERMUTE_CHUNK: usize = 1 << 14;
+
 /// One sector's pair permutation (zero diagonal) as independent tasks over key ranges cut at
 /// group boundaries: a permutation keeps each range's size, so every task writes straight
 /// into its own slot of `out`. The result is the same entries in the same order as the
@@ -961,8 +965,11 @@ impl<T: Amplitude> State<T> {
     /// A controlled pair permutation (`|01> -> off |10>`, `|10> -> off |01>` where `cond`
     /// holds, physical bits `lo < hi`), in place: see `kernels::permute`. The only
     /// allocation is a scratch for the moved entries (from the pool), reserved before
-    /// anything changes. A large single sector runs as key-range tasks cut at group
-    /// boundaries; each entry is computed the same way whichever task runs it.
+    /// anything changes. Each sector runs as tasks of whole groups for bit `hi`, at most
+    /// [`PERMUTE_CHUNK`] entries each where the groups allow (a longer group is one task), so
+    /// that a short task's two passes run in cache; consecutive tasks form about four jobs a
+    /// thread, each with one scratch slot the size of its largest task's movers. Each entry
+    /// is computed the same way whichever task or job runs it.
     pub(crate) fn apply_permutation(
         &mut self,
         lo: u32,
@@ -971,31 +978,36 @@ impl<T: Amplitude> State<T> {
         off: Complex<T>,
     ) -> Result<(), SimError> {
         let (lo, hi) = (lo.min(hi), lo.max(hi));
-        let threads = crate::load::threads();
-        let single_parallel =
-            self.sectors.len() == 1 && threads > 1 && self.sectors[0].keys.len() >= PARALLEL_MIN;
+        let threads = crate::load::threads().max(1);
         // Tasks: (sector, start, end).
         let mut tasks: Vec<(usize, usize, usize)> = Vec::new();
         for (si, s) in self.sectors.iter().enumerate() {
-            if single_parallel {
-                for (a, b) in pair::group_ranges(&s.keys, hi, threads * 4) {
-                    tasks.push((si, a, b));
-                }
-            } else {
-                tasks.push((si, 0, s.keys.len()));
+            for (a, b) in pair::group_chunks(&s.keys, hi, PERMUTE_CHUNK) {
+                tasks.push((si, a, b));
             }
         }
         let counts: Vec<(usize, usize)> = tasks
             .par_iter()
             .map(|&(si, a, b)| permute::count_movers(&self.sectors[si].keys[a..b], lo, hi, cond))
             .collect();
-        let total: usize = counts
-            .iter()
-            .map(|&(u, d)| permute::scratch_len(u, d))
-            .sum();
         if counts.iter().all(|&(u, d)| u + d == 0) {
             return Ok(());
         }
+        // Jobs: (first task, end task, scratch slot entries), about `threads * 4` by entries.
+        let per_job = self.len().div_ceil(threads * 4).max(1);
+        let mut jobs: Vec<(usize, usize, usize)> = Vec::new();
+        let (mut first, mut entries, mut slot) = (0, 0, 0);
+        for (t, (&(_, a, b), &(u, d))) in tasks.iter().zip(&counts).enumerate() {
+            entries += b - a;
+            if u + d > 0 {
+                slot = slot.max(permute::scratch_len(u, d));
+            }
+            if entries >= per_job || t + 1 == tasks.len() {
+                jobs.push((first, t + 1, slot));
+                (first, entries, slot) = (t + 1, 0, 0);
+            }
+        }
+        let total: usize = jobs.iter().map(|j| j.2).sum();
         self.ask(
             (total * crate::memory::entry_bytes::<T>()).saturating_sub(self.pool.heap_bytes()),
         )?;
@@ -1018,20 +1030,38 @@ impl<T: Amplitude> State<T> {
                 t += 1;
             }
         }
-        let mut slots: Vec<(&mut [u64], &mut [Complex<T>])> = Vec::with_capacity(tasks.len());
+        // Each job: its tasks' runs and counts, and its scratch slot.
+        type Run<'r, A> = (&'r mut [u64], &'r mut [Complex<A>]);
+        type Job<'r, A> = (Vec<Run<'r, A>>, &'r [(usize, usize)], Run<'r, A>);
+        let mut work: Vec<Job<'_, T>> = Vec::with_capacity(jobs.len());
+        let mut runs = runs.into_iter();
         let (mut sk, mut sa) = (&mut scratch.keys[..total], &mut scratch.amps[..total]);
-        for &(u, d) in &counts {
-            let len = permute::scratch_len(u, d);
-            let (k, kr) = std::mem::take(&mut sk).split_at_mut(len);
-            let (v, vr) = std::mem::take(&mut sa).split_at_mut(len);
-            slots.push((k, v));
+        for &(first, end, slot) in &jobs {
+            let (k, kr) = std::mem::take(&mut sk).split_at_mut(slot);
+            let (v, vr) = std::mem::take(&mut sa).split_at_mut(slot);
             (sk, sa) = (kr, vr);
+            let job_runs: Vec<Run<'_, T>> = runs.by_ref().take(end - first).collect();
+            work.push((job_runs, &counts[first..end], (k, v)));
         }
-        runs.into_par_iter()
-            .zip(slots.into_par_iter())
-            .zip(counts.par_iter())
-            .for_each(|(((k, v), (sk, sa)), &movers)| {
-                permute::permute_in_place(k, v, lo, hi, cond, off, movers, sk, sa);
+        work.into_par_iter()
+            .for_each(|(job_runs, job_counts, (sk, sa))| {
+                for ((k, v), &(u, d)) in job_runs.into_iter().zip(job_counts) {
+                    if u + d == 0 {
+                        continue;
+                    }
+                    let len = permute::scratch_len(u, d);
+                    permute::permute_in_place(
+                        k,
+                        v,
+                        lo,
+                        hi,
+                        cond,
+                        off,
+                        (u, d),
+                        &mut sk[..len],
+                        &mut sa[..len],
+                    );
+                }
             });
         self.pool.give(scratch);
         self.finish_pass();

@@ -83,6 +83,41 @@ pub(crate) fn group_ranges(keys: &[u64], hi: u32, parts: usize) -> Vec<(usize, u
         .collect()
 }
 
+/// Cuts a run into consecutive ranges of whole groups for bit `hi`, each at most `max`
+/// entries long where the groups allow it: as many whole groups as fit, and a group longer
+/// than `max` alone in its range. A range can then be processed on its own, in cache when it
+/// is short.
+pub(crate) fn group_chunks(keys: &[u64], hi: u32, max: usize) -> Vec<(usize, usize)> {
+    let n = keys.len();
+    if hi >= 63 || n == 0 {
+        return vec![(0, n)];
+    }
+    let shift = hi + 1;
+    let max = max.max(1);
+    let mut out = Vec::with_capacity(n / max + 1);
+    let mut start = 0;
+    while start < n {
+        let mut end = (start + max).min(n);
+        if end < n {
+            // The group of the first entry past the budget starts at `g`; cut there, or, when
+            // that group began at `start` (longer than `max`), after the whole group.
+            let prefix = keys[end] >> shift << shift;
+            let g = start + keys[start..end].partition_point(|&k| k < prefix);
+            end = if g > start {
+                g
+            } else {
+                match prefix.checked_add(1 << shift) {
+                    Some(next) => end + keys[end..].partition_point(|&k| k < next),
+                    None => n,
+                }
+            };
+        }
+        out.push((start, end));
+        start = end;
+    }
+    out
+}
+
 /// A symmetric 2x2 gate `[[diag, off], [off, diag]]` on the `{lo, hi}` pair of a basis
 /// state's two bits (`lo` set, `hi` clear) and (`hi` set, `lo` clear), acting where `cond`
 /// holds. Every gate of the paper is symmetric under exchanging its two qubits.
@@ -282,4 +317,71 @@ pub(crate) fn apply<T, Pre, Post, S>(
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::group_chunks;
+
+    /// Every cut falls between groups, the ranges cover the run in order, a range is at most
+    /// `max` long unless it is one group, and a range stops only where the next group would
+    /// not fit; including keys with bit 63 set (the last group's end overflows) and `hi` 63.
+    #[test]
+    fn chunks_hold_whole_groups_and_respect_the_bound() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for case in 0..400 {
+            let n = (rnd() % 300) as usize;
+            let hi = [0u32, 3, 7, 20, 61, 62, 63][case % 7];
+            let spread = [6u32, 12, 64][case % 3];
+            let mut keys: Vec<u64> = (0..n)
+                .map(|_| {
+                    let k = if spread == 64 {
+                        rnd()
+                    } else {
+                        rnd() % (1 << spread)
+                    };
+                    if case % 5 == 0 { k | 1 << 63 } else { k }
+                })
+                .collect();
+            keys.sort_unstable();
+            keys.dedup();
+            let max = 1 + (rnd() % 40) as usize;
+            let chunks = group_chunks(&keys, hi, max);
+            if keys.is_empty() {
+                assert_eq!(chunks, [(0, 0)]);
+                continue;
+            }
+            let group = |k: u64| if hi >= 63 { 0 } else { k >> (hi + 1) };
+            let mut at = 0;
+            for (i, &(a, b)) in chunks.iter().enumerate() {
+                assert_eq!(a, at, "case {case}");
+                assert!(b > a, "case {case}: empty range");
+                if b < keys.len() {
+                    assert_ne!(
+                        group(keys[b - 1]),
+                        group(keys[b]),
+                        "case {case}: split group"
+                    );
+                }
+                let one_group = group(keys[a]) == group(keys[b - 1]);
+                assert!(b - a <= max || one_group, "case {case}: {a}..{b} > {max}");
+                if b < keys.len() && i + 1 < chunks.len() && b - a <= max {
+                    // The next group did not fit.
+                    let next_end = keys.partition_point(|&k| group(k) <= group(keys[b]));
+                    assert!(
+                        next_end - a > max,
+                        "case {case}: range {a}..{b} stopped early"
+                    );
+                }
+                at = b;
+            }
+            assert_eq!(at, keys.len(), "case {case}");
+        }
+    }
 }
