@@ -13,6 +13,5 @@ mod exact;
 mod marginals_of;
 mod paper;
 mod reference;
-mod slide_chunks;
 mod states;
 mod try_board_distribution;
