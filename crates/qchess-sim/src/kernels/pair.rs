@@ -328,13 +328,9 @@ mod tests {
     /// not fit; including keys with bit 63 set (the last group's end overflows) and `hi` 63.
     #[test]
     fn chunks_hold_whole_groups_and_respect_the_bound() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rnd = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let mut rnd = || rng.random::<u64>();
         for case in 0..400 {
             let n = (rnd() % 300) as usize;
             let hi = [0u32, 3, 7, 20, 61, 62, 63][case % 7];
