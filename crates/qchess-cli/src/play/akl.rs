@@ -9,8 +9,8 @@
 //! secret set-up, which `--load` reads back),
 //! `help`, `quit`. `--rules own-pairs` lets each player see both types of their own pieces.
 
+use super::PlayArgs;
 use super::shell::{self, Io, Played, Session};
-use super::{Opponent, PlayArgs};
 use crate::error::CliError;
 use qchess_akl::{
     AklMove, AklPosition, Game, GameRecord, GameStatus, PieceState, RandomMover, Rules, Style,
@@ -89,19 +89,16 @@ struct AklSession {
     game: Game,
     /// Turns taken back, last undone last.
     redo: Vec<TurnEntry>,
-    human: Color,
-    random: bool,
+    seats: super::Seats,
     seed: u64,
-    /// The engine's level, when the engine is the opponent.
-    engine: Option<u8>,
 }
 
 impl AklSession {
     /// Who looks at the board: the side to move in a game between two people, the person
     /// against the random mover.
     fn viewer(&self) -> Color {
-        if self.random {
-            self.human
+        if self.seats.computer {
+            self.seats.human
         } else {
             self.game.side_to_move()
         }
@@ -134,13 +131,13 @@ impl Session for AklSession {
     }
 
     fn computer_to_move(&self) -> bool {
-        self.random && self.game.side_to_move() != self.human
+        self.seats.computer_moves(self.game.side_to_move())
     }
 
     fn computer_move(&mut self, io: &mut Io<'_>) -> Result<String, CliError> {
         let mut out = Vec::new();
-        match self.engine {
-            Some(level) => engine_turn(&mut self.game, level, self.seed, io.rng, &mut out)?,
+        match self.seats.engine {
+            Some((level, seed)) => engine_turn(&mut self.game, level, seed, io.rng, &mut out)?,
             None => random_turn(&mut self.game, io.rng, &mut out)?,
         }
         let mut text = String::from_utf8_lossy(&out).into_owned();
@@ -313,7 +310,7 @@ impl Session for AklSession {
     }
 
     fn against_computer(&self) -> bool {
-        self.random
+        self.seats.computer
     }
 }
 
@@ -329,7 +326,7 @@ pub fn play(
             "Akl-style quantum chess is played on the 8x8 board only",
         ));
     }
-    let human = super::human_color(args)?;
+    let seats = super::Seats::of(args)?;
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
     let game = match &args.load {
         Some(path) => {
@@ -348,12 +345,7 @@ pub fn play(
     let mut session = AklSession {
         game,
         redo: Vec::new(),
-        human,
-        random: args.opponent.is_computer(),
-        engine: match args.opponent {
-            Opponent::Engine(level) => Some(level),
-            _ => None,
-        },
+        seats,
         seed: args.seed,
     };
     let mut io = Io {
@@ -627,7 +619,7 @@ fn piece_name(k: PieceKind) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::super::Variant;
+    use super::super::{Opponent, Variant};
     use super::*;
 
     fn args(opponent: Opponent, load: Option<std::path::PathBuf>) -> PlayArgs {

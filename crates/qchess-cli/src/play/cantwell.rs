@@ -6,8 +6,8 @@
 //! commands, and `claim` (threefold repetition, with `--rules repetition-claim`). Rule options
 //! (`--rules`): `fifty-move-measurement`, `repetition-claim`.
 
+use super::PlayArgs;
 use super::shell::{self, Io, Played, Session};
-use super::{Opponent, PlayArgs};
 use crate::error::CliError;
 use qchess_board::{Color, PieceKind, Square};
 use qchess_cantwell::{Game, GameError, Position, RuleOptions};
@@ -173,10 +173,7 @@ struct CantwellSession {
     game: Game,
     /// Undone turns, last undone last, with their recorded outcomes.
     redo: Vec<String>,
-    human: Color,
-    random: bool,
-    /// The engine's level and seed, when the engine is the opponent.
-    engine: Option<(u8, u64)>,
+    seats: super::Seats,
 }
 
 impl Session for CantwellSession {
@@ -198,11 +195,11 @@ impl Session for CantwellSession {
     }
 
     fn computer_to_move(&self) -> bool {
-        self.random && self.game.side_to_move() != self.human
+        self.seats.computer_moves(self.game.side_to_move())
     }
 
     fn computer_move(&mut self, io: &mut Io<'_>) -> Result<String, CliError> {
-        if let Some((level, seed)) = self.engine {
+        if let Some((level, seed)) = self.seats.engine {
             let r = super::engine_of(level, seed)
                 .search(&self.game, &super::engine_limits())
                 .map_err(|e| CliError::failure(format!("engine: {e}")))?;
@@ -329,7 +326,7 @@ impl Session for CantwellSession {
     }
 
     fn against_computer(&self) -> bool {
-        self.random
+        self.seats.computer
     }
 }
 
@@ -371,7 +368,7 @@ pub fn play(
         }
     }
     let options = options_of(args)?;
-    let human = super::human_color(args)?;
+    let seats = super::Seats::of(args)?;
     let game = match &args.load {
         Some(path) => load_record(path).map_err(CliError::usage)?,
         None => Game::new().with_options(options),
@@ -380,12 +377,7 @@ pub fn play(
     let mut session = CantwellSession {
         game,
         redo: Vec::new(),
-        human,
-        random: args.opponent.is_computer(),
-        engine: match args.opponent {
-            Opponent::Engine(level) => Some((level, args.seed)),
-            _ => None,
-        },
+        seats,
     };
     let mut io = Io {
         input,
@@ -398,7 +390,7 @@ pub fn play(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::play::Variant;
+    use crate::play::{Opponent, Variant};
 
     fn args(opponent: Opponent, color: &str) -> PlayArgs {
         PlayArgs {
@@ -468,9 +460,7 @@ mod tests {
         let mut session = CantwellSession {
             game,
             redo: Vec::new(),
-            human: Color::White,
-            random: false,
-            engine: None,
+            seats: crate::play::Seats::two_people(),
         };
         assert_eq!(session.undo().unwrap(), "took back e2e4");
         let before = session.game.position();

@@ -123,6 +123,44 @@ fn human_color(args: &PlayArgs) -> Result<qchess_board::Color, CliError> {
     }
 }
 
+/// Who sits at the board: the person's colour, and whether the computer (the random mover
+/// or the engine) plays the other side; the engine's level and seed when it is the engine.
+#[derive(Clone, Copy, Debug)]
+struct Seats {
+    human: qchess_board::Color,
+    computer: bool,
+    engine: Option<(u8, u64)>,
+}
+
+impl Seats {
+    /// From `--color`, `--opponent` and `--seed`.
+    fn of(args: &PlayArgs) -> Result<Self, CliError> {
+        Ok(Seats {
+            human: human_color(args)?,
+            computer: args.opponent.is_computer(),
+            engine: match args.opponent {
+                Opponent::Engine(level) => Some((level, args.seed)),
+                _ => None,
+            },
+        })
+    }
+
+    /// Two people at one board: neither side is the computer's.
+    #[cfg(test)]
+    fn two_people() -> Self {
+        Seats {
+            human: qchess_board::Color::White,
+            computer: false,
+            engine: None,
+        }
+    }
+
+    /// Whether the computer moves when `side` is to move.
+    fn computer_moves(&self, side: qchess_board::Color) -> bool {
+        self.computer && side != self.human
+    }
+}
+
 /// Runs `qchess play` on the terminal.
 pub fn run(args: &PlayArgs) -> Result<(), CliError> {
     qchess_sim::set_default_memory_budget(args.memory);

@@ -5,10 +5,10 @@
 //! `c6^d4e5:oo`, `f6&f6d5:oo@e4`, `f:e4`, `z:e4`, `h:e4`, `e1~e5`, `c:e4`, `e7e8=q`), the
 //! shared commands, and `record` (the game record, which `--load` and `load` read back).
 
+use super::PlayArgs;
 use super::shell::{self, Io, Played, Session, starts_with_square};
-use super::{Opponent, PlayArgs};
 use crate::error::CliError;
-use qchess_board::{Color, Geometry, PieceKind, Square};
+use qchess_board::{Geometry, PieceKind, Square};
 use qchess_niels::{
     Diagonal, Game, GameRecord, Move, MoveOutcome, Rules, Status, color_name, render_oriented,
 };
@@ -165,10 +165,7 @@ struct NielsSession {
     game: Game,
     /// Undone moves with their rolls, last undone last.
     redo: Vec<(Move, Vec<u8>)>,
-    human: Color,
-    random: bool,
-    /// The engine's level and seed, when the engine is the opponent.
-    engine: Option<(u8, u64)>,
+    seats: super::Seats,
 }
 
 impl NielsSession {
@@ -204,13 +201,14 @@ impl Session for NielsSession {
     }
 
     fn computer_to_move(&self) -> bool {
-        self.random && self.game.position().side_to_move() != self.human
+        self.seats
+            .computer_moves(self.game.position().side_to_move())
     }
 
     fn computer_move(&mut self, io: &mut Io<'_>) -> Result<String, CliError> {
         let side = self.game.position().side_to_move();
         let moves = self.game.legal_moves();
-        let chosen = match self.engine {
+        let chosen = match self.seats.engine {
             Some((level, seed)) => super::engine_of(level, seed)
                 .search(&self.game, &super::engine_limits())
                 .ok()
@@ -270,7 +268,14 @@ impl Session for NielsSession {
             .parse::<Move>()
             .and_then(|mv| self.game.check_move(&mv))
             .and_then(|mv| {
-                let mv = choose_diagonal(&self.game, mv, !self.random, io.input, io.output, io.rng);
+                let mv = choose_diagonal(
+                    &self.game,
+                    mv,
+                    !self.seats.computer,
+                    io.input,
+                    io.output,
+                    io.rng,
+                );
                 self.game.play(&mv, io.rng).map(|o| (mv, o))
             });
         match played {
@@ -360,7 +365,7 @@ impl Session for NielsSession {
     }
 
     fn against_computer(&self) -> bool {
-        self.random
+        self.seats.computer
     }
 }
 
@@ -393,17 +398,12 @@ pub fn play(
             Game::new(rules, geometry).map_err(|e| CliError::usage(e.to_string()))?
         }
     };
-    let human = super::human_color(args)?;
+    let seats = super::Seats::of(args)?;
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
     let mut session = NielsSession {
         game,
         redo: Vec::new(),
-        human,
-        random: args.opponent.is_computer(),
-        engine: match args.opponent {
-            Opponent::Engine(level) => Some((level, args.seed)),
-            _ => None,
-        },
+        seats,
     };
     let mut io = Io {
         input,
@@ -500,6 +500,7 @@ fn rolls_text(o: &qchess_niels::MoveOutcome) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::play::Opponent;
 
     fn args(rules: &[&str], board: Option<&str>, opponent: Opponent) -> PlayArgs {
         PlayArgs {
