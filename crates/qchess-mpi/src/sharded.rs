@@ -56,7 +56,6 @@ impl<T: Amplitude> std::fmt::Debug for ShardedState<T> {
     }
 }
 
-/// Encodes an entry as five words: board, ancillas low, ancillas high, re, im.
 /// Appends one entry as five words (board, ancillas low and high, re and im as `f64` bits):
 /// the wire form of the gather and of the streamed entry pass.
 pub(crate) fn push_entry<T: Amplitude>(out: &mut Vec<u64>, k: Key, a: Complex<T>) {
