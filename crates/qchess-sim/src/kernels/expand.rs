@@ -18,7 +18,9 @@
 //! raw amplitude and its flag. Then the lower half: its entries merged with the new `lo`
 //! entries made from the flagged `hi` entries just written, whose own amplitude is finished
 //! at that moment. Entries whose merged amplitude cancelled are skipped; if any were, the
-//! output starts above 0 and is moved down once at the end.
+//! output starts above 0 and is moved down once at the end. A gate that creates nothing
+//! (`G = 0`: the merge that undoes a split) runs forwards instead (`shrink_forward`), so
+//! what cancels closes up as the pass goes and nothing is moved at the end.
 //!
 //! Pass 1 flags a group's pair entries whole, branch-free and a word at a time; when one
 //! half holds no pair entry nothing can be partnered (a split to a square that is empty in
@@ -41,7 +43,7 @@
 
 use crate::amplitude::Amplitude;
 use crate::kernels::dense;
-use crate::kernels::pair::{PairGate, for_each_group};
+use crate::kernels::pair::{PairGate, for_each_group, group_after};
 use crate::key::Cond;
 use num_complex::Complex;
 
@@ -501,6 +503,126 @@ where
     close_gaps(keys, amps, all.into_iter(), 0)
 }
 
+/// Pass 2 of a gate that creates no entry (pass 1 found every pair entry partnered, so
+/// `keys.len()` is the input length: the inverse of a split, on the state that split made),
+/// **forwards**: groups from the first to the last, each written at or below where it is read,
+/// so entries that cancel close up as the pass goes and no final move of the output is
+/// needed. Returns the output length.
+///
+/// In a group, each `lo` entry of the lower half meets its partner at a cursor over the upper
+/// half's `hi` entries (with nothing unpartnered the two classes are in bijection and in the
+/// same order); both new values are computed at once, the `lo` one written out and the `hi`
+/// one stored in its place (exact zero marks a cancelled one) until the upper half is
+/// copied down. A group that `dense::window_bits` routes to the scratch kernels runs their
+/// backward pass in its own place (it creates nothing, so its output fits there) and is then
+/// moved down: a move of one group, in cache. Every entry is computed as in `expand_top`
+/// (same products, same order), so the output is bit-identical to it.
+#[allow(clippy::too_many_arguments)]
+fn shrink_forward<T, Pre, Post>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    gate: &PairGate<T>,
+    wide: &[usize],
+    pre: Pre,
+    post: Post,
+) -> usize
+where
+    T: Amplitude,
+    Pre: Fn(u64, Complex<T>) -> Complex<T>,
+    Post: Fn(u64, Complex<T>) -> Complex<T>,
+{
+    let n = keys.len();
+    let a = 1u64 << gate.lo;
+    let b = 1u64 << gate.hi;
+    let ab = a | b;
+    let (d, o) = (gate.diag, gate.off);
+    let cond = gate.cond;
+    let zero = Complex::new(T::zero(), T::zero());
+    let is_l = |k: u64| k & ab == a && cond.holds(k);
+    let is_h = |k: u64| k & ab == b && cond.holds(k);
+    let mut w = 0;
+    let mut start = 0;
+    let mut scratch = None;
+    let mut wide_next = 0;
+    while start < n {
+        let (mid, end) = group_after(keys, start, gate.hi);
+        let wb = dense::window_bits(gate.lo, gate.hi, end - start, T::CHEAP_ARITHMETIC);
+        if let Some(wb) = wb {
+            #[cfg(test)]
+            tests::FORWARD_SCRATCH.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let scratch = scratch.get_or_insert_with(dense::Scratch::new);
+            if wb == gate.hi {
+                let from =
+                    dense::expand_group(keys, amps, (start, end), end, gate, scratch, &pre, &post);
+                w = close_gaps(keys, amps, [(from, end)].into_iter(), w);
+            } else {
+                let lo_singles = wide[wide_next];
+                wide_next += 1;
+                let (group, gate_w) = ((start, mid, end), (gate, wb));
+                let (from, gap) = dense::expand_wide(
+                    keys, amps, group, end, gate_w, lo_singles, scratch, &pre, &post,
+                );
+                w = match gap {
+                    Some((g0, g1)) => {
+                        close_gaps(keys, amps, [(from, g0), (g1, end)].into_iter(), w)
+                    }
+                    None => close_gaps(keys, amps, [(from, end)].into_iter(), w),
+                };
+            }
+            start = end;
+            continue;
+        }
+        // Lower half: each lo entry with its partner, the next hi entry of the upper half.
+        let mut c = mid;
+        for i in start..mid {
+            let (k, v) = (keys[i], amps[i]);
+            if is_l(k) {
+                while !is_h(keys[c]) {
+                    c += 1;
+                }
+                debug_assert_eq!(keys[c], k + (b - a));
+                let kh = keys[c];
+                let (vl, vh) = (pre(k, v), pre(kh, amps[c]));
+                let nl = d * vl + o * vh;
+                let nh = o * vl + d * vh;
+                amps[c] = if T::survives(nh, vl, vh) {
+                    post(kh, nh)
+                } else {
+                    zero
+                };
+                c += 1;
+                if T::survives(nl, vl, vh) {
+                    keys[w] = k;
+                    amps[w] = post(k, nl);
+                    w += 1;
+                }
+            } else {
+                keys[w] = k;
+                amps[w] = post(k, pre(k, v));
+                w += 1;
+            }
+        }
+        // Upper half: the hi entries are finished (or cancelled); the others get their phases.
+        for j in mid..end {
+            let (k, v) = (keys[j], amps[j]);
+            if is_h(k) {
+                if v != zero {
+                    keys[w] = k;
+                    amps[w] = v;
+                    w += 1;
+                }
+            } else {
+                keys[w] = k;
+                amps[w] = post(k, pre(k, v));
+                w += 1;
+            }
+        }
+        start = end;
+    }
+    debug_assert_eq!(wide_next, wide.len());
+    w
+}
+
 /// [`expand`] without the final move: returns the output's segments, highest first (one,
 /// `[w, len)`, unless entries cancelled in a wide group's upper half).
 #[allow(clippy::too_many_arguments)]
@@ -520,6 +642,11 @@ where
     Post: Fn(u64, Complex<T>) -> Complex<T>,
 {
     let total = keys.len();
+    if total == n {
+        #[cfg(test)]
+        tests::FORWARD.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        return vec![(0, shrink_forward(keys, amps, gate, wide, pre, post))];
+    }
     let a = 1u64 << gate.lo;
     let b = 1u64 << gate.hi;
     let ab = a | b;
@@ -680,6 +807,14 @@ mod tests {
     pub(super) static SCRATCH: std::sync::atomic::AtomicUsize =
         std::sync::atomic::AtomicUsize::new(0);
 
+    /// Runs (or pieces) that pass 2 wrote forwards (`shrink_forward`: nothing created).
+    pub(super) static FORWARD: std::sync::atomic::AtomicUsize =
+        std::sync::atomic::AtomicUsize::new(0);
+
+    /// Groups of a forward pass 2 that went through the dense scratch kernels.
+    pub(super) static FORWARD_SCRATCH: std::sync::atomic::AtomicUsize =
+        std::sync::atomic::AtomicUsize::new(0);
+
     /// Groups whose partners pass 1 found by the dense bitmap join.
     pub(super) static DENSE: std::sync::atomic::AtomicUsize =
         std::sync::atomic::AtomicUsize::new(0);
@@ -826,7 +961,9 @@ mod tests {
                     any: 0,
                 }
             };
-            let inverse = case % 2 == 1;
+            // Every other dense run is built to cancel too (the forward pass's scratch groups).
+            let cancel = case % 4 == 3 || case % 20 == 12;
+            let inverse = case % 2 == 1 || cancel;
             let off = Complex::new(0.0, if inverse { -h } else { h });
             let gate = PairGate::new(lo, hi, cond, Complex::new(h, 0.0), off);
             // Amplitudes: random, or the image of a sqrt-iSwap so the inverse cancels.
@@ -840,7 +977,7 @@ mod tests {
                     )
                 })
                 .collect();
-            if case % 4 == 3 {
+            if cancel {
                 let fwd = PairGate::new(lo, hi, cond, Complex::new(h, 0.0), Complex::new(0.0, h));
                 let (mut k2, mut a2) = (Vec::new(), Vec::new());
                 pair::apply(
@@ -903,6 +1040,12 @@ mod tests {
         }
         // The cancelling inputs did cancel (and were dropped the same way).
         assert!(CANCELLED.load(std::sync::atomic::Ordering::Relaxed) >= 50);
+        // The inputs built to cancel (every pair partnered) took the forward pass 2, whole
+        // runs and pieces, and so did dense and wide groups in it.
+        let forward = FORWARD.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(forward >= 500, "{forward}");
+        let forward_scratch = FORWARD_SCRATCH.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(forward_scratch >= 100, "{forward_scratch}");
         // The whole-class flagging ran, on many groups.
         let whole = WHOLE.load(std::sync::atomic::Ordering::Relaxed);
         assert!(whole >= 100, "{whole}");

@@ -169,26 +169,31 @@ fn gallop_lower_bound(keys: &[u64], from: usize, bound: u64) -> usize {
     }
 }
 
+/// The group for bit `hi` that starts at `start` (`start < keys.len()`, the first index of a
+/// group): `(mid, end)`, where `[start, mid)` has bit `hi` clear and `[mid, end)` has it set.
+#[inline]
+pub(crate) fn group_after(keys: &[u64], start: usize, hi: u32) -> (usize, usize) {
+    let b = 1u64 << hi;
+    let span_shift = hi + 1;
+    if span_shift == 64 {
+        return (gallop_lower_bound(keys, start, b), keys.len());
+    }
+    let prefix = keys[start] >> span_shift << span_shift;
+    let end = match prefix.checked_add(1u64 << span_shift) {
+        Some(bound) => gallop_lower_bound(keys, start, bound),
+        None => keys.len(),
+    };
+    let mid = start + gallop_lower_bound(&keys[start..end], 0, prefix | b);
+    (mid, end)
+}
+
 /// The groups of a run for bit `hi`: calls `f(start, mid, end)` for each group, where
 /// `[start, mid)` has bit `hi` clear and `[mid, end)` has it set.
 #[inline]
 pub(crate) fn for_each_group(keys: &[u64], hi: u32, mut f: impl FnMut(usize, usize, usize)) {
-    let b = 1u64 << hi;
-    let span_shift = hi + 1;
-    let n = keys.len();
     let mut pos = 0;
-    while pos < n {
-        let (end, mid) = if span_shift == 64 {
-            (n, gallop_lower_bound(keys, pos, b))
-        } else {
-            let prefix = keys[pos] >> span_shift << span_shift;
-            let end = match prefix.checked_add(1u64 << span_shift) {
-                Some(bound) => gallop_lower_bound(keys, pos, bound),
-                None => n,
-            };
-            let mid = pos + gallop_lower_bound(&keys[pos..end], 0, prefix | b);
-            (end, mid)
-        };
+    while pos < keys.len() {
+        let (mid, end) = group_after(keys, pos, hi);
         f(pos, mid, end);
         pos = end;
     }
