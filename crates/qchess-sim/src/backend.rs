@@ -36,7 +36,8 @@ use std::fmt::Debug;
 ///
 /// # Implementations
 ///
-/// [`State<T>`] for every [`Amplitude`] `T` (the local sorted-sector simulator). A backend
+/// [`State<T>`] for `T` = `f32`, `f64` and [`Exact`](crate::Exact) (the local sorted-sector
+/// simulator, one concrete impl each, compiled once in this crate). A backend
 /// that shards the state (e.g. over MPI ranks) implements the read-outs as reductions; none
 /// of the methods hands out the whole state except [`QuantumState::entries_f64`], which the
 /// game uses only for serialised positions and the repetition fingerprint.
@@ -505,195 +506,215 @@ fn to64<T: Amplitude>(a: Complex<T>) -> Complex<f64> {
     Complex::new(a.re.as_f64(), a.im.as_f64())
 }
 
-impl<T: Amplitude> QuantumState for State<T> {
-    fn classical(board: u64) -> Self {
-        State::classical(board)
-    }
-    fn from_entries(
-        entries: Vec<(Key, Complex<f64>)>,
-        normalization: Normalization,
-    ) -> Result<Self, SimError> {
-        let entries = entries
-            .into_iter()
-            .map(|(k, a)| (k, Complex::new(T::of_f64(a.re), T::of_f64(a.im))))
-            .collect();
-        State::from_amplitudes(entries, normalization)
-    }
-    fn len(&self) -> usize {
-        State::len(self)
-    }
-    fn bytes(&self) -> usize {
-        State::bytes(self)
-    }
-    fn cap(&self) -> usize {
-        State::cap(self)
-    }
-    fn set_cap(&mut self, max_states: usize) {
-        State::set_cap(self, max_states);
-    }
-    fn ancilla_count(&self) -> u32 {
-        State::ancilla_count(self)
-    }
-    fn memory_budget(&self) -> usize {
-        State::memory_budget(self)
-    }
-    fn set_memory_budget(&mut self, bytes: usize) {
-        State::set_memory_budget(self, bytes);
-    }
-    fn try_clone(&self, also_held: usize) -> Result<Self, SimError> {
-        State::try_clone(self, also_held)
-    }
-    fn board_distribution_top(&self, k: usize) -> (Vec<(u64, f64)>, usize) {
-        State::board_distribution_top(self, k)
-    }
-    fn for_each_board(&self, f: &mut dyn FnMut(u64, f64)) {
-        for (b, p) in State::board_distribution_iter(self) {
-            f(b, p);
+/// The local simulator's [`QuantumState`], one concrete impl per amplitude type the workspace
+/// uses (`f32`, `f64`, [`Exact`](crate::Exact)) rather than one generic impl: the methods of a
+/// non-generic impl are compiled once, here, so a crate that plays games on `State<f64>` calls
+/// them instead of compiling every simulator kernel again (docs/decisions.md, "The local
+/// backend is compiled once").
+macro_rules! local_backend {
+    ($($t:ty),*) => {$(
+        impl QuantumState for State<$t> {
+            #[inline]
+            fn classical(board: u64) -> Self {
+                State::classical(board)
+            }
+            fn from_entries(
+                entries: Vec<(Key, Complex<f64>)>,
+                normalization: Normalization,
+            ) -> Result<Self, SimError> {
+                let entries = entries
+                    .into_iter()
+                    .map(|(k, a)| (k, Complex::new(<$t>::of_f64(a.re), <$t>::of_f64(a.im))))
+                    .collect();
+                State::from_amplitudes(entries, normalization)
+            }
+            #[inline]
+            fn len(&self) -> usize {
+                State::len(self)
+            }
+            #[inline]
+            fn bytes(&self) -> usize {
+                State::bytes(self)
+            }
+            #[inline]
+            fn cap(&self) -> usize {
+                State::cap(self)
+            }
+            #[inline]
+            fn set_cap(&mut self, max_states: usize) {
+                State::set_cap(self, max_states);
+            }
+            #[inline]
+            fn ancilla_count(&self) -> u32 {
+                State::ancilla_count(self)
+            }
+            #[inline]
+            fn memory_budget(&self) -> usize {
+                State::memory_budget(self)
+            }
+            #[inline]
+            fn set_memory_budget(&mut self, bytes: usize) {
+                State::set_memory_budget(self, bytes);
+            }
+            fn try_clone(&self, also_held: usize) -> Result<Self, SimError> {
+                State::try_clone(self, also_held)
+            }
+            fn board_distribution_top(&self, k: usize) -> (Vec<(u64, f64)>, usize) {
+                State::board_distribution_top(self, k)
+            }
+            fn for_each_board(&self, f: &mut dyn FnMut(u64, f64)) {
+                for (b, p) in State::board_distribution_iter(self) {
+                    f(b, p);
+                }
+            }
+            fn try_board_distribution_top(&self, k: usize) -> Result<(Vec<(u64, f64)>, usize), SimError> {
+                State::try_board_distribution_top(self, k)
+            }
+            fn occupancy_bounds(&self) -> (u64, u64) {
+                State::occupancy_bounds(self)
+            }
+            fn pattern_weights(&self, patterns: &[(u64, u64, u64)]) -> Vec<f64> {
+                State::pattern_weights(self, patterns)
+            }
+            fn iswap_overlap(&self, a: u8, b: u8, empty: u64) -> Option<Complex<f64>> {
+                Some(State::iswap_overlap(self, a, b, empty))
+            }
+            fn local_effects(
+                &self,
+                queries: &[crate::LocalQuery],
+                threshold: f64,
+            ) -> Result<Vec<crate::LocalAnswer>, SimError> {
+                // The sectors are read in place: no copy, nothing to ask of the budget.
+                Ok(State::local_effects(self, queries, threshold))
+            }
+            fn iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+                State::iswap(self, a, b, controls)
+            }
+            fn iswap_inv(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+                State::iswap_inv(self, a, b, controls)
+            }
+            fn sqrt_iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+                State::sqrt_iswap(self, a, b, controls)
+            }
+            fn sqrt_iswap_inv(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
+                State::sqrt_iswap_inv(self, a, b, controls)
+            }
+            fn split(&mut self, s: u8, t1: u8, t2: u8, controls: Controls) -> Result<(), SimError> {
+                State::split(self, s, t1, t2, controls)
+            }
+            fn merge(&mut self, s1: u8, s2: u8, t: u8, controls: Controls) -> Result<(), SimError> {
+                State::merge(self, s1, s2, t, controls)
+            }
+            fn split_slide(
+                &mut self,
+                s: u8,
+                t1: u8,
+                t2: u8,
+                path1: u64,
+                path2: u64,
+            ) -> Result<(), SimError> {
+                State::split_slide(self, s, t1, t2, path1, path2)
+            }
+            fn merge_slide(
+                &mut self,
+                s1: u8,
+                s2: u8,
+                t: u8,
+                path1: u64,
+                path2: u64,
+            ) -> Result<(), SimError> {
+                State::merge_slide(self, s1, s2, t, path1, path2)
+            }
+            fn capture(&mut self, t: u8) -> Result<u32, SimError> {
+                State::capture(self, t)
+            }
+            fn capture_controlled(&mut self, q: u8, controls: Controls) -> Result<Option<u32>, SimError> {
+                State::capture_controlled(self, q, controls)
+            }
+            fn iswap_where_ancillas(&mut self, s: u8, t: u8, ancillas: u128) -> Result<(), SimError> {
+                State::iswap_where_ancillas(self, s, t, ancillas)
+            }
+            #[inline]
+            fn keeps_undo_records(&self) -> bool {
+                // Exact states are not renormalised and rebuild canonically: they keep copies.
+                <$t>::RENORMALIZES
+            }
+            fn force_keeping(
+                &mut self,
+                pred: Predicate,
+                outcome: bool,
+            ) -> Result<(f64, crate::Removed<Self>), SimError> {
+                State::force_keeping(self, pred, outcome)
+            }
+            fn force_keeping_given(
+                &mut self,
+                pred: Predicate,
+                outcome: bool,
+                probability: f64,
+            ) -> Result<(f64, crate::Removed<Self>), SimError> {
+                State::force_keeping_given(self, pred, outcome, probability)
+            }
+            fn measure_keeping(
+                &mut self,
+                pred: Predicate,
+                choose: &mut dyn FnMut(f64) -> Option<crate::Pick>,
+            ) -> Result<Option<(f64, crate::Removed<Self>)>, SimError> {
+                State::measure_keeping(self, pred, choose)
+            }
+            fn unproject(&mut self, removed: crate::Removed<Self>) -> Result<(), SimError> {
+                State::unproject(self, removed)
+            }
+            fn uncapture(&mut self, t: u8, ancilla: u32) -> Result<(), SimError> {
+                State::uncapture(self, t, ancilla)
+            }
+            fn probability(&self, pred: Predicate) -> f64 {
+                State::probability(self, pred)
+            }
+            fn force(&mut self, pred: Predicate, outcome: bool) -> Result<f64, SimError> {
+                State::force(self, pred, outcome)
+            }
+            fn project_boards(&mut self, keep: &(dyn Fn(u64) -> bool + Sync)) -> Result<f64, SimError> {
+                State::project_boards(self, keep)
+            }
+            fn qubit_probabilities(&self) -> [f64; 64] {
+                State::qubit_probabilities(self)
+            }
+            fn qubit_probabilities_of(&self, qubits: &[u8]) -> Vec<f64> {
+                // The compiled few-qubit kernel (4-5x the generic loop of the inspector's).
+                State::marginals_of(self, qubits)
+            }
+            fn board_distribution(&self, limit: Option<usize>) -> Vec<(u64, f64)> {
+                State::board_distribution(self, limit)
+            }
+            fn try_board_distribution(&self, limit: Option<usize>) -> Result<Vec<(u64, f64)>, SimError> {
+                State::try_board_distribution(self, limit)
+            }
+            fn reduced_density_matrix(&self, a: u8, b: u8) -> [[Complex<f64>; 4]; 4] {
+                State::reduced_density_matrix(self, a, b)
+            }
+            fn amplitude_f64(&self, key: Key) -> Complex<f64> {
+                to64(State::amplitude(self, key))
+            }
+            fn entries_f64(&self) -> Box<dyn Iterator<Item = (Key, Complex<f64>)> + '_> {
+                Box::new(State::entries(self).map(|(k, a)| (k, to64(a))))
+            }
+            fn norm_sqr(&self) -> f64 {
+                State::norm_sqr(self)
+            }
+            fn inner(&self, other: &Self) -> Complex<f64> {
+                State::inner(self, other)
+            }
+            fn sample<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> Key {
+                State::sample(self, rng)
+            }
         }
-    }
-    fn try_board_distribution_top(&self, k: usize) -> Result<(Vec<(u64, f64)>, usize), SimError> {
-        State::try_board_distribution_top(self, k)
-    }
-    fn occupancy_bounds(&self) -> (u64, u64) {
-        State::occupancy_bounds(self)
-    }
-    fn pattern_weights(&self, patterns: &[(u64, u64, u64)]) -> Vec<f64> {
-        State::pattern_weights(self, patterns)
-    }
-    fn iswap_overlap(&self, a: u8, b: u8, empty: u64) -> Option<Complex<f64>> {
-        Some(State::iswap_overlap(self, a, b, empty))
-    }
-    fn local_effects(
-        &self,
-        queries: &[crate::LocalQuery],
-        threshold: f64,
-    ) -> Result<Vec<crate::LocalAnswer>, SimError> {
-        // The sectors are read in place: no copy, nothing to ask of the budget.
-        Ok(State::local_effects(self, queries, threshold))
-    }
-    fn iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
-        State::iswap(self, a, b, controls)
-    }
-    fn iswap_inv(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
-        State::iswap_inv(self, a, b, controls)
-    }
-    fn sqrt_iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
-        State::sqrt_iswap(self, a, b, controls)
-    }
-    fn sqrt_iswap_inv(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
-        State::sqrt_iswap_inv(self, a, b, controls)
-    }
-    fn split(&mut self, s: u8, t1: u8, t2: u8, controls: Controls) -> Result<(), SimError> {
-        State::split(self, s, t1, t2, controls)
-    }
-    fn merge(&mut self, s1: u8, s2: u8, t: u8, controls: Controls) -> Result<(), SimError> {
-        State::merge(self, s1, s2, t, controls)
-    }
-    fn split_slide(
-        &mut self,
-        s: u8,
-        t1: u8,
-        t2: u8,
-        path1: u64,
-        path2: u64,
-    ) -> Result<(), SimError> {
-        State::split_slide(self, s, t1, t2, path1, path2)
-    }
-    fn merge_slide(
-        &mut self,
-        s1: u8,
-        s2: u8,
-        t: u8,
-        path1: u64,
-        path2: u64,
-    ) -> Result<(), SimError> {
-        State::merge_slide(self, s1, s2, t, path1, path2)
-    }
-    fn capture(&mut self, t: u8) -> Result<u32, SimError> {
-        State::capture(self, t)
-    }
-    fn capture_controlled(&mut self, q: u8, controls: Controls) -> Result<Option<u32>, SimError> {
-        State::capture_controlled(self, q, controls)
-    }
-    fn iswap_where_ancillas(&mut self, s: u8, t: u8, ancillas: u128) -> Result<(), SimError> {
-        State::iswap_where_ancillas(self, s, t, ancillas)
-    }
-    fn keeps_undo_records(&self) -> bool {
-        // Exact states are not renormalised and rebuild canonically: they keep copies.
-        T::RENORMALIZES
-    }
-    fn force_keeping(
-        &mut self,
-        pred: Predicate,
-        outcome: bool,
-    ) -> Result<(f64, crate::Removed<Self>), SimError> {
-        State::force_keeping(self, pred, outcome)
-    }
-    fn force_keeping_given(
-        &mut self,
-        pred: Predicate,
-        outcome: bool,
-        probability: f64,
-    ) -> Result<(f64, crate::Removed<Self>), SimError> {
-        State::force_keeping_given(self, pred, outcome, probability)
-    }
-    fn measure_keeping(
-        &mut self,
-        pred: Predicate,
-        choose: &mut dyn FnMut(f64) -> Option<crate::Pick>,
-    ) -> Result<Option<(f64, crate::Removed<Self>)>, SimError> {
-        State::measure_keeping(self, pred, choose)
-    }
-    fn unproject(&mut self, removed: crate::Removed<Self>) -> Result<(), SimError> {
-        State::unproject(self, removed)
-    }
-    fn uncapture(&mut self, t: u8, ancilla: u32) -> Result<(), SimError> {
-        State::uncapture(self, t, ancilla)
-    }
-    fn probability(&self, pred: Predicate) -> f64 {
-        State::probability(self, pred)
-    }
-    fn force(&mut self, pred: Predicate, outcome: bool) -> Result<f64, SimError> {
-        State::force(self, pred, outcome)
-    }
-    fn project_boards(&mut self, keep: &(dyn Fn(u64) -> bool + Sync)) -> Result<f64, SimError> {
-        State::project_boards(self, keep)
-    }
-    fn qubit_probabilities(&self) -> [f64; 64] {
-        State::qubit_probabilities(self)
-    }
-    fn qubit_probabilities_of(&self, qubits: &[u8]) -> Vec<f64> {
-        // The compiled few-qubit kernel (4-5x the generic loop of the inspector's).
-        State::marginals_of(self, qubits)
-    }
-    fn board_distribution(&self, limit: Option<usize>) -> Vec<(u64, f64)> {
-        State::board_distribution(self, limit)
-    }
-    fn try_board_distribution(&self, limit: Option<usize>) -> Result<Vec<(u64, f64)>, SimError> {
-        State::try_board_distribution(self, limit)
-    }
-    fn reduced_density_matrix(&self, a: u8, b: u8) -> [[Complex<f64>; 4]; 4] {
-        State::reduced_density_matrix(self, a, b)
-    }
-    fn amplitude_f64(&self, key: Key) -> Complex<f64> {
-        to64(State::amplitude(self, key))
-    }
-    fn entries_f64(&self) -> Box<dyn Iterator<Item = (Key, Complex<f64>)> + '_> {
-        Box::new(State::entries(self).map(|(k, a)| (k, to64(a))))
-    }
-    fn norm_sqr(&self) -> f64 {
-        State::norm_sqr(self)
-    }
-    fn inner(&self, other: &Self) -> Complex<f64> {
-        State::inner(self, other)
-    }
-    fn sample<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> Key {
-        State::sample(self, rng)
-    }
+    )*};
 }
 
+local_backend!(f32, f64, crate::Exact);
+
 /// [`QuantumState::measure_keeping`] as a read followed by a projection (two passes): the
-/// trait's default, and [`State::measure_keeping`] on exact amplitudes.
+/// trait's default.
 pub(crate) fn measure_keeping_by_parts<S: QuantumState>(
     state: &mut S,
     pred: Predicate,

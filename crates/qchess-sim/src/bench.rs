@@ -342,9 +342,30 @@ pub fn thread_cpu_seconds() -> Option<f64> {
 /// assert!(r.bytes_per_state >= 16.0);
 /// # Ok::<(), qchess_sim::SimError>(())
 /// ```
-pub fn run_op<T: Amplitude>(op: BenchOp, n: usize) -> Result<BenchResult, SimError> {
-    run_op_shaped::<T>(op, n, Shape::Random)
+pub fn run_op<T: BenchAmplitude>(op: BenchOp, n: usize) -> Result<BenchResult, SimError> {
+    T::run_op_shaped(op, n, Shape::Random)
 }
+
+/// The amplitude types the harness runs on: `f32`, `f64` and [`Exact`](crate::Exact). Each
+/// type's [`run_op_shaped`] is compiled once, in this crate, so a tool that benchmarks all
+/// three does not compile every simulator kernel again (docs/decisions.md, "The local backend
+/// is compiled once").
+pub trait BenchAmplitude: Amplitude {
+    /// [`run_op_shaped`] on amplitudes of this type.
+    fn run_op_shaped(op: BenchOp, n: usize, shape: Shape) -> Result<BenchResult, SimError>;
+}
+
+macro_rules! bench_amplitude {
+    ($($t:ty),*) => {$(
+        impl BenchAmplitude for $t {
+            fn run_op_shaped(op: BenchOp, n: usize, shape: Shape) -> Result<BenchResult, SimError> {
+                run_shaped::<$t>(op, n, shape)
+            }
+        }
+    )*};
+}
+
+bench_amplitude!(f32, f64, crate::Exact);
 
 /// Applies `op` once to a game-shaped state of `n` generated basis states, on the squares of
 /// [`game_qubits`]: `Iswap` is `iswap(s, t1)`, `SlideIswap` the same controlled on `p` empty,
@@ -403,11 +424,16 @@ fn warm_up_game<T: Amplitude>(op: BenchOp, s: &mut State<T>, n: usize) -> Result
 /// assert!(r.states > 1000);
 /// # Ok::<(), qchess_sim::SimError>(())
 /// ```
-pub fn run_op_shaped<T: Amplitude>(
+pub fn run_op_shaped<T: BenchAmplitude>(
     op: BenchOp,
     n: usize,
     shape: Shape,
 ) -> Result<BenchResult, SimError> {
+    T::run_op_shaped(op, n, shape)
+}
+
+/// [`run_op_shaped`]'s body, instantiated by [`BenchAmplitude`]'s impls.
+fn run_shaped<T: Amplitude>(op: BenchOp, n: usize, shape: Shape) -> Result<BenchResult, SimError> {
     let mut state = match shape {
         Shape::Random => random_state::<T>(n)?,
         Shape::Game => {

@@ -289,7 +289,12 @@ impl<T: Amplitude> State<T> {
     ) -> Result<Option<(f64, Removed<Self>)>, SimError> {
         let (mask, value) = self.check_predicate(pred)?;
         if !T::RENORMALIZES {
-            return crate::backend::measure_keeping_by_parts(self, pred, choose);
+            // Exact amplitudes: the read, then the projection (which needs no given
+            // probability: exact states are not renormalised).
+            let Some(Pick { outcome, .. }) = choose(self.probability(pred)) else {
+                return Ok(None);
+            };
+            return self.force_keeping(pred, outcome).map(Some);
         }
         // The read: the sums of `State::probability` in its order, and the counts.
         let (yes, all, mut holds) = self.phys_masses_counted(mask, value)?;

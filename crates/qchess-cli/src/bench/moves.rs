@@ -219,8 +219,9 @@ fn reset_peak_rss() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok() && status_bytes("VmHWM:").is_some()
 }
 
-/// The bare operation of `kind` on `s` (the qubit of a square is its index).
-fn bare_op<T: Amplitude>(kind: MoveKind, s: &mut State<T>) -> Result<(), SimError> {
+/// The bare operation of `kind` on `s` (the qubit of a square is its index). Through the
+/// [`QuantumState`] methods, which `qchess-sim` compiles once for each amplitude type.
+fn bare_op<S: QuantumState>(kind: MoveKind, s: &mut S) -> Result<(), SimError> {
     let q = |name: &str| sq(name).index();
     let path = (1u64 << q("a2")) | (1u64 << q("a3")) | (1u64 << q("a4"));
     match kind {
@@ -250,7 +251,7 @@ fn bare_op<T: Amplitude>(kind: MoveKind, s: &mut State<T>) -> Result<(), SimErro
 
 /// Runs the bare operation's inverse after it, so the copy's pass buffers exist at working
 /// size; for the measuring kinds (no inverse), an iSwap and its inverse controlled on a3.
-fn warm_up<T: Amplitude>(kind: MoveKind, s: &mut State<T>) -> Result<(), SimError> {
+fn warm_up<S: QuantumState>(kind: MoveKind, s: &mut S) -> Result<(), SimError> {
     let q = |name: &str| sq(name).index();
     let path = (1u64 << q("a2")) | (1u64 << q("a3")) | (1u64 << q("a4"));
     match kind {
