@@ -517,7 +517,6 @@ where
 /// backward pass in its own place (it creates nothing, so its output fits there) and is then
 /// moved down: a move of one group, in cache. Every entry is computed as in `expand_top`
 /// (same products, same order), so the output is bit-identical to it.
-#[allow(clippy::too_many_arguments)]
 fn shrink_forward<T, Pre, Post>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
