@@ -550,24 +550,21 @@ where
             #[cfg(test)]
             tests::FORWARD_SCRATCH.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let scratch = scratch.get_or_insert_with(dense::Scratch::new);
-            if wb == gate.hi {
+            // The group's output: `[from, end)`, less the gap a wide group's upper half left.
+            let (from, gap) = if wb == gate.hi {
                 let from =
                     dense::expand_group(keys, amps, (start, end), end, gate, scratch, &pre, &post);
-                w = close_gaps(keys, amps, [(from, end)].into_iter(), w);
+                (from, None)
             } else {
                 let lo_singles = wide[wide_next];
                 wide_next += 1;
                 let (group, gate_w) = ((start, mid, end), (gate, wb));
-                let (from, gap) = dense::expand_wide(
+                dense::expand_wide(
                     keys, amps, group, end, gate_w, lo_singles, scratch, &pre, &post,
-                );
-                w = match gap {
-                    Some((g0, g1)) => {
-                        close_gaps(keys, amps, [(from, g0), (g1, end)].into_iter(), w)
-                    }
-                    None => close_gaps(keys, amps, [(from, end)].into_iter(), w),
-                };
-            }
+                )
+            };
+            let (g0, g1) = gap.unwrap_or((end, end));
+            w = close_gaps(keys, amps, [(from, g0), (g1, end)].into_iter(), w);
             start = end;
             continue;
         }

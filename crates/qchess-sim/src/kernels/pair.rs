@@ -106,10 +106,7 @@ pub(crate) fn group_chunks(keys: &[u64], hi: u32, max: usize) -> Vec<(usize, usi
             end = if g > start {
                 g
             } else {
-                match prefix.checked_add(1 << shift) {
-                    Some(next) => end + keys[end..].partition_point(|&k| k < next),
-                    None => n,
-                }
+                group_after(keys, start, hi).1
             };
         }
         out.push((start, end));
