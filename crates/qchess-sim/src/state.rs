@@ -968,8 +968,13 @@ impl<T: Amplitude> State<T> {
     /// anything changes. Each sector runs as tasks of whole groups for bit `hi`, at most
     /// [`PERMUTE_CHUNK`] entries each where the groups allow (a longer group is one task), so
     /// that a short task's two passes run in cache; consecutive tasks form about four jobs a
-    /// thread, each with one scratch slot the size of its largest task's movers. Each entry
-    /// is computed the same way whichever task or job runs it.
+    /// thread, each with one scratch slot the size of its largest task's movers. A short
+    /// task whose condition reads no bit below `lo` (a slide whose path lies above its lower
+    /// square, physically) and in which at least `permute::BLOCK_BITS` key bits below `lo`
+    /// vary is permuted by blocks instead (`permute::permute_groups`: each group with a
+    /// mover copied to the slot, then written back class block by class block), its slot
+    /// the task's length. Each entry is computed the same way whichever task, job or
+    /// kernel runs it.
     pub(crate) fn apply_permutation(
         &mut self,
         lo: u32,
@@ -986,22 +991,33 @@ impl<T: Amplitude> State<T> {
                 tasks.push((si, a, b));
             }
         }
-        let counts: Vec<(usize, usize)> = tasks
+        // A task of whole groups no longer than `PERMUTE_CHUNK` goes by blocks where the
+        // condition allows (`permute::blocks_apply`) and enough key bits below `lo` vary in
+        // it (`permute::plan`), with a scratch for its largest group; that kernel finds each
+        // group's movers itself (the task's count here is `None`). Other tasks are counted.
+        let blocks = permute::blocks_apply(lo, cond);
+        let counts: Vec<Option<(usize, usize)>> = tasks
             .par_iter()
-            .map(|&(si, a, b)| permute::count_movers(&self.sectors[si].keys[a..b], lo, hi, cond))
+            .map(|&(si, a, b)| {
+                let short = blocks && b - a <= PERMUTE_CHUNK;
+                permute::plan(&self.sectors[si].keys[a..b], lo, hi, cond, short)
+            })
             .collect();
-        if counts.iter().all(|&(u, d)| u + d == 0) {
+        if counts.iter().all(|&c| c == Some((0, 0))) {
             return Ok(());
         }
         // Jobs: (first task, end task, scratch slot entries), about `threads * 4` by entries.
         let per_job = self.len().div_ceil(threads * 4).max(1);
         let mut jobs: Vec<(usize, usize, usize)> = Vec::new();
         let (mut first, mut entries, mut slot) = (0, 0, 0);
-        for (t, (&(_, a, b), &(u, d))) in tasks.iter().zip(&counts).enumerate() {
+        for (t, (&(_, a, b), &count)) in tasks.iter().zip(&counts).enumerate() {
             entries += b - a;
-            if u + d > 0 {
-                slot = slot.max(permute::scratch_len(u, d));
-            }
+            let need = match count {
+                None => b - a,
+                Some((u, d)) if u + d > 0 => permute::scratch_len(u, d),
+                Some(_) => 0,
+            };
+            slot = slot.max(need);
             if entries >= per_job || t + 1 == tasks.len() {
                 jobs.push((first, t + 1, slot));
                 (first, entries, slot) = (t + 1, 0, 0);
@@ -1032,7 +1048,7 @@ impl<T: Amplitude> State<T> {
         }
         // Each job: its tasks' runs and counts, and its scratch slot.
         type Run<'r, A> = (&'r mut [u64], &'r mut [Complex<A>]);
-        type Job<'r, A> = (Vec<Run<'r, A>>, &'r [(usize, usize)], Run<'r, A>);
+        type Job<'r, A> = (Vec<Run<'r, A>>, &'r [Option<(usize, usize)>], Run<'r, A>);
         let mut work: Vec<Job<'_, T>> = Vec::with_capacity(jobs.len());
         let mut runs = runs.into_iter();
         let (mut sk, mut sa) = (&mut scratch.keys[..total], &mut scratch.amps[..total]);
@@ -1045,7 +1061,21 @@ impl<T: Amplitude> State<T> {
         }
         work.into_par_iter()
             .for_each(|(job_runs, job_counts, (sk, sa))| {
-                for ((k, v), &(u, d)) in job_runs.into_iter().zip(job_counts) {
+                for ((k, v), &count) in job_runs.into_iter().zip(job_counts) {
+                    let Some((u, d)) = count else {
+                        let len = k.len();
+                        permute::permute_groups(
+                            k,
+                            v,
+                            lo,
+                            hi,
+                            cond,
+                            off,
+                            &mut sk[..len],
+                            &mut sa[..len],
+                        );
+                        continue;
+                    };
                     if u + d == 0 {
                         continue;
                     }

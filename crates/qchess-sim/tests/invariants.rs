@@ -414,7 +414,9 @@ fn flip_and_sort(s: &State<f64>, a: u8, b: u8, path: u64) -> Vec<(Key, Complex<f
 /// tasks of whole key groups for the higher bit (at most 16 384 entries where the groups
 /// allow) gathered into jobs: groups of about one entry (bits 4 and 37), about 12 500 entries
 /// a sector (bits 13 and 51: only bits 56-59 of `big_state` vary above 51) and one group a
-/// sector (bits 3 and 59). On one and three sectors and pools of one and two threads the
+/// sector (bits 3 and 59). Paths between the gate bits, on both sides of the higher one (the
+/// short tasks go by blocks: `kernels::permute::permute_groups`), and on both sides of the
+/// lower one (entry by entry). On one and three sectors and pools of one and two threads the
 /// result must be the flip-and-sort, the inverse must give back every amplitude exactly, and
 /// the peak stays under 1.5x the state.
 #[test]
@@ -422,7 +424,13 @@ fn large_controlled_iswap_matches_flip_and_sort() {
     qchess_sim::set_adaptive_threads(false);
     for sectors in [1, 3] {
         let base = big_state(200_000, 5, sectors);
-        for (lo, hi, path) in [(4u8, 37u8, 1u64 << 26), (13, 51, 1 << 30), (3, 59, 1 << 45)] {
+        for (lo, hi, path) in [
+            (4u8, 37u8, 1u64 << 26),
+            (13, 51, 1 << 30),
+            (3, 59, 1 << 45),
+            (13, 51, 1 << 57 | 1 << 30),
+            (4, 37, 1 << 2 | 1 << 45),
+        ] {
             let want = flip_and_sort(&base, lo, hi, path);
             for threads in [1, 2] {
                 let pool = rayon::ThreadPoolBuilder::new()
