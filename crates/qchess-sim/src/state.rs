@@ -4,7 +4,7 @@
 use crate::amplitude::Amplitude;
 use crate::error::SimError;
 use crate::kernels::pair::{self, PairGate, SliceSink, VecSink};
-use crate::kernels::{expand, permute};
+use crate::kernels::{expand, permute, spread};
 use crate::key::{Cond, Key, Normalization};
 use crate::memory::{Buffer, Pool, default_cap};
 use crate::perm::BitPerm;
@@ -792,6 +792,9 @@ impl<T: Amplitude> State<T> {
         Pre: Fn(u64, Complex<T>) -> Complex<T> + Sync,
         Post: Fn(u64, Complex<T>) -> Complex<T> + Sync,
     {
+        if self.try_spread(&gate, &pre, &post)? {
+            return Ok(());
+        }
         let n = self.len();
         let threads = crate::load::threads();
         let oom = |_| SimError::OutOfMemory { states: n };
@@ -960,6 +963,131 @@ impl<T: Amplitude> State<T> {
         }
         self.finish_pass();
         Ok(())
+    }
+
+    /// The dense gate by `kernels::spread` when its higher bit is clear in every key (a split
+    /// to an empty square above the piece): no pass 1, no bitmap, no merge; each piece of
+    /// whole groups is moved up by the growth below it and spreads in its own region, in
+    /// parallel. Bit for bit what the general path computes. `Ok(false)`, with nothing done
+    /// and nothing asked, when some key has the bit set or the amplitudes' arithmetic is not
+    /// cheap (`Exact`: the general path's scratch rules apply).
+    fn try_spread<Pre, Post>(
+        &mut self,
+        gate: &PairGate<T>,
+        pre: &Pre,
+        post: &Post,
+    ) -> Result<bool, SimError>
+    where
+        Pre: Fn(u64, Complex<T>) -> Complex<T> + Sync,
+        Post: Fn(u64, Complex<T>) -> Complex<T> + Sync,
+    {
+        #[cfg(test)]
+        if spread::tests::OFF.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok(false);
+        }
+        if !T::CHEAP_ARITHMETIC {
+            return Ok(false);
+        }
+        let threads = crate::load::threads();
+        // Pieces (sector, start, end) of whole groups: a large sector in parallel pieces, the
+        // first about 1 / threads of it (it does not move), as the general path cuts them.
+        let mut pieces: Vec<(usize, usize, usize)> = Vec::new();
+        for (si, s) in self.sectors.iter().enumerate() {
+            let len = s.keys.len();
+            if len >= PARALLEL_MIN && threads > 1 {
+                let mut ranges = pair::group_ranges(&s.keys, gate.hi, threads * 4);
+                let first = ranges
+                    .iter()
+                    .take_while(|r| r.1 <= len / threads)
+                    .count()
+                    .max(1);
+                let first_end = ranges[first - 1].1;
+                ranges.splice(0..first, [(0, first_end)]);
+                pieces.extend(ranges.into_iter().map(|(a, b)| (si, a, b)));
+            } else {
+                pieces.push((si, 0, len));
+            }
+        }
+        let Some(grows) = pieces
+            .par_iter()
+            .map(|&(si, a, b)| spread::grow(&self.sectors[si].keys[a..b], gate))
+            .collect::<Option<Vec<usize>>>()
+        else {
+            return Ok(false);
+        };
+        let mut sector_grow = vec![0usize; self.sectors.len()];
+        for (&(si, _, _), &e) in pieces.iter().zip(&grows) {
+            sector_grow[si] += e;
+        }
+        let (n, g) = (self.len(), grows.iter().sum::<usize>());
+        if n + g > self.cap {
+            return Err(SimError::CapExceeded {
+                needed: n + g,
+                cap: self.cap,
+            });
+        }
+        // The free pass buffers are not used: release them, so the peak is the grown state.
+        self.pool.clear();
+        let growth: usize = self
+            .sectors
+            .iter()
+            .zip(&sector_grow)
+            .map(|(s, &e)| {
+                let room =
+                    (s.keys.len() + e).saturating_sub(s.keys.capacity().min(s.amps.capacity()));
+                room * crate::memory::entry_bytes::<T>()
+            })
+            .sum();
+        self.ask(growth)?;
+        for (s, &e) in self.sectors.iter_mut().zip(&sector_grow) {
+            let states = s.keys.len() + e;
+            let oom = |_| SimError::OutOfMemory { states };
+            crate::pages::reserve_exact(&mut s.keys, e).map_err(oom)?;
+            crate::pages::reserve_exact(&mut s.amps, e).map_err(oom)?;
+        }
+        // Nothing can fail from here on.
+        self.peak = self.peak.max(self.bytes());
+        let zero = Complex::new(T::zero(), T::zero());
+        // Each piece's input moves up by the growth of the pieces below it in its sector (last
+        // piece first, a memmove), so that the pieces' output regions are disjoint and each
+        // holds its input at its bottom; then every piece spreads in its region, in parallel.
+        type Region<'r, A> = (&'r mut [u64], &'r mut [Complex<A>], usize);
+        let mut regions: Vec<Region<'_, T>> = Vec::with_capacity(pieces.len());
+        let mut next = 0;
+        for (si, s) in self.sectors.iter_mut().enumerate() {
+            let len = s.keys.len();
+            s.keys.resize(len + sector_grow[si], 0);
+            s.amps.resize(len + sector_grow[si], zero);
+            // (input start, input length, growth) of this sector's pieces, in key order.
+            let mine: Vec<(usize, usize, usize)> = pieces[next..]
+                .iter()
+                .zip(&grows[next..])
+                .take_while(|(p, _)| p.0 == si)
+                .map(|(&(_, a, b), &e)| (a, b - a, e))
+                .collect();
+            next += mine.len();
+            let mut below: usize = mine.iter().map(|m| m.2).sum();
+            for &(a, plen, e) in mine.iter().rev() {
+                below -= e;
+                if below > 0 {
+                    s.keys.copy_within(a..a + plen, a + below);
+                    s.amps.copy_within(a..a + plen, a + below);
+                }
+            }
+            let (mut ks, mut vs) = (&mut s.keys[..], &mut s.amps[..]);
+            for &(_, plen, e) in &mine {
+                let (k, kr) = std::mem::take(&mut ks).split_at_mut(plen + e);
+                let (v, vr) = std::mem::take(&mut vs).split_at_mut(plen + e);
+                regions.push((k, v, plen));
+                (ks, vs) = (kr, vr);
+            }
+        }
+        regions
+            .into_par_iter()
+            .with_max_len(1)
+            .for_each(|(k, v, plen)| spread::spread(k, v, plen, gate, pre, post));
+        self.finish_pass();
+        Ok(true)
     }
 
     /// A controlled pair permutation (`|01> -> off |10>`, `|10> -> off |01>` where `cond`

@@ -346,7 +346,7 @@ impl Filler {
 /// First index `< end` of the group holding `keys[end - 1]` for bit `hi`, and the first index
 /// of its upper half (bit `hi` set): `(start, mid)`.
 #[inline]
-fn group_before(keys: &[u64], end: usize, hi: u32) -> (usize, usize) {
+pub(crate) fn group_before(keys: &[u64], end: usize, hi: u32) -> (usize, usize) {
     let b = 1u64 << hi;
     let prefix = if hi == 63 {
         0

@@ -8,3 +8,4 @@ pub(crate) mod handoff;
 pub(crate) mod pair;
 pub(crate) mod permute;
 pub(crate) mod scan;
+pub(crate) mod spread;
