@@ -867,14 +867,6 @@ impl<T: Amplitude> State<T> {
                 .collect()
         };
         let g: usize = grow.iter().sum();
-        if n + g > self.cap {
-            return Err(SimError::CapExceeded {
-                needed: n + g,
-                cap: self.cap,
-            });
-        }
-        // The free pass buffers are not used: release them, so the peak is the grown state.
-        self.pool.clear();
         let more_words: usize = self
             .sectors
             .iter()
@@ -885,23 +877,7 @@ impl<T: Amplitude> State<T> {
                 (words(len + p.grow) - words(len)) * 16
             }))
             .sum();
-        let growth: usize = self
-            .sectors
-            .iter()
-            .zip(&grow)
-            .map(|(s, &e)| {
-                let room =
-                    (s.keys.len() + e).saturating_sub(s.keys.capacity().min(s.amps.capacity()));
-                room * crate::memory::entry_bytes::<T>()
-            })
-            .sum();
-        self.ask(growth + more_words)?;
-        for (s, &e) in self.sectors.iter_mut().zip(&grow) {
-            let states = s.keys.len() + e;
-            let oom = |_| SimError::OutOfMemory { states };
-            crate::pages::reserve_exact(&mut s.keys, e).map_err(oom)?;
-            crate::pages::reserve_exact(&mut s.amps, e).map_err(oom)?;
-        }
+        self.reserve_growth(&grow, more_words)?;
         for ((s, f), &e) in self.sectors.iter().zip(flags.iter_mut()).zip(&grow) {
             let need = words(s.keys.len() + e);
             f.try_reserve_exact(need.saturating_sub(f.len()))
@@ -965,6 +941,41 @@ impl<T: Amplitude> State<T> {
         Ok(())
     }
 
+    /// Makes room for a pass that grows sector `i` by `grow[i]` entries while holding `extra`
+    /// more bytes beside the state (bitmaps): refuses a total above the cap
+    /// ([`SimError::CapExceeded`]) or growth and `extra` above the memory budget
+    /// ([`SimError::StateTooLarge`]); otherwise releases the free pass buffers (the pass does
+    /// not use them, so the peak is the grown state) and reserves the growth on every
+    /// sector's two arrays, fallibly. Nothing else changes.
+    fn reserve_growth(&mut self, grow: &[usize], extra: usize) -> Result<(), SimError> {
+        let (n, g) = (self.len(), grow.iter().sum::<usize>());
+        if n + g > self.cap {
+            return Err(SimError::CapExceeded {
+                needed: n + g,
+                cap: self.cap,
+            });
+        }
+        self.pool.clear();
+        let growth: usize = self
+            .sectors
+            .iter()
+            .zip(grow)
+            .map(|(s, &e)| {
+                let room =
+                    (s.keys.len() + e).saturating_sub(s.keys.capacity().min(s.amps.capacity()));
+                room * crate::memory::entry_bytes::<T>()
+            })
+            .sum();
+        self.ask(growth + extra)?;
+        for (s, &e) in self.sectors.iter_mut().zip(grow) {
+            let states = s.keys.len() + e;
+            let oom = |_| SimError::OutOfMemory { states };
+            crate::pages::reserve_exact(&mut s.keys, e).map_err(oom)?;
+            crate::pages::reserve_exact(&mut s.amps, e).map_err(oom)?;
+        }
+        Ok(())
+    }
+
     /// The dense gate by `kernels::spread` when its higher bit is clear in every key (a split
     /// to an empty square above the piece): no pass 1, no bitmap, no merge; each piece of
     /// whole groups is moved up by the growth below it and spreads in its own region, in
@@ -1019,32 +1030,7 @@ impl<T: Amplitude> State<T> {
         for (&(si, _, _), &e) in pieces.iter().zip(&grows) {
             sector_grow[si] += e;
         }
-        let (n, g) = (self.len(), grows.iter().sum::<usize>());
-        if n + g > self.cap {
-            return Err(SimError::CapExceeded {
-                needed: n + g,
-                cap: self.cap,
-            });
-        }
-        // The free pass buffers are not used: release them, so the peak is the grown state.
-        self.pool.clear();
-        let growth: usize = self
-            .sectors
-            .iter()
-            .zip(&sector_grow)
-            .map(|(s, &e)| {
-                let room =
-                    (s.keys.len() + e).saturating_sub(s.keys.capacity().min(s.amps.capacity()));
-                room * crate::memory::entry_bytes::<T>()
-            })
-            .sum();
-        self.ask(growth)?;
-        for (s, &e) in self.sectors.iter_mut().zip(&sector_grow) {
-            let states = s.keys.len() + e;
-            let oom = |_| SimError::OutOfMemory { states };
-            crate::pages::reserve_exact(&mut s.keys, e).map_err(oom)?;
-            crate::pages::reserve_exact(&mut s.amps, e).map_err(oom)?;
-        }
+        self.reserve_growth(&sector_grow, 0)?;
         // Nothing can fail from here on.
         self.peak = self.peak.max(self.bytes());
         let zero = Complex::new(T::zero(), T::zero());

@@ -150,16 +150,24 @@ impl<T: Amplitude> PairGate<T> {
 /// `from == 0`; exponential then binary search so small groups cost O(1).
 #[inline]
 fn gallop_lower_bound(keys: &[u64], from: usize, bound: u64) -> usize {
+    gallop_while(keys, from, |k| k < bound)
+}
+
+/// The first index in `[from, keys.len())` whose key fails `holds`, where `holds` is true on
+/// a prefix of `keys[from..]` and false after it: exponential then binary search, so a short
+/// run costs O(1).
+#[inline]
+pub(crate) fn gallop_while(keys: &[u64], from: usize, holds: impl Fn(u64) -> bool) -> usize {
     let n = keys.len();
     let mut lo = from;
     let mut step = 1;
     loop {
         let probe = lo + step - 1;
         if probe >= n {
-            return lo + keys[lo..n].partition_point(|&k| k < bound);
+            return lo + keys[lo..n].partition_point(|&k| holds(k));
         }
-        if keys[probe] >= bound {
-            return lo + keys[lo..probe].partition_point(|&k| k < bound);
+        if !holds(keys[probe]) {
+            return lo + keys[lo..probe].partition_point(|&k| holds(k));
         }
         lo = probe + 1;
         step *= 2;

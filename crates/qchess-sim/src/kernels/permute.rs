@@ -10,6 +10,7 @@
 //! holds only the movers, so the peak is the state plus the moved entries.
 
 use crate::amplitude::Amplitude;
+use crate::kernels::pair::gallop_while;
 use crate::key::Cond;
 use num_complex::Complex;
 
@@ -159,26 +160,6 @@ pub(crate) fn plan(
     Some(count_movers(keys, lo, hi, cond))
 }
 
-/// The first index in `[from, keys.len())` whose key fails `same`, where `same` holds on a
-/// prefix of `keys[from..]`: exponential then binary search, so a short run costs O(1).
-#[inline]
-fn run_end(keys: &[u64], from: usize, same: impl Fn(u64) -> bool) -> usize {
-    let n = keys.len();
-    let mut lo = from;
-    let mut step = 1;
-    loop {
-        let probe = lo + step - 1;
-        if probe >= n {
-            return lo + keys[lo..n].partition_point(|&k| same(k));
-        }
-        if !same(keys[probe]) {
-            return lo + keys[lo..probe].partition_point(|&k| same(k));
-        }
-        lo = probe + 1;
-        step *= 2;
-    }
-}
-
 /// Applies the permutation to a run of whole groups for bit `hi`, in place, by blocks, when
 /// [`blocks_apply`] holds. `sk` / `sa` must hold the run's largest group (its length will do).
 ///
@@ -189,10 +170,12 @@ fn run_end(keys: &[u64], from: usize, same: impl Fn(u64) -> bool) -> usize {
 /// nothing moves. So the group's output is, sub-group by sub-group: lower half `00`, then the
 /// flipped `hi` class or the `lo` class; upper half the flipped `lo` class or the `hi` class,
 /// then `11`. Every piece is a contiguous run of the group's input, copied as a block (no
-/// comparison per entry) from a copy of the group in the scratch. A first walk over the
-/// sub-groups (searches at their boundaries, no pass over the entries) counts the movers;
-/// a group without one is not touched. Same entries, same amplitudes (the same product
-/// `off * v`) as [`permute_in_place`].
+/// comparison per entry). A first walk over the sub-groups (searches at their boundaries, no
+/// pass over the entries) counts the movers and finds the first place that changes; a group
+/// without a mover is not touched; otherwise its keys, and its amplitudes from that place
+/// on, are copied to the scratch, and the runs are written back from there, a run already
+/// in its place left alone. Same entries, same amplitudes (the same product `off * v`) as
+/// [`permute_in_place`].
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn permute_groups<T: Amplitude>(
     keys: &mut [u64],
@@ -318,13 +301,13 @@ fn walk(lower: &[u64], upper: &[u64], lo: u32, hi: u32, cond: Cond, mut f: impl 
         let su = upper.get(iu).map_or(u64::MAX, |&k| (k & !b) >> sh);
         let s = sl.min(su);
         let l = if sl == s {
-            let e = run_end(lower, il, |k| k >> sh == s);
+            let e = gallop_while(lower, il, |k| k >> sh == s);
             (il, il + lower[il..e].partition_point(|&k| k & a == 0), e)
         } else {
             (il, il, il)
         };
         let u = if su == s {
-            let e = run_end(upper, iu, |k| (k & !b) >> sh == s);
+            let e = gallop_while(upper, iu, |k| (k & !b) >> sh == s);
             (iu, iu + upper[iu..e].partition_point(|&k| k & a == 0), e)
         } else {
             (iu, iu, iu)
