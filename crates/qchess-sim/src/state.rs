@@ -807,16 +807,7 @@ impl<T: Amplitude> State<T> {
         let mut wides: Vec<Vec<usize>> = Vec::new();
         let grow: Vec<usize> = if self.sectors.len() == 1 && threads > 1 && n >= PARALLEL_MIN {
             let s = &self.sectors[0];
-            let mut ranges = pair::group_ranges(&s.keys, gate.hi, threads * 4);
-            // The first piece, about 1 / threads of the run, is one task: only the pieces
-            // above it are moved before pass 2, so that memmove is (1 - 1 / threads) of it.
-            let first = ranges
-                .iter()
-                .take_while(|r| r.1 <= n / threads)
-                .count()
-                .max(1);
-            let first_end = ranges[first - 1].1;
-            ranges.splice(0..first, [(0, first_end)]);
+            let ranges = pair::growing_pieces(&s.keys, gate.hi, threads);
             self.ask(ranges.iter().map(|&(a, b)| words(b - a) * 16).sum())?;
             pieces = ranges
                 .par_iter()
@@ -1000,20 +991,13 @@ impl<T: Amplitude> State<T> {
             return Ok(false);
         }
         let threads = crate::load::threads();
-        // Pieces (sector, start, end) of whole groups: a large sector in parallel pieces, the
-        // first about 1 / threads of it (it does not move), as the general path cuts them.
+        // Pieces (sector, start, end) of whole groups: a large sector in parallel pieces, cut
+        // as the general path cuts them.
         let mut pieces: Vec<(usize, usize, usize)> = Vec::new();
         for (si, s) in self.sectors.iter().enumerate() {
             let len = s.keys.len();
             if len >= PARALLEL_MIN && threads > 1 {
-                let mut ranges = pair::group_ranges(&s.keys, gate.hi, threads * 4);
-                let first = ranges
-                    .iter()
-                    .take_while(|r| r.1 <= len / threads)
-                    .count()
-                    .max(1);
-                let first_end = ranges[first - 1].1;
-                ranges.splice(0..first, [(0, first_end)]);
+                let ranges = pair::growing_pieces(&s.keys, gate.hi, threads);
                 pieces.extend(ranges.into_iter().map(|(a, b)| (si, a, b)));
             } else {
                 pieces.push((si, 0, len));

@@ -83,6 +83,22 @@ pub(crate) fn group_ranges(keys: &[u64], hi: u32, parts: usize) -> Vec<(usize, u
         .collect()
 }
 
+/// [`group_ranges`] for a pass that grows the run in place in parallel pieces (each piece's
+/// input moved up by the growth below it, then expanded in its own region): about `threads
+/// * 4` pieces, the ones in the first `1 / threads` of the run merged into one, which does
+/// not move, so the move before the pass is `1 - 1 / threads` of the run.
+pub(crate) fn growing_pieces(keys: &[u64], hi: u32, threads: usize) -> Vec<(usize, usize)> {
+    let mut ranges = group_ranges(keys, hi, threads * 4);
+    let first = ranges
+        .iter()
+        .take_while(|r| r.1 <= keys.len() / threads.max(1))
+        .count()
+        .max(1);
+    let first_end = ranges[first - 1].1;
+    ranges.splice(0..first, [(0, first_end)]);
+    ranges
+}
+
 /// Cuts a run into consecutive ranges of whole groups for bit `hi`, each at most `max`
 /// entries long where the groups allow it: as many whole groups as fit, and a group longer
 /// than `max` alone in its range. A range can then be processed on its own, in cache when it
