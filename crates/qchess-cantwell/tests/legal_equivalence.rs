@@ -106,6 +106,15 @@ const LINES: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// Adds one listing's (or game's) decision stats to `total`.
+fn add(total: &mut LegalStats, stats: &LegalStats) {
+    total.candidates += stats.candidates;
+    total.by_marginals += stats.by_marginals;
+    total.by_patterns += stats.by_patterns;
+    total.fallback += stats.fallback;
+    total.passes += stats.passes;
+}
+
 /// Compares the fast list with the reference on `game` and adds up the decision stats.
 fn check(game: &Game, total: &mut LegalStats, what: &str) -> Vec<String> {
     let (fast, stats) = game.legal_moves_with_stats();
@@ -120,11 +129,7 @@ fn check(game: &Game, total: &mut LegalStats, what: &str) -> Vec<String> {
             game.state_size()
         );
     }
-    total.candidates += stats.candidates;
-    total.by_marginals += stats.by_marginals;
-    total.by_patterns += stats.by_patterns;
-    total.fallback += stats.fallback;
-    total.passes += stats.passes;
+    add(total, &stats);
     reference
 }
 
@@ -173,16 +178,50 @@ fn random_game(
 /// Checks `target` random positions (games stop once the state holds more than
 /// `max_states` basis states: the reference simulates every candidate, so larger states
 /// make the test slow), with the fallback share reported (it must stay rare).
+///
+/// The games run on worker threads (one per available core) that take seeds in increasing
+/// order until the positions checked reach `target`; the answer is then cut to the shortest
+/// prefix of seeds that reaches it, so the positions counted (and the stats) are those of
+/// the sequential loop whatever the timing, and a mismatch panics in its worker with the
+/// seed and ply in the message.
 fn random_positions(target: usize, max_states: usize) {
-    let mut total = LegalStats::default();
-    let mut checked = 0;
-    let mut seed = 0u64;
-    while checked < target {
-        let fen = FENS[(seed as usize) % FENS.len()];
-        checked += random_game(fen, seed, 100, max_states, &mut total);
-        seed += 1;
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+    let next_seed = AtomicU64::new(0);
+    let done = AtomicUsize::new(0);
+    let games: Mutex<Vec<(u64, usize, LegalStats)>> = Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                while done.load(Ordering::SeqCst) < target {
+                    let seed = next_seed.fetch_add(1, Ordering::SeqCst);
+                    let fen = FENS[(seed as usize) % FENS.len()];
+                    let mut stats = LegalStats::default();
+                    let checked = random_game(fen, seed, 100, max_states, &mut stats);
+                    games.lock().unwrap().push((seed, checked, stats));
+                    done.fetch_add(checked, Ordering::SeqCst);
+                }
+            });
+        }
+    });
+    let mut games = games.into_inner().unwrap();
+    games.sort_unstable_by_key(|g| g.0);
+    let (mut total, mut checked, mut seeds) = (LegalStats::default(), 0, 0);
+    for (seed, n, stats) in games {
+        assert_eq!(
+            seed, seeds,
+            "every seed below the last one played was played"
+        );
+        if checked >= target {
+            break;
+        }
+        checked += n;
+        seeds += 1;
+        add(&mut total, &stats);
     }
-    eprintln!("{checked} random positions from {seed} games: {total:?}");
+    assert!(checked >= target, "{checked} of {target} positions checked");
+    eprintln!("{checked} random positions from {seeds} games: {total:?}");
     assert!(
         total.fallback * 20 <= total.candidates,
         "the reference decided more than 5 % of the candidates: {total:?}"
