@@ -103,6 +103,20 @@ pub(crate) struct Sector<T> {
     pub amps: Vec<Complex<T>>,
 }
 
+impl<T> Sector<T> {
+    /// Cuts both arrays to the pass output's `out` entries, keeping up to half the state as
+    /// room to grow into and giving back more.
+    fn trim(&mut self, out: usize) {
+        self.keys.truncate(out);
+        self.amps.truncate(out);
+        let limit = out + out / 2 + 64;
+        if self.keys.capacity() > limit {
+            self.keys.shrink_to(out);
+            self.amps.shrink_to(out);
+        }
+    }
+}
+
 /// `Vec::clone` of both arrays, in buffers advised for huge pages (`pages`).
 impl<T: Clone> Clone for Sector<T> {
     fn clone(&self) -> Self {
@@ -792,7 +806,7 @@ impl<T: Amplitude> State<T> {
         Pre: Fn(u64, Complex<T>) -> Complex<T> + Sync,
         Post: Fn(u64, Complex<T>) -> Complex<T> + Sync,
     {
-        if self.try_spread(&gate, &pre, &post)? {
+        if self.try_spread(&gate, &pre, &post)? || self.try_shrink(&gate, &pre, &post) {
             return Ok(());
         }
         let n = self.len();
@@ -889,16 +903,6 @@ impl<T: Amplitude> State<T> {
                 .sum::<usize>();
         self.peak = self.peak.max(held);
         let zero = Complex::new(T::zero(), T::zero());
-        // Keep up to half the state as room to grow into; give back more.
-        let trim = |s: &mut Sector<T>, out: usize| {
-            s.keys.truncate(out);
-            s.amps.truncate(out);
-            let limit = out + out / 2 + 64;
-            if s.keys.capacity() > limit {
-                s.keys.shrink_to(out);
-                s.amps.shrink_to(out);
-            }
-        };
         if !pieces.is_empty() {
             let s = &mut self.sectors[0];
             for p in &mut pieces {
@@ -908,7 +912,7 @@ impl<T: Amplitude> State<T> {
             s.amps.resize(n + g, zero);
             let out =
                 expand::expand_pieces(&mut s.keys, &mut s.amps, &mut pieces, &gate, &pre, &post);
-            trim(s, out);
+            s.trim(out);
         } else {
             self.sectors
                 .par_iter_mut()
@@ -925,7 +929,7 @@ impl<T: Amplitude> State<T> {
                     s.amps.resize(len + e, zero);
                     let out =
                         expand::expand(&mut s.keys, &mut s.amps, len, &gate, f, wide, &pre, &post);
-                    trim(s, out);
+                    s.trim(out);
                 });
         }
         self.finish_pass();
@@ -1058,6 +1062,69 @@ impl<T: Amplitude> State<T> {
             .for_each(|(k, v, plen)| spread::spread(k, v, plen, gate, pre, post));
         self.finish_pass();
         Ok(true)
+    }
+
+    /// The dense gate without pass 1 when it creates nothing (`expand::creates_nothing`:
+    /// every pair entry partnered, the merge that undoes a split, and no group for the
+    /// scratch kernels): pass 1 would flag nothing, so pass 2 runs forwards at once with
+    /// empty bitmaps, each sector (or each piece of a large one, in parallel) in place.
+    /// Nothing is allocated beside the state, so nothing is asked and nothing can fail. Bit
+    /// for bit what the general path computes. `false`, with nothing done, when some piece
+    /// would create an entry (the check stops at its first such group).
+    fn try_shrink<Pre, Post>(&mut self, gate: &PairGate<T>, pre: &Pre, post: &Post) -> bool
+    where
+        Pre: Fn(u64, Complex<T>) -> Complex<T> + Sync,
+        Post: Fn(u64, Complex<T>) -> Complex<T> + Sync,
+    {
+        #[cfg(test)]
+        if expand::tests::SHRINK_OFF.load(std::sync::atomic::Ordering::Relaxed) {
+            return false;
+        }
+        let threads = crate::load::threads();
+        let (lo, hi, cond, cheap) = (gate.lo, gate.hi, gate.cond, T::CHEAP_ARITHMETIC);
+        if self.sectors.len() == 1 && threads > 1 && self.len() >= PARALLEL_MIN {
+            let held = self.bytes();
+            let s = &mut self.sectors[0];
+            let ranges = pair::growing_pieces(&s.keys, hi, threads);
+            let nothing = ranges
+                .par_iter()
+                .all(|&(a, b)| expand::creates_nothing(&s.keys[a..b], lo, hi, cond, cheap));
+            if !nothing {
+                return false;
+            }
+            self.peak = self.peak.max(held);
+            let mut pieces: Vec<expand::Piece> = ranges
+                .into_iter()
+                .map(|(start, end)| expand::Piece {
+                    start,
+                    end,
+                    grow: 0,
+                    flags: Vec::new(),
+                    wide: Vec::new(),
+                })
+                .collect();
+            let out = expand::expand_pieces(&mut s.keys, &mut s.amps, &mut pieces, gate, pre, post);
+            s.trim(out);
+        } else {
+            let nothing = self
+                .sectors
+                .par_iter()
+                .all(|s| expand::creates_nothing(&s.keys, lo, hi, cond, cheap));
+            if !nothing {
+                return false;
+            }
+            self.peak = self.peak.max(self.bytes());
+            self.sectors.par_iter_mut().for_each(|s| {
+                let len = s.keys.len();
+                let out =
+                    expand::expand(&mut s.keys, &mut s.amps, len, gate, &mut [], &[], pre, post);
+                s.trim(out);
+            });
+        }
+        #[cfg(test)]
+        expand::tests::SHRUNK.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.finish_pass();
+        true
     }
 
     /// A controlled pair permutation (`|01> -> off |10>`, `|10> -> off |01>` where `cond`

@@ -217,6 +217,45 @@ pub(crate) fn mark_unpartnered(
     singles
 }
 
+/// Whether the gate creates nothing on `keys`: every pair entry's partner is present (the
+/// merge that undoes a split, on the state that split made) and no group goes to the
+/// scratch kernels (`dense::window_bits`). Then [`mark_unpartnered`] would flag nothing and
+/// count no wide group, so pass 2 (`shrink_forward`) reads neither its bitmap nor its
+/// counts: the caller may skip pass 1 and its bitmaps and run [`expand`] with empty ones.
+/// One read of the keys, group by group, each lower-half `lo` entry matched with the next
+/// upper-half `hi` entry (in bijection they pair up in order); stops at the first group
+/// that fails.
+pub(crate) fn creates_nothing(keys: &[u64], lo: u32, hi: u32, cond: Cond, cheap: bool) -> bool {
+    let (a, b) = (1u64 << lo, 1u64 << hi);
+    let ab = a | b;
+    let delta = b - a;
+    let is_h = |k: u64| k & ab == b && cond.holds(k);
+    let mut start = 0;
+    while start < keys.len() {
+        let (mid, end) = group_after(keys, start, hi);
+        if dense::window_bits(lo, hi, end - start, cheap).is_some() {
+            return false;
+        }
+        let mut j = mid;
+        for &k in &keys[start..mid] {
+            if k & ab == a && cond.holds(k) {
+                while j < end && !is_h(keys[j]) {
+                    j += 1;
+                }
+                if j == end || keys[j] != k + delta {
+                    return false;
+                }
+                j += 1;
+            }
+        }
+        if keys[j..end].iter().any(|&k| is_h(k)) {
+            return false;
+        }
+        start = end;
+    }
+    true
+}
+
 /// Key span of one window of [`join_dense`]: 2^18 bits (32 KiB per bitmap, two of them: the
 /// first- and second-level caches hold them).
 const WINDOW: u64 = 1 << 18;
@@ -777,7 +816,7 @@ where
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::kernels::pair::{self, VecSink};
 
@@ -802,6 +841,182 @@ mod tests {
     /// Groups both passes handled in the dense scratch (`dense`).
     pub(super) static SCRATCH: std::sync::atomic::AtomicUsize =
         std::sync::atomic::AtomicUsize::new(0);
+
+    /// Turns the state-level path without pass 1 (`State::try_shrink`) off, so the general
+    /// path runs instead, for the comparison of the two.
+    pub(crate) static SHRINK_OFF: std::sync::atomic::AtomicBool =
+        std::sync::atomic::AtomicBool::new(false);
+
+    /// Gates `State::try_shrink` applied without pass 1.
+    pub(crate) static SHRUNK: std::sync::atomic::AtomicUsize =
+        std::sync::atomic::AtomicUsize::new(0);
+
+    /// `creates_nothing` against pass 1 on random key sets over 11 bits, closed under the
+    /// pairing (every pair entry's partner added) and then perturbed (a pair entry dropped,
+    /// or one moved to a free key of its class and group, so that the counts still agree),
+    /// with and without a condition: it answers exactly whether pass 1 counts no growth and
+    /// routes no group to the scratch kernels.
+    #[test]
+    fn creates_nothing_is_pass_1_finding_nothing() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let (mut yes, mut no) = (0, 0);
+        for case in 0..3000 {
+            let hi = 1 + (splitmix(&mut seed) % 10) as u32;
+            let lo = (splitmix(&mut seed) % u64::from(hi)) as u32;
+            let (a, b) = (1u64 << lo, 1u64 << hi);
+            let c = (0..11).find(|&c| c != lo && c != hi).unwrap();
+            let cond = Cond {
+                mask: (case % 2) << c,
+                value: 0,
+                any: 0,
+            };
+            let len = 1 + splitmix(&mut seed) % 200;
+            let mut keys: Vec<u64> = (0..len).map(|_| splitmix(&mut seed) & 0x7ff).collect();
+            let partners: Vec<u64> = keys
+                .iter()
+                .filter(|&&k| (k & (a | b)).count_ones() == 1)
+                .map(|&k| k ^ (a | b))
+                .collect();
+            keys.extend(partners);
+            keys.sort_unstable();
+            keys.dedup();
+            let pair = |k: u64| (k & (a | b)).count_ones() == 1 && cond.holds(k);
+            let pairs: Vec<usize> = (0..keys.len()).filter(|&i| pair(keys[i])).collect();
+            match (case / 2) % 3 {
+                1 if !pairs.is_empty() => {
+                    keys.remove(pairs[(splitmix(&mut seed) as usize) % pairs.len()]);
+                }
+                2 if pairs.len() >= 4 => {
+                    // Move one pair entry to a free key of its class and group (a bit below
+                    // `hi` flipped): as many lo as hi entries there, not all partnered.
+                    let i = pairs[(splitmix(&mut seed) as usize) % pairs.len()];
+                    let k = keys.remove(i);
+                    let moved = (0..hi)
+                        .filter(|&x| x != lo)
+                        .map(|x| k ^ (1 << x))
+                        .find(|&m| pair(m) && !keys.contains(&m));
+                    if let Some(m) = moved {
+                        keys.push(m);
+                        keys.sort_unstable();
+                    }
+                }
+                _ => {}
+            }
+            let mut flags = vec![[0u64; 2]; keys.len().div_ceil(64) + 1];
+            let mut wide = Vec::new();
+            let grow = mark_unpartnered(&keys, lo, hi, cond, &mut flags, &mut wide, true);
+            let mut routed = false;
+            crate::kernels::pair::for_each_group(&keys, hi, |start, _, end| {
+                routed |= dense::window_bits(lo, hi, end - start, true).is_some();
+            });
+            let expected = grow == 0 && !routed;
+            assert_eq!(
+                creates_nothing(&keys, lo, hi, cond, true),
+                expected,
+                "case {case}: lo {lo} hi {hi} keys {keys:?}"
+            );
+            if expected {
+                yes += 1;
+            } else {
+                no += 1;
+            }
+        }
+        assert!(
+            yes > 300 && no > 300,
+            "both answers were exercised: {yes} / {no}"
+        );
+    }
+
+    /// Merges that undo splits (nothing created) on a 300 000-entry random state with one
+    /// and three sectors, on a game-shaped state of 200 000, controlled (on a square that
+    /// varies) and not, on pools of
+    /// one and two threads (the single sector in parallel pieces): the path without pass 1
+    /// gives bit for bit what the general path gives, and a merge that would create entries
+    /// (on the split state with some entries dropped) is left to the general path.
+    #[test]
+    fn a_merge_that_creates_nothing_skips_pass_1_and_matches_the_general_path() {
+        use crate::{Controls, Key, State};
+        use std::sync::atomic::Ordering;
+        let entries = |s: &State<f64>| -> Vec<(Key, u64, u64)> {
+            s.entries()
+                .map(|(k, v)| (k, v.re.to_bits(), v.im.to_bits()))
+                .collect()
+        };
+        let mut bases = Vec::new();
+        for sectors in [1u32, 3] {
+            let base = crate::test_states::random_state(300_000, 11, !0xf00, |r| {
+                u128::from(rand::Rng::random_range(r, 0..sectors))
+            });
+            bases.push((
+                format!("random, {sectors} sectors"),
+                base,
+                (3u8, 9u8, 10u8),
+                5u8,
+            ));
+        }
+        let (q, t1, t2, p) = crate::bench::game_qubits(200_000);
+        bases.push((
+            "game-shaped".to_string(),
+            crate::bench::game_state::<f64>(200_000).unwrap(),
+            (q, t1, t2),
+            p,
+        ));
+        for (what, base, (q, t1, t2), control) in &bases {
+            for (controls, threads) in [
+                (Controls::NONE, 1),
+                (Controls::NONE, 2),
+                (Controls::empty_path(1 << *control), 2),
+            ] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let mut split = base.clone();
+                pool.install(|| split.split(*q, *t1, *t2, controls))
+                    .unwrap();
+                let run = |input: &State<f64>, off: bool| {
+                    SHRINK_OFF.store(off, Ordering::Relaxed);
+                    let before = SHRUNK.load(Ordering::Relaxed);
+                    let mut s = input.clone();
+                    pool.install(|| s.merge(*t2, *t1, *q, controls)).unwrap();
+                    let skipped = SHRUNK.load(Ordering::Relaxed) > before;
+                    SHRINK_OFF.store(false, Ordering::Relaxed);
+                    (s, skipped)
+                };
+                let ((general, _), (fast, skipped)) = (run(&split, true), run(&split, false));
+                assert!(skipped, "{what}, threads {threads}: pass 1 was skipped");
+                assert_eq!(
+                    entries(&fast),
+                    entries(&general),
+                    "{what}, threads {threads}"
+                );
+                assert_eq!(fast.len(), base.len(), "{what}: the merge undid the split");
+                for ((k, v), (kb, vb)) in fast.entries().zip(base.entries()) {
+                    assert!(k == kb && (v - vb).norm() < 1e-12, "{what}: {k:?} undone");
+                }
+                // With every seventh entry of the split state dropped, pairs lose partners:
+                // the merge creates entries, and the general path runs.
+                let holed = State::from_amplitudes(
+                    (split.entries().enumerate())
+                        .filter(|(i, _)| i % 7 != 3)
+                        .map(|(_, e)| e)
+                        .collect(),
+                    crate::Normalization::Renormalize,
+                )
+                .unwrap();
+                let ((general, _), (fast, skipped)) = (run(&holed, true), run(&holed, false));
+                assert!(
+                    !skipped,
+                    "{what}, threads {threads}: this merge grows the state"
+                );
+                assert_eq!(
+                    entries(&fast),
+                    entries(&general),
+                    "{what}, threads {threads}"
+                );
+            }
+        }
+    }
 
     /// Runs (or pieces) that pass 2 wrote forwards (`shrink_forward`: nothing created).
     pub(super) static FORWARD: std::sync::atomic::AtomicUsize =
