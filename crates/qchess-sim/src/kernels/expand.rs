@@ -20,7 +20,9 @@
 //! at that moment. Entries whose merged amplitude cancelled are skipped; if any were, the
 //! output starts above 0 and is moved down once at the end. A gate that creates nothing
 //! (`G = 0`: the merge that undoes a split) runs forwards instead (`shrink_forward`), so
-//! what cancels closes up as the pass goes and nothing is moved at the end.
+//! what cancels closes up as the pass goes and nothing is moved at the end; such a gate is
+//! usually recognised before pass 1 by one read of the keys (`creates_nothing`), and the
+//! state then skips pass 1 and its bitmaps (`State::try_shrink`).
 //!
 //! Pass 1 flags a group's pair entries whole, branch-free and a word at a time; when one
 //! half holds no pair entry nothing can be partnered (a split to a square that is empty in
