@@ -994,19 +994,7 @@ impl<T: Amplitude> State<T> {
         if !T::CHEAP_ARITHMETIC {
             return Ok(false);
         }
-        let threads = crate::load::threads();
-        // Pieces (sector, start, end) of whole groups: a large sector in parallel pieces, cut
-        // as the general path cuts them.
-        let mut pieces: Vec<(usize, usize, usize)> = Vec::new();
-        for (si, s) in self.sectors.iter().enumerate() {
-            let len = s.keys.len();
-            if len >= PARALLEL_MIN && threads > 1 {
-                let ranges = pair::growing_pieces(&s.keys, gate.hi, threads);
-                pieces.extend(ranges.into_iter().map(|(a, b)| (si, a, b)));
-            } else {
-                pieces.push((si, 0, len));
-            }
-        }
+        let pieces = self.group_pieces(gate.hi);
         let Some(grows) = pieces
             .par_iter()
             .map(|&(si, a, b)| spread::grow(&self.sectors[si].keys[a..b], gate))
@@ -1067,7 +1055,7 @@ impl<T: Amplitude> State<T> {
     /// The dense gate without pass 1 when it creates nothing (`expand::creates_nothing`:
     /// every pair entry partnered, the merge that undoes a split, and no group for the
     /// scratch kernels): pass 1 would flag nothing, so pass 2 runs forwards at once with
-    /// empty bitmaps, each sector (or each piece of a large one, in parallel) in place.
+    /// empty bitmaps, each piece of [`State::group_pieces`] in place, in parallel.
     /// Nothing is allocated beside the state, so nothing is asked and nothing can fail. Bit
     /// for bit what the general path computes. `false`, with nothing done, when some piece
     /// would create an entry (the check stops at its first such group).
@@ -1080,51 +1068,57 @@ impl<T: Amplitude> State<T> {
         if expand::tests::SHRINK_OFF.load(std::sync::atomic::Ordering::Relaxed) {
             return false;
         }
-        let threads = crate::load::threads();
         let (lo, hi, cond, cheap) = (gate.lo, gate.hi, gate.cond, T::CHEAP_ARITHMETIC);
-        if self.sectors.len() == 1 && threads > 1 && self.len() >= PARALLEL_MIN {
-            let held = self.bytes();
-            let s = &mut self.sectors[0];
-            let ranges = pair::growing_pieces(&s.keys, hi, threads);
-            let nothing = ranges
-                .par_iter()
-                .all(|&(a, b)| expand::creates_nothing(&s.keys[a..b], lo, hi, cond, cheap));
-            if !nothing {
-                return false;
-            }
-            self.peak = self.peak.max(held);
-            let mut pieces: Vec<expand::Piece> = ranges
-                .into_iter()
-                .map(|(start, end)| expand::Piece {
-                    start,
-                    end,
-                    grow: 0,
-                    flags: Vec::new(),
-                    wide: Vec::new(),
-                })
-                .collect();
-            let out = expand::expand_pieces(&mut s.keys, &mut s.amps, &mut pieces, gate, pre, post);
-            s.trim(out);
-        } else {
-            let nothing = self
-                .sectors
-                .par_iter()
-                .all(|s| expand::creates_nothing(&s.keys, lo, hi, cond, cheap));
-            if !nothing {
-                return false;
-            }
-            self.peak = self.peak.max(self.bytes());
-            self.sectors.par_iter_mut().for_each(|s| {
-                let len = s.keys.len();
-                let out =
-                    expand::expand(&mut s.keys, &mut s.amps, len, gate, &mut [], &[], pre, post);
-                s.trim(out);
+        let pieces = self.group_pieces(hi);
+        let nothing = pieces.par_iter().all(|&(si, a, b)| {
+            expand::creates_nothing(&self.sectors[si].keys[a..b], lo, hi, cond, cheap)
+        });
+        if !nothing {
+            return false;
+        }
+        self.peak = self.peak.max(self.bytes());
+        // Each sector's pieces as parallel pass-2 pieces that grow nothing (one piece is the
+        // whole sector).
+        let mut by_sector: Vec<Vec<expand::Piece>> = Vec::new();
+        by_sector.resize_with(self.sectors.len(), Vec::new);
+        for (si, start, end) in pieces {
+            by_sector[si].push(expand::Piece {
+                start,
+                end,
+                grow: 0,
+                flags: Vec::new(),
+                wide: Vec::new(),
             });
         }
+        self.sectors
+            .par_iter_mut()
+            .zip(by_sector.par_iter_mut())
+            .for_each(|(s, pieces)| {
+                let out = expand::expand_pieces(&mut s.keys, &mut s.amps, pieces, gate, pre, post);
+                s.trim(out);
+            });
         #[cfg(test)]
         expand::tests::SHRUNK.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.finish_pass();
         true
+    }
+
+    /// The pieces `(sector, start, end)` of whole groups for bit `hi` that a pass without
+    /// pass 1 runs as parallel tasks: a large sector cut as the general path cuts it
+    /// (`pair::growing_pieces`) when there are threads to share, any other sector whole.
+    fn group_pieces(&self, hi: u32) -> Vec<(usize, usize, usize)> {
+        let threads = crate::load::threads();
+        let mut pieces = Vec::new();
+        for (si, s) in self.sectors.iter().enumerate() {
+            let len = s.keys.len();
+            if len >= PARALLEL_MIN && threads > 1 {
+                let ranges = pair::growing_pieces(&s.keys, hi, threads);
+                pieces.extend(ranges.into_iter().map(|(a, b)| (si, a, b)));
+            } else {
+                pieces.push((si, 0, len));
+            }
+        }
+        pieces
     }
 
     /// A controlled pair permutation (`|01> -> off |10>`, `|10> -> off |01>` where `cond`

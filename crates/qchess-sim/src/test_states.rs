@@ -47,3 +47,10 @@ pub(crate) fn random_state(
     entries.dedup_by_key(|e| e.0);
     State::from_amplitudes(entries, Normalization::Renormalize).unwrap()
 }
+
+/// Every entry of `s` with its amplitude's bits: what "bit for bit the same state" compares.
+pub(crate) fn entry_bits(s: &State<f64>) -> Vec<(Key, u64, u64)> {
+    s.entries()
+        .map(|(k, v)| (k, v.re.to_bits(), v.im.to_bits()))
+        .collect()
+}

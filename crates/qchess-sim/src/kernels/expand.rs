@@ -937,13 +937,9 @@ pub(crate) mod tests {
     /// (on the split state with some entries dropped) is left to the general path.
     #[test]
     fn a_merge_that_creates_nothing_skips_pass_1_and_matches_the_general_path() {
-        use crate::{Controls, Key, State};
+        use crate::{Controls, State};
         use std::sync::atomic::Ordering;
-        let entries = |s: &State<f64>| -> Vec<(Key, u64, u64)> {
-            s.entries()
-                .map(|(k, v)| (k, v.re.to_bits(), v.im.to_bits()))
-                .collect()
-        };
+        let entries = crate::test_states::entry_bits;
         let mut bases = Vec::new();
         for sectors in [1u32, 3] {
             let base = crate::test_states::random_state(300_000, 11, !0xf00, |r| {

@@ -108,13 +108,9 @@ pub(crate) mod tests {
     /// single sector in parallel pieces): bit for bit what the general kernel gives.
     #[test]
     fn a_state_splits_to_an_empty_square_as_the_general_kernel_does() {
-        use crate::{Controls, Key, State};
+        use crate::Controls;
         use std::sync::atomic::Ordering;
-        let entries = |s: &State<f64>| -> Vec<(Key, u64, u64)> {
-            s.entries()
-                .map(|(k, v)| (k, v.re.to_bits(), v.im.to_bits()))
-                .collect()
-        };
+        let entries = crate::test_states::entry_bits;
         for sectors in [1u32, 3] {
             let base = crate::test_states::random_state(300_000, 7, !0xf00, |r| {
                 u128::from(rand::Rng::random_range(r, 0..sectors))
