@@ -5,8 +5,19 @@
 //! flight, so it runs at memory latency rather than bandwidth; the hardware prefetcher does
 //! not make up for it on this VM. Measured on the dense pair pass (`kernels::dense`): reading
 //! a 10^7-entry random state into the scratch took 24 ms without the hint and 16.5 ms with it
-//! 128 entries ahead (docs/benchmarks.md, "Split / merge: dense groups in a scratch"). This is
-//! the crate's second unsafe call (docs/decisions.md, "Software prefetch").
+//! 128 entries ahead (docs/benchmarks.md, "Split / merge: dense groups in a scratch"). The
+//! game-shaped split and merge passes (`kernels::spread`, the forward pass and the
+//! creates-nothing check of `kernels::expand`) hint theirs too: on the Zen 3 VM at 1e7, 10-28 %
+//! faster (docs/benchmarks.md, "Software prefetch in the game-shaped split and merge"); the
+//! slide's entry-by-entry kernel and the general backward pass were measured with hints and
+//! got no faster, so they have none. This is the crate's second unsafe call
+//! (docs/decisions.md, "Software prefetch").
+
+/// How many entries ahead a streaming pass hints its reads: measured best of 64 ... 512 on
+/// the dense scatter, and 128 against 64, 256 and 512 on the split to an empty square
+/// (`kernels::spread`, docs/benchmarks.md, "Software prefetch in the game-shaped split and
+/// merge").
+pub(crate) const AHEAD: usize = 128;
 
 /// Hints that `s[i]` will be read soon; nothing happens when `i` is out of bounds or off
 /// x86-64. Never changes a value.

@@ -29,14 +29,12 @@ use crate::amplitude::Amplitude;
 use crate::kernels::expand::Filler;
 use crate::kernels::pair::PairGate;
 use crate::key::Cond;
-use crate::prefetch::prefetch;
+use crate::prefetch::{AHEAD, prefetch};
 use num_complex::Complex;
 
 /// Groups up to `2^MAX_SPAN_BITS` key values wide may be expanded densely (512 KiB of f64
 /// amplitudes: the second-level cache holds the scratch).
 const MAX_SPAN_BITS: u32 = 15;
-/// How many entries ahead the scatter hints its reads (measured best of 64 ... 512).
-const AHEAD: usize = 128;
 
 /// How a group of `entries` entries for gate bits `lo < hi` goes through this module, decided
 /// by both passes alike (so they agree on every group): the window bits `wb` of its window

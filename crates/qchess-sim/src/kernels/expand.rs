@@ -47,6 +47,7 @@ use crate::amplitude::Amplitude;
 use crate::kernels::dense;
 use crate::kernels::pair::{PairGate, for_each_group, group_after};
 use crate::key::Cond;
+use crate::prefetch::{AHEAD, prefetch};
 use num_complex::Complex;
 
 /// Two bitmaps interleaved word by word: `[UNPARTNERED]` marks pair entries without their
@@ -232,11 +233,16 @@ pub(crate) fn creates_nothing(keys: &[u64], lo: u32, hi: u32, cond: Cond, cheap:
     let ab = a | b;
     let delta = b - a;
     let is_h = |k: u64| k & ab == b && cond.holds(k);
-    let mut start = 0;
+    let (mut start, mut hinted) = (0, 0);
     while start < keys.len() {
         let (mid, end) = group_after(keys, start, hi);
         if dense::window_bits(lo, hi, end - start, cheap).is_some() {
             return false;
+        }
+        // Every line up to `AHEAD` keys past this group, once.
+        while hinted < end + AHEAD {
+            prefetch(keys, hinted);
+            hinted += 8;
         }
         let mut j = mid;
         for &k in &keys[start..mid] {
@@ -612,6 +618,8 @@ where
         // Lower half: each lo entry with its partner, the next hi entry of the upper half.
         let mut c = mid;
         for i in start..mid {
+            prefetch(keys, i + AHEAD);
+            prefetch(amps, i + AHEAD);
             let (k, v) = (keys[i], amps[i]);
             if is_l(k) {
                 while !is_h(keys[c]) {
@@ -641,6 +649,8 @@ where
         }
         // Upper half: the hi entries are finished (or cancelled); the others get their phases.
         for j in mid..end {
+            prefetch(keys, j + AHEAD);
+            prefetch(amps, j + AHEAD);
             let (k, v) = (keys[j], amps[j]);
             if is_h(k) {
                 if v != zero {

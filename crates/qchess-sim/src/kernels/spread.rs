@@ -15,6 +15,7 @@
 use crate::amplitude::Amplitude;
 use crate::kernels::expand::group_before;
 use crate::kernels::pair::PairGate;
+use crate::prefetch::{AHEAD, prefetch};
 use num_complex::Complex;
 
 /// The entries [`spread`] adds to `keys` (the pair entries: bit `lo` set, condition
@@ -70,6 +71,8 @@ pub(crate) fn spread<T, Pre, Post>(
         let (start, _) = group_before(&keys[..n], end, gate.hi);
         // The group's new entries, at and above `end` (its input stays unread-over).
         for r in (start..end).rev() {
+            prefetch(keys, r.wrapping_sub(AHEAD));
+            prefetch(amps, r.wrapping_sub(AHEAD));
             let k = keys[r];
             if k & a != 0 && cond.holds(k) {
                 w -= 1;
