@@ -7,7 +7,7 @@
 //! a 10^7-entry random state into the scratch took 24 ms without the hint and 16.5 ms with it
 //! 128 entries ahead (docs/benchmarks.md, "Split / merge: dense groups in a scratch"). The
 //! game-shaped split and merge passes (`kernels::spread`, the forward pass and the
-//! creates-nothing check of `kernels::expand`) hint theirs too: on the Zen 3 VM at 1e7, 10-28 %
+//! creates-nothing check of `kernels::expand`) hint theirs too: on the Zen 3 VM at 1e7, 5-28 %
 //! faster (docs/benchmarks.md, "Software prefetch in the game-shaped split and merge"); the
 //! slide's entry-by-entry kernel and the general backward pass were measured with hints and
 //! got no faster, so they have none. This is the crate's second unsafe call
@@ -18,6 +18,9 @@
 /// (`kernels::spread`, docs/benchmarks.md, "Software prefetch in the game-shaped split and
 /// merge").
 pub(crate) const AHEAD: usize = 128;
+
+/// Keys in one 64-byte cache line: the step of a pass that hints each line of keys once.
+pub(crate) const KEYS_PER_LINE: usize = 64 / std::mem::size_of::<u64>();
 
 /// Hints that `s[i]` will be read soon; nothing happens when `i` is out of bounds or off
 /// x86-64. Never changes a value.

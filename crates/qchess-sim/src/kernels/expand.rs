@@ -47,7 +47,7 @@ use crate::amplitude::Amplitude;
 use crate::kernels::dense;
 use crate::kernels::pair::{PairGate, for_each_group, group_after};
 use crate::key::Cond;
-use crate::prefetch::{AHEAD, prefetch};
+use crate::prefetch::{AHEAD, KEYS_PER_LINE, prefetch};
 use num_complex::Complex;
 
 /// Two bitmaps interleaved word by word: `[UNPARTNERED]` marks pair entries without their
@@ -239,10 +239,10 @@ pub(crate) fn creates_nothing(keys: &[u64], lo: u32, hi: u32, cond: Cond, cheap:
         if dense::window_bits(lo, hi, end - start, cheap).is_some() {
             return false;
         }
-        // Every line up to `AHEAD` keys past this group, once.
+        // Every line of keys up to `AHEAD` keys past this group, once.
         while hinted < end + AHEAD {
             prefetch(keys, hinted);
-            hinted += 8;
+            hinted += KEYS_PER_LINE;
         }
         let mut j = mid;
         for &k in &keys[start..mid] {
