@@ -10,7 +10,9 @@
 //! creates-nothing check of `kernels::expand`) hint theirs too: on the Zen 3 VM at 1e7, 5-28 %
 //! faster (docs/benchmarks.md, "Software prefetch in the game-shaped split and merge"); the
 //! slide's entry-by-entry kernel and the general backward pass were measured with hints and
-//! got no faster, so they have none. This is the crate's second unsafe call
+//! got no faster, so they have none. The probability scan (`kernels::scan`) hints its reads
+//! as well: one thread f64 28-29 % faster there (docs/benchmarks.md, "Software prefetch in
+//! the probability scan"). This is the crate's second unsafe call
 //! (docs/decisions.md, "Software prefetch").
 
 /// How many entries ahead a streaming pass hints its reads: measured best of 64 ... 512 on

@@ -3,6 +3,7 @@
 //! block order, so results are bit-identical for any rayon pool size.
 
 use crate::amplitude::Amplitude;
+use crate::prefetch::{AHEAD, prefetch};
 use num_complex::Complex;
 use rayon::prelude::*;
 
@@ -98,7 +99,9 @@ fn probability_block<T: Amplitude>(
     let ks = keys.chunks_exact(4);
     let as_ = amps.chunks_exact(4);
     let (kr, ar) = (ks.remainder(), as_.remainder());
-    for (k4, a4) in ks.zip(as_) {
+    for (c, (k4, a4)) in ks.zip(as_).enumerate() {
+        prefetch(keys, 4 * c + AHEAD);
+        prefetch(amps, 4 * c + AHEAD);
         for l in 0..4 {
             let p = norm2(a4[l]);
             let holds = k4[l] & mask == value;
