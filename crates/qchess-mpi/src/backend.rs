@@ -27,7 +27,10 @@ pub(crate) fn any_all(flags: (bool, bool)) -> (bool, bool) {
     (any, every)
 }
 
-impl<T: Amplitude> ShardedState<T> {
+impl<T: Amplitude> ShardedState<T>
+where
+    State<T>: QuantumState,
+{
     /// The whole state as one local [`State`] on every rank (for read-outs that need pairs
     /// of entries a rank may not hold together). Collective, within the memory budget: the
     /// gather ([`ShardedState::gather_entries`]) asks each rank's budget for the gathered
@@ -97,7 +100,10 @@ impl<T: Amplitude> ShardedState<T> {
     }
 }
 
-impl<T: Amplitude> QuantumState for ShardedState<T> {
+impl<T: Amplitude> QuantumState for ShardedState<T>
+where
+    State<T>: QuantumState,
+{
     fn classical(board: u64) -> Self {
         ShardedState::classical_with(board, fresh_set())
     }
@@ -543,7 +549,7 @@ pub(crate) mod tests {
     fn spread(board: u64, pairs: &[(u8, u8)]) -> State<f64> {
         let mut local = State::<f64>::classical(board);
         for &(a, b) in pairs {
-            local.sqrt_iswap(a, b, Controls::NONE).unwrap();
+            QuantumState::sqrt_iswap(&mut local, a, b, Controls::NONE).unwrap();
         }
         local
     }
@@ -586,7 +592,7 @@ pub(crate) mod tests {
             install(Rc::new(c), 3);
             let a = spread(0b1_0111, &[(0u8, 8u8), (1, 9), (2, 10), (4, 12), (8, 16)]);
             let mut b = spread(0b1_0111, &[(0u8, 8u8), (1, 9), (2, 10)]);
-            b.iswap(4, 12, Controls::NONE).unwrap();
+            QuantumState::iswap(&mut b, 4, 12, Controls::NONE).unwrap();
             let want = a.inner(&b);
             let da = ShardedState::from_state(&a, LocalSet::new(3, &[])).unwrap();
             let mut db = ShardedState::from_state(&b, LocalSet::new(3, &[9, 10, 16])).unwrap();
@@ -638,7 +644,7 @@ pub(crate) mod tests {
                 && QuantumState::ancilla_count(&dist) == 0;
             dist.local_mut().set_memory_budget(budget);
             let mut want = local.clone();
-            want.capture(4).unwrap();
+            QuantumState::capture(&mut want, 4).unwrap();
             let a = QuantumState::capture(&mut dist, 4).unwrap();
             let same =
                 a == 0 && dist.gather_entries().unwrap() == want.entries().collect::<Vec<_>>();
@@ -683,7 +689,7 @@ pub(crate) mod tests {
             let mut dist = ShardedState::from_state(&local, LocalSet::new(3, &[])).unwrap();
             let top = QuantumState::board_distribution_top(&dist, 3);
             let mut ok = QuantumState::try_board_distribution_top(&dist, 3).unwrap() == top;
-            ok &= top.1 == local.board_distribution(None).len();
+            ok &= top.1 == QuantumState::board_distribution(&local, None).len();
             ok &= top.0.len() == 3;
             let mut want = Vec::new();
             QuantumState::for_each_board(&dist, &mut |b, p| want.push((b, p)));
@@ -719,7 +725,7 @@ pub(crate) mod tests {
                 install(Rc::new(c), 3);
                 let mut local = spread(0b1_0111, &[(0u8, 8u8), (1, 9), (2, 10), (4, 12), (8, 16)]);
                 if capture {
-                    local.capture(16).unwrap();
+                    QuantumState::capture(&mut local, 16).unwrap();
                 }
                 let dist = ShardedState::from_state(&local, LocalSet::new(3, &[])).unwrap();
                 let mut out = Vec::new();
@@ -728,7 +734,12 @@ pub(crate) mod tests {
                     let budgeted = QuantumState::try_board_distribution_top(&dist, k).unwrap();
                     let gathered = ShardedState::board_distribution(&dist, Some(k));
                     let same = budgeted == top && gathered == top.0;
-                    out.push((k, top, local.board_distribution_top(k), same));
+                    out.push((
+                        k,
+                        top,
+                        QuantumState::board_distribution_top(&local, k),
+                        same,
+                    ));
                 }
                 out
             });
@@ -761,7 +772,7 @@ pub(crate) mod tests {
             let rank = crate::comm::Comm::rank(&c);
             install(Rc::new(c), 3);
             let mut local = spread(0b1_0111, &[(0u8, 8u8), (1, 9), (2, 10), (4, 12), (8, 16)]);
-            local.capture(16).unwrap();
+            QuantumState::capture(&mut local, 16).unwrap();
             let mut dist = ShardedState::from_state(&local, LocalSet::new(3, &[])).unwrap();
             let want: Vec<(Key, Complex<f64>)> = local.entries().collect();
             let got = dist.gather_entries().unwrap();
@@ -770,7 +781,7 @@ pub(crate) mod tests {
             // Qubits 0 and 8: 8 is not local, so the matrix is summed on a copy made local
             // for them (refused below with the copy, as the gather is).
             ok &= dist.local_set().mask() & (1 << 8) == 0;
-            let rho = local.reduced_density_matrix(0, 8);
+            let rho = QuantumState::reduced_density_matrix(&local, 0, 8);
             let r = QuantumState::reduced_density_matrix(&dist, 0, 8);
             ok &= rho
                 .iter()
@@ -857,7 +868,7 @@ pub(crate) mod tests {
         let results = ThreadComm::run(3, |c| {
             install(Rc::new(c), 3);
             let mut local = spread(0b1_0111, &[(0u8, 8u8), (1, 9), (2, 10), (4, 12), (8, 16)]);
-            local.capture(16).unwrap();
+            QuantumState::capture(&mut local, 16).unwrap();
             let dist = ShardedState::from_state(&local, LocalSet::new(3, &[])).unwrap();
             let patterns = [
                 (0b1, 0b1, 0),
@@ -1068,17 +1079,17 @@ pub(crate) mod tests {
             let mut dist = <ShardedState<f64> as QuantumState>::classical(0b1_0111);
             let mut ok = true;
             for (a, b) in [(0u8, 8u8), (1, 9), (2, 10), (4, 12)] {
-                local.sqrt_iswap(a, b, Controls::NONE).unwrap();
+                QuantumState::sqrt_iswap(&mut local, a, b, Controls::NONE).unwrap();
                 QuantumState::sqrt_iswap(&mut dist, a, b, Controls::NONE).unwrap();
             }
             let ctl = Controls {
                 zeros: 0,
                 ones: 1 << 1,
             };
-            let x = local.capture_controlled(2, ctl).unwrap();
+            let x = QuantumState::capture_controlled(&mut local, 2, ctl).unwrap();
             ok &= QuantumState::capture_controlled(&mut dist, 2, ctl).unwrap() == x;
             let anc = 1u128 << x.unwrap();
-            local.iswap_where_ancillas(0, 20, anc).unwrap();
+            QuantumState::iswap_where_ancillas(&mut local, 0, 20, anc).unwrap();
             QuantumState::iswap_where_ancillas(&mut dist, 0, 20, anc).unwrap();
             let keep = |b: u64| b & (1 << 9) == 0;
             let p1 = local.project_boards(&keep).unwrap();
@@ -1090,7 +1101,7 @@ pub(crate) mod tests {
             for ((k1, a1), (k2, a2)) in want.iter().zip(&got) {
                 ok &= k1 == k2 && (a1 - a2).norm() < 1e-12;
             }
-            let r1 = local.reduced_density_matrix(0, 8);
+            let r1 = QuantumState::reduced_density_matrix(&local, 0, 8);
             let r2 = QuantumState::reduced_density_matrix(&dist, 0, 8);
             for (x, y) in r1.iter().flatten().zip(r2.iter().flatten()) {
                 ok &= (x - y).norm() < 1e-12;

@@ -5,7 +5,7 @@ use crate::ShardedState;
 use crate::comm::{max_f64, sum_u64};
 use crate::plan::LocalSet;
 use qchess_sim::bench::{BenchOp, qubits, random_state, thread_cpu_seconds};
-use qchess_sim::{Amplitude, Controls, Predicate, SimError};
+use qchess_sim::{Amplitude, Controls, Predicate, QuantumState, SimError, State};
 use rand::SeedableRng;
 use std::time::Instant;
 
@@ -29,7 +29,10 @@ pub struct MpiBenchResult {
 }
 
 /// Applies `op` with the qubits of `qchess_sim::bench::apply_op` for `n` states.
-fn apply<T: Amplitude>(op: BenchOp, s: &mut ShardedState<T>, n: usize) -> Result<(), SimError> {
+fn apply<T: Amplitude>(op: BenchOp, s: &mut ShardedState<T>, n: usize) -> Result<(), SimError>
+where
+    State<T>: QuantumState,
+{
     let (lo, mid, hi) = qubits(n);
     match op {
         BenchOp::Iswap => s.iswap(lo, hi, Controls::NONE),
@@ -55,7 +58,10 @@ pub fn run<T: Amplitude>(
     n: usize,
     capacity: usize,
     resident: bool,
-) -> Result<MpiBenchResult, SimError> {
+) -> Result<MpiBenchResult, SimError>
+where
+    State<T>: QuantumState,
+{
     let comm = crate::comm::current();
     let (lo, mid, hi) = qubits(n);
     let initial: Vec<u8> = if resident {

@@ -11,7 +11,7 @@ use crate::sharded::{ShardedState, decode_entry, push_entry};
 use num_complex::Complex;
 use qchess_sim::{
     Amplitude, Key, LOCAL_SHARE_WORDS, LocalAnswer, LocalQuery, LocalShare, QuantumState, SimError,
-    digest,
+    State, digest,
 };
 
 /// Boards each rank sends per round of [`ShardedState::stream_boards`]: 16 bytes a board,
@@ -26,7 +26,10 @@ fn to64<T: Amplitude>(a: Complex<T>) -> Complex<f64> {
     Complex::new(a.re.as_f64(), a.im.as_f64())
 }
 
-impl<T: Amplitude> ShardedState<T> {
+impl<T: Amplitude> ShardedState<T>
+where
+    State<T>: QuantumState,
+{
     /// A copy for reading, made within the budget on every rank
     /// ([`QuantumState::try_clone`]; any rank refusing is the error on every rank), whose
     /// own budget is what this state leaves (each rank's budget less its piece), so that the
@@ -349,10 +352,10 @@ mod tests {
     fn spread(board: u64, pairs: &[(u8, u8)], capture: Option<u8>) -> State<f64> {
         let mut local = State::<f64>::classical(board);
         for &(a, b) in pairs {
-            local.sqrt_iswap(a, b, Controls::NONE).unwrap();
+            QuantumState::sqrt_iswap(&mut local, a, b, Controls::NONE).unwrap();
         }
         if let Some(t) = capture {
-            local.capture(t).unwrap();
+            QuantumState::capture(&mut local, t).unwrap();
         }
         local
     }
@@ -402,7 +405,7 @@ mod tests {
                 let mut sorted = all.clone();
                 sorted.sort_by_key(|e| e.0);
                 want.sort_by_key(|e| e.0);
-                let local_boards = local.board_distribution(None).len();
+                let local_boards = QuantumState::board_distribution(&local, None).len();
                 (sorted == want && want.len() == local_boards, one, all)
             });
             let (_, one0, all0) = &results[0];
@@ -501,7 +504,7 @@ mod tests {
             let mut b = ShardedState::from_state(&local, LocalSet::new(3, &[9, 10, 16])).unwrap();
             let copy = QuantumState::try_clone(&a, 0).unwrap();
             let mut changed = QuantumState::try_clone(&a, 0).unwrap();
-            changed.sqrt_iswap(0, 1, Controls::NONE).unwrap();
+            QuantumState::sqrt_iswap(&mut changed, 0, 1, Controls::NONE).unwrap();
             let mut ok = a.local_set().mask() != b.local_set().mask();
             ok &= a.entries_close(&copy, 1e-12) && a.entries_close(&b, 1e-12);
             ok &= !a.entries_close(&changed, 1e-12) && !changed.entries_close(&a, 1e-12);

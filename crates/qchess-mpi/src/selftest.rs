@@ -4,7 +4,7 @@
 use crate::ShardedState;
 use crate::plan::LocalSet;
 use num_complex::Complex;
-use qchess_sim::{Controls, Key, Predicate, SimError, State};
+use qchess_sim::{Controls, Key, Predicate, QuantumState, SimError, State};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -82,7 +82,7 @@ pub fn compare(
     let got = sharded.gather_entries().map_err(|e| e.to_string())?;
     let want: Vec<(Key, Complex<f64>)> = reference.entries().collect();
     let p_got = sharded.qubit_probabilities();
-    let p_want = reference.qubit_probabilities();
+    let p_want = QuantumState::qubit_probabilities(reference);
     if got.len() != want.len() {
         return Err(format!(
             "{} entries, the local state has {}",
@@ -213,19 +213,20 @@ fn sequence(
                 let (a, b) = (q[0], q[1]);
                 match kind {
                     0 => (
-                        reference.iswap(a, b, c).map(|_| String::new()),
+                        QuantumState::iswap(&mut reference, a, b, c).map(|_| String::new()),
                         sharded.iswap(a, b, c).map(|_| String::new()),
                     ),
                     1 => (
-                        reference.iswap_inv(a, b, c).map(|_| String::new()),
+                        QuantumState::iswap_inv(&mut reference, a, b, c).map(|_| String::new()),
                         sharded.iswap_inv(a, b, c).map(|_| String::new()),
                     ),
                     2 => (
-                        reference.sqrt_iswap(a, b, c).map(|_| String::new()),
+                        QuantumState::sqrt_iswap(&mut reference, a, b, c).map(|_| String::new()),
                         sharded.sqrt_iswap(a, b, c).map(|_| String::new()),
                     ),
                     _ => (
-                        reference.sqrt_iswap_inv(a, b, c).map(|_| String::new()),
+                        QuantumState::sqrt_iswap_inv(&mut reference, a, b, c)
+                            .map(|_| String::new()),
                         sharded.sqrt_iswap_inv(a, b, c).map(|_| String::new()),
                     ),
                 }
@@ -235,12 +236,14 @@ fn sequence(
                 let c = controls(rng, pool, &q);
                 if kind == 4 {
                     (
-                        reference.split(q[0], q[1], q[2], c).map(|_| String::new()),
+                        QuantumState::split(&mut reference, q[0], q[1], q[2], c)
+                            .map(|_| String::new()),
                         sharded.split(q[0], q[1], q[2], c).map(|_| String::new()),
                     )
                 } else {
                     (
-                        reference.merge(q[0], q[1], q[2], c).map(|_| String::new()),
+                        QuantumState::merge(&mut reference, q[0], q[1], q[2], c)
+                            .map(|_| String::new()),
                         sharded.merge(q[0], q[1], q[2], c).map(|_| String::new()),
                     )
                 }
@@ -250,8 +253,7 @@ fn sequence(
                 let (p1, p2) = (1u64 << q[3], 1u64 << q[4]);
                 if kind == 6 {
                     (
-                        reference
-                            .split_slide(q[0], q[1], q[2], p1, p2)
+                        QuantumState::split_slide(&mut reference, q[0], q[1], q[2], p1, p2)
                             .map(|_| String::new()),
                         sharded
                             .split_slide(q[0], q[1], q[2], p1, p2)
@@ -259,8 +261,7 @@ fn sequence(
                     )
                 } else {
                     (
-                        reference
-                            .merge_slide(q[0], q[1], q[2], p1, p2)
+                        QuantumState::merge_slide(&mut reference, q[0], q[1], q[2], p1, p2)
                             .map(|_| String::new()),
                         sharded
                             .merge_slide(q[0], q[1], q[2], p1, p2)
@@ -289,7 +290,7 @@ fn sequence(
             10 if reference.ancilla_count() < 6 => {
                 let q = pick(rng, pool, 1)[0];
                 (
-                    reference.capture(q).map(|i| i.to_string()),
+                    QuantumState::capture(&mut reference, q).map(|i| i.to_string()),
                     sharded.capture(q).map(|i| i.to_string()),
                 )
             }
@@ -312,7 +313,7 @@ fn sequence(
                     value: 1 << q[0],
                 };
                 let outcome = rng.random_bool(0.5);
-                let a = reference.force(pred, outcome);
+                let a = QuantumState::force(&mut reference, pred, outcome);
                 let b = sharded.force(pred, outcome);
                 if a.is_ok() {
                     exact = false;
@@ -379,7 +380,7 @@ pub fn knight_walk(seed: u64, splits: usize, capacity: usize) -> Report {
     let mut attempts = 0;
     while done < splits && attempts < splits * 50 {
         attempts += 1;
-        let p = reference.qubit_probabilities();
+        let p = QuantumState::qubit_probabilities(&reference);
         let sources: Vec<u8> = (0..64u8)
             .filter(|&q| fixed & (1 << q) == 0 && p[usize::from(q)] > 1e-9)
             .collect();
@@ -392,7 +393,7 @@ pub fn knight_walk(seed: u64, splits: usize, capacity: usize) -> Report {
             continue;
         }
         let t = pick(&mut rng, &targets, 2);
-        let a = reference.split(s, t[0], t[1], Controls::NONE);
+        let a = QuantumState::split(&mut reference, s, t[0], t[1], Controls::NONE);
         let b = sharded.split(s, t[0], t[1], Controls::NONE);
         let result = if a != b {
             Err(format!("results differ: {a:?} vs {b:?}"))
@@ -699,7 +700,7 @@ pub(crate) fn spread_state() -> State<f64> {
     ];
     for (a, b) in pairs {
         // A two-qubit gate without controls on a small state cannot fail.
-        let _ = s.sqrt_iswap(a, b, Controls::NONE);
+        let _ = QuantumState::sqrt_iswap(&mut s, a, b, Controls::NONE);
     }
     s
 }
@@ -726,8 +727,7 @@ pub fn exchange_budget() -> Report {
         }
         let first = dist.iswap(16, 20, Controls::NONE);
         let mut want = local.clone();
-        want.iswap(16, 20, Controls::NONE)
-            .map_err(|e| e.to_string())?;
+        QuantumState::iswap(&mut want, 16, 20, Controls::NONE).map_err(|e| e.to_string())?;
         let want: Vec<_> = want.entries().collect();
         if comm.size() > 1 {
             if !matches!(first, Err(SimError::StateTooLarge { .. })) {
@@ -843,7 +843,7 @@ mod tests {
     #[test]
     fn a_wrong_amplitude_is_caught() {
         let mut reference = State::<f64>::classical(0b01);
-        reference.sqrt_iswap(0, 1, Controls::NONE).unwrap();
+        QuantumState::sqrt_iswap(&mut reference, 0, 1, Controls::NONE).unwrap();
         let mut sharded = ShardedState::<f64>::classical_with(0b01, LocalSet::new(3, &[]));
         sharded.sqrt_iswap(0, 1, Controls::NONE).unwrap();
         assert!(compare(&sharded, &reference, true).is_ok());

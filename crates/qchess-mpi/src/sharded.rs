@@ -8,7 +8,7 @@ use crate::backend::any_all;
 use crate::comm::{self, Comm, broadcast_f64, sum_f64, sum_u64};
 use crate::plan::{self, LocalSet, WIRE_BYTES_PER_ENTRY};
 use num_complex::Complex;
-use qchess_sim::{Amplitude, Controls, Key, Predicate, SimError, State};
+use qchess_sim::{Amplitude, Controls, Key, Predicate, QuantumState, SimError, State};
 use std::rc::Rc;
 
 /// Counters of the communication a sharded state has done (this rank's share).
@@ -123,7 +123,10 @@ fn check_qubits(qs: &[u8]) -> Result<(), SimError> {
     }
 }
 
-impl<T: Amplitude> ShardedState<T> {
+impl<T: Amplitude> ShardedState<T>
+where
+    State<T>: QuantumState,
+{
     /// The classical board `board`: its one entry lives on its owner rank.
     pub fn classical_with(board: u64, set: LocalSet) -> Self {
         let comm = comm::current();
@@ -450,8 +453,8 @@ impl<T: Amplitude> ShardedState<T> {
     pub fn iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
         self.gate(
             &[a, b],
-            |s| s.iswap(a, b, controls),
-            |s| s.iswap_inv(a, b, controls),
+            |s| QuantumState::iswap(s, a, b, controls),
+            |s| QuantumState::iswap_inv(s, a, b, controls),
         )
     }
 
@@ -459,8 +462,8 @@ impl<T: Amplitude> ShardedState<T> {
     pub fn iswap_inv(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
         self.gate(
             &[a, b],
-            |s| s.iswap_inv(a, b, controls),
-            |s| s.iswap(a, b, controls),
+            |s| QuantumState::iswap_inv(s, a, b, controls),
+            |s| QuantumState::iswap(s, a, b, controls),
         )
     }
 
@@ -468,8 +471,8 @@ impl<T: Amplitude> ShardedState<T> {
     pub fn sqrt_iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
         self.gate(
             &[a, b],
-            |s| s.sqrt_iswap(a, b, controls),
-            |s| s.sqrt_iswap_inv(a, b, controls),
+            |s| QuantumState::sqrt_iswap(s, a, b, controls),
+            |s| QuantumState::sqrt_iswap_inv(s, a, b, controls),
         )
     }
 
@@ -477,8 +480,8 @@ impl<T: Amplitude> ShardedState<T> {
     pub fn sqrt_iswap_inv(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
         self.gate(
             &[a, b],
-            |s| s.sqrt_iswap_inv(a, b, controls),
-            |s| s.sqrt_iswap(a, b, controls),
+            |s| QuantumState::sqrt_iswap_inv(s, a, b, controls),
+            |s| QuantumState::sqrt_iswap(s, a, b, controls),
         )
     }
 
@@ -486,8 +489,8 @@ impl<T: Amplitude> ShardedState<T> {
     pub fn split(&mut self, s: u8, t1: u8, t2: u8, controls: Controls) -> Result<(), SimError> {
         self.gate(
             &[s, t1, t2],
-            |x| x.split(s, t1, t2, controls),
-            |x| x.merge(t2, t1, s, controls),
+            |x| QuantumState::split(x, s, t1, t2, controls),
+            |x| QuantumState::merge(x, t2, t1, s, controls),
         )
     }
 
@@ -495,8 +498,8 @@ impl<T: Amplitude> ShardedState<T> {
     pub fn merge(&mut self, s1: u8, s2: u8, t: u8, controls: Controls) -> Result<(), SimError> {
         self.gate(
             &[s1, s2, t],
-            |x| x.merge(s1, s2, t, controls),
-            |x| x.split(t, s2, s1, controls),
+            |x| QuantumState::merge(x, s1, s2, t, controls),
+            |x| QuantumState::split(x, t, s2, s1, controls),
         )
     }
 
@@ -511,8 +514,8 @@ impl<T: Amplitude> ShardedState<T> {
     ) -> Result<(), SimError> {
         self.gate(
             &[s, t1, t2],
-            |x| x.split_slide(s, t1, t2, path1, path2),
-            |x| x.merge_slide(t2, t1, s, path2, path1),
+            |x| QuantumState::split_slide(x, s, t1, t2, path1, path2),
+            |x| QuantumState::merge_slide(x, t2, t1, s, path2, path1),
         )
     }
 
@@ -527,8 +530,8 @@ impl<T: Amplitude> ShardedState<T> {
     ) -> Result<(), SimError> {
         self.gate(
             &[s1, s2, t],
-            |x| x.merge_slide(s1, s2, t, path1, path2),
-            |x| x.split_slide(t, s2, s1, path2, path1),
+            |x| QuantumState::merge_slide(x, s1, s2, t, path1, path2),
+            |x| QuantumState::split_slide(x, t, s2, s1, path2, path1),
         )
     }
 
@@ -552,7 +555,10 @@ impl<T: Amplitude> ShardedState<T> {
         self.make_local(&[t])?;
         // The ancilla count is the same everywhere, but a piece's budget may refuse the new
         // sector: agreed, and taken back where it was made.
-        self.agree(|s| s.capture(t), |s, a| s.uncapture(t, a))
+        self.agree(
+            |s| QuantumState::capture(s, t),
+            |s, a| QuantumState::uncapture(s, t, a),
+        )
     }
 
     /// Multiplies the amplitude of every basis state where `pred` holds by `phase`: diagonal,
@@ -936,7 +942,7 @@ mod tests {
             let ran = s.iswap(16, 20, Controls::NONE);
             let kept = s.local().memory_budget() == generous;
             let mut want = global.clone();
-            want.iswap(16, 20, Controls::NONE).unwrap();
+            QuantumState::iswap(&mut want, 16, 20, Controls::NONE).unwrap();
             let same = s.gather_entries().unwrap() == want.entries().collect::<Vec<_>>();
             (
                 rank,
@@ -962,10 +968,10 @@ mod tests {
         let results = ThreadComm::run(3, |c| {
             crate::comm::install(Rc::new(c), 8);
             let mut global = spread();
-            global.capture(3).unwrap();
+            QuantumState::capture(&mut global, 3).unwrap();
             let s = ShardedState::from_state(&global, LocalSet::new(3, &[])).unwrap();
             (
-                global.board_distribution(Some(7)),
+                QuantumState::board_distribution(&global, Some(7)),
                 s.board_distribution(Some(7)),
             )
         });
