@@ -26,6 +26,10 @@ pub struct Traffic {
 /// [`Comm`]. Every method is collective: all ranks call it in the same order with the same
 /// arguments (and the same random draws); results are the same on every rank.
 ///
+/// Its methods exist where `State<T>` is a [`QuantumState`] (`f32`, `f64` and
+/// [`Exact`](qchess_sim::Exact)): each rank's piece runs its gates through those impls,
+/// compiled once in qchess-sim (docs/decisions.md, "The local backend is compiled once").
+///
 /// ```
 /// use qchess_mpi::{ShardedState, plan::LocalSet};
 /// use qchess_sim::{Controls, Predicate};
