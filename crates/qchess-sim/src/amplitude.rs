@@ -65,6 +65,14 @@ pub trait Amplitude:
     /// Whether `merged`, the sum of two terms from inputs `x` and `y`, is kept: not a
     /// cancellation (floats: relative to [`Amplitude::DROP_EPS`]; `Exact`: not exactly 0).
     fn survives(merged: Complex<Self>, x: Complex<Self>, y: Complex<Self>) -> bool;
+    /// `if c { a } else { b }`, without a branch where the amplitudes are plain bits (the
+    /// floats: masks on their bits), for kernels whose choice depends on the data and would
+    /// mispredict (the slide's merge). An implementation detail of the simulator's kernels.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn select(c: bool, a: Complex<Self>, b: Complex<Self>) -> Complex<Self> {
+        if c { a } else { b }
+    }
     /// `a * f` for a phase factor `f` (most often 1 or +-i): exact types may shortcut.
     #[inline(always)]
     fn mul_phase(a: Complex<Self>, f: Complex<Self>) -> Complex<Self> {
@@ -107,7 +115,7 @@ pub trait Amplitude:
 }
 
 macro_rules! float_amplitude {
-    ($t:ty, $of:expr, $eps:expr, $zero:expr, $unit:expr) => {
+    ($t:ty, $bits:ty, $of:expr, $eps:expr, $zero:expr, $unit:expr) => {
         impl Amplitude for $t {
             const DROP_EPS: $t = $eps;
             const ZERO_PROBABILITY: f64 = $zero;
@@ -131,6 +139,12 @@ macro_rules! float_amplitude {
                 <$t>::is_finite(self)
             }
             #[inline(always)]
+            fn select(c: bool, a: Complex<Self>, b: Complex<Self>) -> Complex<Self> {
+                let m = <$bits>::from(c).wrapping_neg();
+                let f = |x: $t, y: $t| <$t>::from_bits((x.to_bits() & m) | (y.to_bits() & !m));
+                Complex::new(f(a.re, b.re), f(a.im, b.im))
+            }
+            #[inline(always)]
             fn survives(n: Complex<Self>, x: Complex<Self>, y: Complex<Self>) -> bool {
                 let inf = |z: Complex<$t>| z.re.abs().max(z.im.abs());
                 inf(n) > inf(x).max(inf(y)) * $eps
@@ -139,5 +153,57 @@ macro_rules! float_amplitude {
     };
 }
 
-float_amplitude!(f64, |x: f64| x, 9.094_947_017_729_282e-13, 1e-20, 1e-10); // DROP_EPS = 2^-40
-float_amplitude!(f32, |x: f64| x as f32, 9.536_743e-7, 1e-10, 1e-4); // DROP_EPS = 2^-20
+float_amplitude!(
+    f64,
+    u64,
+    |x: f64| x,
+    9.094_947_017_729_282e-13,
+    1e-20,
+    1e-10
+); // DROP_EPS = 2^-40
+float_amplitude!(f32, u32, |x: f64| x as f32, 9.536_743e-7, 1e-10, 1e-4); // DROP_EPS = 2^-20
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `select` returns one of its arguments bit for bit (signed zeros, NaN payloads and
+    /// infinities included), for both floats and for `Exact`.
+    #[test]
+    fn select_returns_an_argument_bit_for_bit() {
+        fn check<T: Amplitude + std::fmt::Debug>(values: &[T], bits: impl Fn(T) -> u64) {
+            for &a in values {
+                for &b in values {
+                    let (x, y) = (Complex::new(a, b), Complex::new(b, a));
+                    for c in [false, true] {
+                        let got = T::select(c, x, y);
+                        let want = if c { x } else { y };
+                        assert_eq!((bits(got.re), bits(got.im)), (bits(want.re), bits(want.im)));
+                    }
+                }
+            }
+        }
+        let f64s = [
+            0.0,
+            -0.0,
+            1.5,
+            -2.25e-300,
+            f64::INFINITY,
+            f64::from_bits(0x7ff8_dead_beef_0001),
+        ];
+        check(&f64s, f64::to_bits);
+        let f32s = [
+            0.0,
+            -0.0,
+            1.5,
+            -2.25e-30,
+            f32::NEG_INFINITY,
+            f32::from_bits(0x7fc0_beef),
+        ];
+        check(&f32s, |x: f32| u64::from(x.to_bits()));
+        let (p, q) = (crate::Exact::of_f64(0.5), crate::Exact::of_f64(-0.75));
+        let (x, y) = (Complex::new(p, q), Complex::new(q, p));
+        assert_eq!(crate::Exact::select(true, x, y), x);
+        assert_eq!(crate::Exact::select(false, x, y), y);
+    }
+}

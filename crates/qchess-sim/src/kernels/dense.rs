@@ -164,7 +164,6 @@ pub(crate) struct Scratch<T> {
     re: Vec<T>,
     im: Vec<T>,
     occ: Vec<u8>,
-    slots: Vec<u32>,
 }
 
 impl<T: Amplitude> Scratch<T> {
@@ -174,7 +173,6 @@ impl<T: Amplitude> Scratch<T> {
             re: Vec::new(),
             im: Vec::new(),
             occ: Vec::new(),
-            slots: Vec::new(),
         }
     }
 
@@ -183,7 +181,6 @@ impl<T: Amplitude> Scratch<T> {
             self.re.resize(span, T::zero());
             self.im.resize(span, T::zero());
             self.occ.resize(span, 0);
-            self.slots.resize(span, 0);
         }
     }
 }

@@ -91,8 +91,8 @@ pub(crate) fn permute_in_place<T: Amplitude>(
         let ts = (hs > hu) & (hs > hd);
         let tu = !ts & (hu > hd);
         let td = !ts & !tu;
-        // Select by index into a tiny array: `if`-chains compile to unpredictable branches.
-        let pick = usize::from(tu) + 2 * usize::from(td);
+        // The amplitude by masks (`Amplitude::select`): an `if` on it compiles to a branch
+        // on the data, and a pick by index from a small array to stores and a load.
         out -= 1;
         keys[out] = if ts {
             hs
@@ -101,7 +101,7 @@ pub(crate) fn permute_in_place<T: Amplitude>(
         } else {
             hd
         };
-        amps[out] = [amps[i - 1], ua[ju], da[jd]][pick];
+        amps[out] = T::select(ts, amps[i - 1], T::select(tu, ua[ju], da[jd]));
         i -= usize::from(ts);
         ju -= usize::from(tu);
         jd -= usize::from(td);
@@ -111,10 +111,9 @@ pub(crate) fn permute_in_place<T: Amplitude>(
     while out > i {
         let (hu, hd) = (uk[ju], dk[jd]);
         let tu = hu > hd;
-        let pick = usize::from(!tu);
         out -= 1;
-        keys[out] = [hu, hd][pick];
-        amps[out] = [ua[ju], da[jd]][pick];
+        keys[out] = if tu { hu } else { hd };
+        amps[out] = T::select(tu, ua[ju], da[jd]);
         ju -= usize::from(tu);
         jd -= usize::from(!tu);
     }
