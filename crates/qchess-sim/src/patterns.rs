@@ -12,6 +12,8 @@ use crate::amplitude::Amplitude;
 use crate::state::State;
 use num_complex::Complex;
 use rayon::prelude::*;
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Most physical bits one histogram covers (2^14 f64 = 128 KiB per group and chunk).
 const GROUP_BITS: u32 = 14;
@@ -526,11 +528,35 @@ enum Prepared {
     Circuit {
         pos: Vec<u32>,
         conds: Vec<BoardPattern>,
-        mats: Vec<Mat>,
+        /// Per gate combination (shared by the batch's circuits of the same shape).
+        mats: Arc<Vec<Mat>>,
         /// Per gate combination: bit `x` set when configuration `x` is moved (column `x` is
         /// not the unit vector).
-        moving: Vec<u8>,
+        moving: Arc<Vec<u8>>,
     },
+}
+
+/// What a circuit's matrices depend on: its number of qubits and each gate's local qubits,
+/// kind and direction (not its squares, not its conditions).
+type ShapeKey = (usize, Vec<(usize, usize, bool, bool)>);
+
+/// A shape's matrix per set of active gates, and the configurations each set moves.
+type ShapeMats = (Arc<Vec<Mat>>, Arc<Vec<u8>>);
+
+/// [`Prepared::new`] for each query of a batch. A batch's circuits come in a few shapes (an
+/// iSwap, a split, a merge and their slides, on any squares), so each shape's matrices are
+/// computed once, not once a query: a legal-move listing asks hundreds of questions, and on a
+/// small state building their matrices was most of its time.
+fn prepare_all(
+    queries: &[LocalQuery],
+    to_phys: &dyn Fn(u64) -> u64,
+    phys: &dyn Fn(u8) -> u32,
+) -> Vec<Prepared> {
+    let mut shapes: HashMap<ShapeKey, ShapeMats> = HashMap::new();
+    queries
+        .iter()
+        .map(|q| Prepared::new(q, to_phys, phys, &mut shapes))
+        .collect()
 }
 
 #[inline]
@@ -539,26 +565,24 @@ fn holds((m, v, a): BoardPattern, k: u64) -> bool {
 }
 
 impl Prepared {
-    fn new(q: &LocalQuery, to_phys: &dyn Fn(u64) -> u64, phys: &dyn Fn(u8) -> u32) -> Self {
+    fn new(
+        q: &LocalQuery,
+        to_phys: &dyn Fn(u64) -> u64,
+        phys: &dyn Fn(u8) -> u32,
+        shapes: &mut HashMap<ShapeKey, ShapeMats>,
+    ) -> Self {
         let pat = |(m, v, a): BoardPattern| (to_phys(m), to_phys(v & m), to_phys(a));
         match q {
             LocalQuery::Presence(p) => Prepared::Presence(p.iter().map(|&x| pat(x)).collect()),
             LocalQuery::Circuit(c) => {
-                let n = 1usize << c.qubits.len();
-                let combos = 1usize << c.gates.len();
-                let mats: Vec<Mat> = (0..combos).map(|a| c.matrix(a)).collect();
-                let moving = mats
-                    .iter()
-                    .map(|m| {
-                        (0..n).fold(0u8, |acc, x| {
-                            let unit = (0..n).all(|y| {
-                                let want = if y == x { 1.0 } else { 0.0 };
-                                (m[y][x] - Complex::new(want, 0.0)).norm() < 1e-12
-                            });
-                            if unit { acc } else { acc | 1 << x }
-                        })
-                    })
-                    .collect();
+                let key = (
+                    c.qubits.len(),
+                    c.gates
+                        .iter()
+                        .map(|g| (g.a, g.b, g.sqrt, g.inverse))
+                        .collect(),
+                );
+                let (mats, moving) = shapes.entry(key).or_insert_with(|| shape_mats(c)).clone();
                 Prepared::Circuit {
                     pos: c.qubits.iter().map(|&q| phys(q)).collect(),
                     conds: c.gates.iter().map(|g| pat(g.cond)).collect(),
@@ -568,6 +592,27 @@ impl Prepared {
             }
         }
     }
+}
+
+/// `c`'s matrix for each set of active gates and, for each, the configurations it moves
+/// (whose column is not the unit vector): what depends on `c`'s shape only.
+fn shape_mats(c: &LocalCircuit) -> ShapeMats {
+    let n = 1usize << c.qubits.len();
+    let combos = 1usize << c.gates.len();
+    let mats: Vec<Mat> = (0..combos).map(|a| c.matrix(a)).collect();
+    let moving = mats
+        .iter()
+        .map(|m| {
+            (0..n).fold(0u8, |acc, x| {
+                let unit = (0..n).all(|y| {
+                    let want = if y == x { 1.0 } else { 0.0 };
+                    (m[y][x] - Complex::new(want, 0.0)).norm_sqr() < 1e-24
+                });
+                if unit { acc } else { acc | 1 << x }
+            })
+        })
+        .collect();
+    (Arc::new(mats), Arc::new(moving))
 }
 
 /// Running sums of one circuit query over the groups read so far.
@@ -1112,10 +1157,7 @@ pub(crate) fn local_effects_of_entries(
         .zip(&amps)
         .map(|(k, a)| (k.as_slice(), a.as_slice()))
         .collect();
-    let prepared: Vec<Prepared> = queries
-        .iter()
-        .map(|q| Prepared::new(q, &|m| m, &|q| u32::from(q)))
-        .collect();
+    let prepared = prepare_all(queries, &|m| m, &|q| u32::from(q));
     Ok(local_effects_on(&sectors, &prepared, threshold))
 }
 
@@ -1157,10 +1199,7 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn local_effects(&self, queries: &[LocalQuery], threshold: f64) -> Vec<LocalAnswer> {
-        let prepared: Vec<Prepared> = queries
-            .iter()
-            .map(|q| Prepared::new(q, &|m| self.perm.to_phys(m), &|q| self.perm.phys(q)))
-            .collect();
+        let prepared = prepare_all(queries, &|m| self.perm.to_phys(m), &|q| self.perm.phys(q));
         let sectors: Vec<SectorRef<'_, T>> = self
             .sectors
             .iter()
@@ -1191,10 +1230,7 @@ impl<T: Amplitude> State<T> {
         threshold: f64,
         norm: f64,
     ) -> Vec<LocalShare> {
-        let prepared: Vec<Prepared> = queries
-            .iter()
-            .map(|q| Prepared::new(q, &|m| self.perm.to_phys(m), &|q| self.perm.phys(q)))
-            .collect();
+        let prepared = prepare_all(queries, &|m| self.perm.to_phys(m), &|q| self.perm.phys(q));
         let sectors: Vec<SectorRef<'_, T>> = self
             .sectors
             .iter()

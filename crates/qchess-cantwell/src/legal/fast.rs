@@ -40,7 +40,7 @@ use crate::circuit::{MoveType, Variant};
 use crate::game::{Game, sim_error};
 use crate::possibility::Classified;
 use qchess_sim::{BoardPattern, LocalAnswer, LocalCircuit, LocalQuery, MAX_ANCILLAS, QuantumState};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A weight (or marginal change) above this is clearly beyond the Definition 2 tolerance
 /// ([`crate::game::UNCHANGED_TOLERANCE`], 1e-12) whatever the rounding of the simulation;
@@ -446,7 +446,11 @@ impl<S: QuantumState> Game<S> {
         // (a measured move may ask about its unitary after learning its outcome is certain).
         let mut answers: HashMap<LocalQuery, LocalAnswer> = HashMap::new();
         for round in 0..4 {
+            // The round's questions in the order first asked, each once (`asked` finds a
+            // repeat by hash: hundreds of questions are common, and a search of the list
+            // for each was most of a small state's listing).
             let mut wanted: Vec<LocalQuery> = Vec::new();
+            let mut asked: HashSet<LocalQuery> = HashSet::new();
             for (i, p) in plans.iter().enumerate() {
                 let Some(p) = p else { continue };
                 if out[i].is_some() {
@@ -475,7 +479,7 @@ impl<S: QuantumState> Game<S> {
                     }
                     Err(qs) => {
                         for q in qs {
-                            if !answers.contains_key(&q) && !wanted.contains(&q) {
+                            if !answers.contains_key(&q) && asked.insert(q.clone()) {
                                 wanted.push(q);
                             }
                         }
