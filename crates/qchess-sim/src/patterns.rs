@@ -546,7 +546,7 @@ type ShapeMats = (Arc<Vec<Mat>>, Arc<Vec<u8>>);
 /// [`Prepared::new`] for each query of a batch. A batch's circuits come in a few shapes (an
 /// iSwap, a split, a merge and their slides, on any squares), so each shape's matrices are
 /// computed once, not once a query: a legal-move listing asks hundreds of questions, and on a
-/// small state building their matrices was most of its time.
+/// small state building their matrices took a fifth of its time.
 fn prepare_all(
     queries: &[LocalQuery],
     to_phys: &dyn Fn(u64) -> u64,

@@ -448,7 +448,7 @@ impl<S: QuantumState> Game<S> {
         for round in 0..4 {
             // The round's questions in the order first asked, each once (`asked` finds a
             // repeat by hash: hundreds of questions are common, and a search of the list
-            // for each was most of a small state's listing).
+            // for each took a quarter of a small state's listing).
             let mut wanted: Vec<LocalQuery> = Vec::new();
             let mut asked: HashSet<LocalQuery> = HashSet::new();
             for (i, p) in plans.iter().enumerate() {
