@@ -153,6 +153,7 @@ macro_rules! float_amplitude {
     };
 }
 
+// DROP_EPS = 2^-40
 float_amplitude!(
     f64,
     u64,
@@ -160,8 +161,9 @@ float_amplitude!(
     9.094_947_017_729_282e-13,
     1e-20,
     1e-10
-); // DROP_EPS = 2^-40
-float_amplitude!(f32, u32, |x: f64| x as f32, 9.536_743e-7, 1e-10, 1e-4); // DROP_EPS = 2^-20
+);
+// DROP_EPS = 2^-20
+float_amplitude!(f32, u32, |x: f64| x as f32, 9.536_743e-7, 1e-10, 1e-4);
 
 #[cfg(test)]
 mod tests {
