@@ -12,7 +12,9 @@ use crate::amplitude::Amplitude;
 use crate::state::State;
 use num_complex::Complex;
 use rayon::prelude::*;
-use std::collections::HashMap;
+// hashbrown's default hasher (foldhash) for the batch's shapes and the sampled groups: both
+// maps are hashed per question or per sampled group and never iterated.
+use hashbrown::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// Most physical bits one histogram covers (2^14 f64 = 128 KiB per group and chunk).
@@ -754,7 +756,7 @@ fn sample_query<T: Amplitude>(
     let mut sums = Sums::default();
     // Moved groups already counted, by sector and smallest key (sampled positions are
     // distinct, so identity basis states are never counted twice).
-    let mut seen: std::collections::HashSet<(usize, u64)> = std::collections::HashSet::new();
+    let mut seen: HashSet<(usize, u64)> = HashSet::new();
     let bits = usize::BITS - (SAMPLES - 1).leading_zeros();
     for j in 0..SAMPLES.min(total) {
         let r = (j.reverse_bits() >> (usize::BITS - bits)) as u128;
@@ -814,7 +816,9 @@ fn sample_query<T: Amplitude>(
 
 /// Phase two, one chunk of one sector: every basis state of the chunk, each moved group read
 /// at its smallest member (partners found by galloping cursors, one per pair of
-/// configurations). Returns (presence: any match, any clear match) or the circuit's sums.
+/// configurations). Returns (presence: any match, any clear match), or for a circuit
+/// (false, a change proven, its sums); both stop at the first basis state or group that
+/// settles the answer, as the samples do.
 fn chunk_query<T: Amplitude>(
     keys: &[u64],
     amps: &[Complex<T>],
@@ -870,7 +874,7 @@ fn chunk_query<T: Amplitude>(
                     *c = from;
                     (from < keys.len() && keys[from] == ky).then(|| amp64(amps[from]))
                 };
-                let _ = group_sums(
+                let read = group_sums(
                     pos,
                     &mats[combo],
                     moving[combo],
@@ -881,6 +885,12 @@ fn chunk_query<T: Amplitude>(
                     find,
                     &mut sums,
                 );
+                // The groups read so far already prove a change (the bound the samples
+                // settle by): the rest of the chunk cannot undo it, and the whole state's
+                // answer is `Changes` however the remaining groups add up.
+                if read.is_some() && sums.bound() > thr {
+                    return (false, true, sums);
+                }
             }
             (false, false, sums)
         }

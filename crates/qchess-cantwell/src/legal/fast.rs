@@ -40,7 +40,10 @@ use crate::circuit::{MoveType, Variant};
 use crate::game::{Game, sim_error};
 use crate::possibility::Classified;
 use qchess_sim::{BoardPattern, LocalAnswer, LocalCircuit, LocalQuery, MAX_ANCILLAS, QuantumState};
-use std::collections::{HashMap, HashSet};
+// Questions are hashed by hashbrown's default (foldhash), not SipHash: a listing hashes each
+// of its hundreds of questions several times, and SipHash took a sixth of a small state's
+// listing; the maps are only looked up, never iterated, so the order is never seen.
+use hashbrown::{HashMap, HashSet};
 
 /// A weight (or marginal change) above this is clearly beyond the Definition 2 tolerance
 /// ([`crate::game::UNCHANGED_TOLERANCE`], 1e-12) whatever the rounding of the simulation;
@@ -77,20 +80,22 @@ enum Verdict {
     Fallback,
 }
 
-/// How a candidate is decided.
+/// How a candidate is decided. Its questions are built once, as the [`LocalQuery`] the
+/// answers are looked up by (each round looks them up again).
 #[derive(Clone, Debug)]
 enum Plan {
     Done(Verdict),
-    /// The unitary alone (a move without measurement, or its outcome 1 certain).
-    Circuit(LocalCircuit),
-    /// Legal when a board matching one of the patterns has clear weight, not legal when no
-    /// board matches.
-    AnyPresent(Vec<BoardPattern>),
+    /// The unitary alone (a move without measurement, or its outcome 1 certain): a
+    /// [`LocalQuery::Circuit`].
+    Circuit(LocalQuery),
+    /// Legal when a board matching one of the patterns (a [`LocalQuery::Presence`]) has
+    /// clear weight, not legal when no board matches.
+    AnyPresent(LocalQuery),
     /// A measurement whose outcome 1 holds on the boards matching `m1` (outcome 0: `m0`),
-    /// then `then` on outcome 1.
+    /// both [`LocalQuery::Presence`], then `then` on outcome 1.
     Measured {
-        m1: Vec<BoardPattern>,
-        m0: Vec<BoardPattern>,
+        m1: LocalQuery,
+        m0: LocalQuery,
         then: Box<Plan>,
     },
 }
@@ -154,10 +159,15 @@ impl Oracle<'_> {
 
     /// A union of patterns.
     fn known_any(&self, pats: &[BoardPattern]) -> Known {
-        let k: Vec<Known> = pats.iter().map(|&p| self.known(p)).collect();
-        if k.contains(&Known::Clear) {
-            Known::Clear
-        } else if k.iter().all(|&x| x == Known::Absent) {
+        let mut all_absent = true;
+        for &p in pats {
+            match self.known(p) {
+                Known::Clear => return Known::Clear,
+                Known::Absent => {}
+                Known::Unknown => all_absent = false,
+            }
+        }
+        if all_absent {
             Known::Absent
         } else {
             Known::Unknown
@@ -197,7 +207,9 @@ fn precheck<S: QuantumState>(game: &Game<S>, c: &Classified, probs: &[f64; 64]) 
 
 /// A circuit the simulator would refuse (repeated or overlapping squares) changes nothing.
 fn circuit_plan(c: Option<LocalCircuit>) -> Plan {
-    c.map_or(Plan::Done(Verdict::NotLegal), Plan::Circuit)
+    c.map_or(Plan::Done(Verdict::NotLegal), |c| {
+        Plan::Circuit(LocalQuery::Circuit(c))
+    })
 }
 
 /// iSwap(s, t) controlled on `controls` being empty: settled from the fixed squares and the
@@ -233,10 +245,11 @@ fn plan(o: &Oracle, c: &Classified) -> Plan {
     let (s, t) = (bit(om.source), bit(om.target));
     let (si, ti) = (om.source.index(), om.target.index());
     let measured = |m1: Vec<BoardPattern>, m0: Vec<BoardPattern>, then: Plan| Plan::Measured {
-        m1,
-        m0,
+        m1: LocalQuery::Presence(m1),
+        m0: LocalQuery::Presence(m0),
         then: Box::new(then),
     };
+    let any_present = |pats: Vec<BoardPattern>| Plan::AnyPresent(LocalQuery::Presence(pats));
     match (om.move_type, om.variant) {
         (MoveType::Jump | MoveType::PawnStep, Variant::Basic) => iswap_plan(o, s, t, 0),
         (MoveType::Slide | MoveType::PawnTwoStep, Variant::Basic) => iswap_plan(o, s, t, om.path()),
@@ -263,7 +276,7 @@ fn plan(o: &Oracle, c: &Classified) -> Plan {
             measured(
                 vec![(path | s, s, 0), (t, 0, path)],
                 vec![(path | s, 0, 0), (t, t, path)],
-                Plan::AnyPresent(vec![(path, 0, 0)]),
+                any_present(vec![(path, 0, 0)]),
             )
         }
         // Pawn capture: with the source certain the pawn leaves it exactly where the target
@@ -271,7 +284,7 @@ fn plan(o: &Oracle, c: &Classified) -> Plan {
         (MoveType::PawnCapture, _) => measured(
             vec![(s, s, 0)],
             vec![(s, 0, 0)],
-            Plan::AnyPresent(vec![(t, t, 0)]),
+            any_present(vec![(t, t, 0)]),
         ),
         (MoveType::KsCastle | MoveType::QsCastle, _) => {
             let Some(sq) = om.castling_squares() else {
@@ -285,7 +298,7 @@ fn plan(o: &Oracle, c: &Classified) -> Plan {
             measured(
                 vec![(empty, 0, 0)],
                 vec![(0, 0, empty)],
-                Plan::AnyPresent(vec![(kf | ctrl, kf, 0), (rf | ctrl, rf, 0)]),
+                any_present(vec![(kf | ctrl, kf, 0), (rf | ctrl, rf, 0)]),
             )
         }
         (MoveType::SplitJump, _) => {
@@ -319,14 +332,15 @@ fn resolve(
     plan: &Plan,
     answers: &HashMap<LocalQuery, LocalAnswer>,
 ) -> Result<Verdict, Vec<LocalQuery>> {
-    let presence = |pats: &[BoardPattern]| -> Result<Known, Vec<LocalQuery>> {
-        match o.known_any(pats) {
-            Known::Unknown => {}
-            k => return Ok(k),
+    let presence = |q: &LocalQuery| -> Result<Known, Vec<LocalQuery>> {
+        if let LocalQuery::Presence(pats) = q {
+            match o.known_any(pats) {
+                Known::Unknown => {}
+                k => return Ok(k),
+            }
         }
-        let q = LocalQuery::Presence(pats.to_vec());
-        match answers.get(&q) {
-            None => Err(vec![q]),
+        match answers.get(q) {
+            None => Err(vec![q.clone()]),
             Some(LocalAnswer::Absent) => Ok(Known::Absent),
             Some(LocalAnswer::Present) => Ok(Known::Clear),
             Some(_) => Ok(Known::Unknown),
@@ -334,25 +348,22 @@ fn resolve(
     };
     match plan {
         Plan::Done(v) => Ok(*v),
-        Plan::Circuit(c) => {
-            let q = LocalQuery::Circuit(c.clone());
-            match answers.get(&q) {
-                None => Err(vec![q]),
-                Some(LocalAnswer::Identity) => Ok(Verdict::NotLegal),
-                Some(LocalAnswer::Changes) => Ok(Verdict::Legal),
-                Some(&LocalAnswer::Exact {
-                    infidelity,
-                    max_shift,
-                }) => Ok(if infidelity > CLEAR_MARGIN || max_shift > CLEAR_MARGIN {
-                    Verdict::Legal
-                } else if infidelity < SURELY_SAME && max_shift < SURELY_SAME {
-                    Verdict::NotLegal
-                } else {
-                    Verdict::Fallback
-                }),
-                Some(_) => Ok(Verdict::Fallback),
-            }
-        }
+        Plan::Circuit(q) => match answers.get(q) {
+            None => Err(vec![q.clone()]),
+            Some(LocalAnswer::Identity) => Ok(Verdict::NotLegal),
+            Some(LocalAnswer::Changes) => Ok(Verdict::Legal),
+            Some(&LocalAnswer::Exact {
+                infidelity,
+                max_shift,
+            }) => Ok(if infidelity > CLEAR_MARGIN || max_shift > CLEAR_MARGIN {
+                Verdict::Legal
+            } else if infidelity < SURELY_SAME && max_shift < SURELY_SAME {
+                Verdict::NotLegal
+            } else {
+                Verdict::Fallback
+            }),
+            Some(_) => Ok(Verdict::Fallback),
+        },
         Plan::AnyPresent(pats) => Ok(match presence(pats)? {
             Known::Clear => Verdict::Legal,
             Known::Absent => Verdict::NotLegal,
