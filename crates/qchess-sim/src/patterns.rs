@@ -1185,7 +1185,8 @@ impl<T: Amplitude> State<T> {
     /// branch) proves a change. Each query first reads up to 4096 basis states spread over
     /// the state (each moved group read whole, counted once); a query those do not settle
     /// is read in full in one parallel pass with the other open ones (groups read at their
-    /// smallest member, partners found by galloping merge-join cursors), which gives the
+    /// smallest member, partners found by galloping merge-join cursors; each chunk of the
+    /// pass stops at the first group that proves a change, as the samples do), which gives the
     /// exact overlap and marginal changes ([`LocalAnswer::Exact`]), or proves that nothing
     /// moves ([`LocalAnswer::Identity`]) or that no pattern matches ([`LocalAnswer::Absent`]).
     /// The threshold is relative to the state's norm; results do not depend on the thread
