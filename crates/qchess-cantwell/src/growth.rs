@@ -128,8 +128,50 @@ pub fn split_walk<S: QuantumState, R: rand::Rng + ?Sized>(
     states: usize,
     rng: &mut R,
 ) -> Vec<String> {
+    walk(game, rng, |g, _| g.state_size() < states, |_| true)
+}
+
+/// Two knights and two kings: the start of [`knight_split_walk`].
+pub const KNIGHT_WALK_FEN: &str = "4k1n1/8/8/8/8/8/8/1N2K3 w - - 0 1";
+
+/// Plays `splits` knight splits on `game` (fewer when none is left): each ply the side to
+/// move splits the most likely part of one of its knights, chosen as [`split_walk`] chooses
+/// (onto two squares empty in every branch). From [`KNIGHT_WALK_FEN`] each knight spreads
+/// over one more square a split, so the state grows by addition, not by products of whole
+/// doublings: the walk of issue 10's target "a knight-split walk of 40 splits still < 1 ms
+/// per move" (`cargo bench -p qchess-cantwell --bench walk`). Returns the plies played.
+///
+/// ```
+/// use qchess_cantwell::{Game, growth::{KNIGHT_WALK_FEN, knight_split_walk}};
+/// use rand::SeedableRng;
+/// let mut game = Game::from_fen(KNIGHT_WALK_FEN).unwrap();
+/// let plies = knight_split_walk(&mut game, 4, &mut rand_chacha::ChaCha8Rng::seed_from_u64(1));
+/// assert_eq!(plies.len(), 4);
+/// assert_eq!(game.state_size(), 9); // each knight on three squares
+/// ```
+pub fn knight_split_walk<S: QuantumState, R: rand::Rng + ?Sized>(
+    game: &mut Game<S>,
+    splits: usize,
+    rng: &mut R,
+) -> Vec<String> {
+    walk(
+        game,
+        rng,
+        |_, played| played < splits,
+        |p| p.kind == PieceKind::Knight,
+    )
+}
+
+/// The split walks: while `more(game, plies played)`, the side to move splits its most
+/// likely piece for which `mover` holds (see [`split_walk`] for the choice).
+fn walk<S: QuantumState, R: rand::Rng + ?Sized>(
+    game: &mut Game<S>,
+    rng: &mut R,
+    mut more: impl FnMut(&Game<S>, usize) -> bool,
+    mover: impl Fn(Piece) -> bool,
+) -> Vec<String> {
     let mut plies = Vec::new();
-    while game.state_size() < states {
+    while more(game, plies.len()) {
         let probs = game.probabilities();
         let p = |sq: Square| probs[sq.index() as usize];
         // Centre distance of a square, in half-squares.
@@ -140,7 +182,10 @@ pub fn split_walk<S: QuantumState, R: rand::Rng + ?Sized>(
             .enumerate()
             .filter_map(|(i, c)| match c.shape {
                 MoveShape::Split { from, to1, to2 }
-                    if p(to1) == 0.0 && p(to2) == 0.0 && !game.classically_blocked(&c, &probs) =>
+                    if mover(c.mover)
+                        && p(to1) == 0.0
+                        && p(to2) == 0.0
+                        && !game.classically_blocked(&c, &probs) =>
                 {
                     let score = (p(from) * 1e6) as i64 * 100 - i64::from(centre(to1) + centre(to2));
                     Some((score, i, notation_of(&c)))
@@ -164,6 +209,27 @@ pub fn split_walk<S: QuantumState, R: rand::Rng + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_knight_walk_grows_by_addition() {
+        let mut game: Game = Game::from_fen(KNIGHT_WALK_FEN).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let plies = knight_split_walk(&mut game, 40, &mut rng);
+        eprintln!(
+            "{} plies, {} states: {plies:?}",
+            plies.len(),
+            game.state_size()
+        );
+        assert_eq!(plies.len(), 40);
+        // Twenty splits a knight: each on 21 squares, independent of the other.
+        assert_eq!(game.state_size(), 21 * 21);
+        let probs = game.probabilities();
+        let total: f64 = probs.iter().sum();
+        assert!(
+            (total - 4.0).abs() < 1e-9,
+            "two kings and two knights: {total}"
+        );
+    }
 
     #[test]
     fn the_walk_reaches_the_documented_sizes() {
