@@ -53,15 +53,19 @@ impl BitPerm {
         permute(key, &self.logical)
     }
 
-    /// Byte-wise lookup tables for mapping many physical keys to logical ones.
+    /// Byte-wise lookup tables for mapping many physical keys to logical ones. Each slot is
+    /// the slot of its value without its lowest bit plus that bit's image (one OR a slot):
+    /// the tables are built for every listing of a state, small ones included, where mapping
+    /// each of the 2048 byte values bit by bit cost more than the listing's own keys.
     pub fn logical_table(&self) -> Option<Box<KeyTable>> {
         if self.is_identity() {
             return None;
         }
         let mut t = Box::new([[0u64; 256]; 8]);
         for (byte, row) in t.iter_mut().enumerate() {
-            for (v, slot) in row.iter_mut().enumerate() {
-                *slot = self.to_logical((v as u64) << (8 * byte));
+            for v in 1..256usize {
+                let low = v.trailing_zeros() as usize;
+                row[v] = row[v & (v - 1)] | 1u64 << self.logical[8 * byte + low];
             }
         }
         Some(t)
@@ -94,4 +98,31 @@ fn permute(mut mask: u64, to: &[u8; 64]) -> u64 {
         mask &= mask - 1;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The byte tables map every key as [`BitPerm::to_logical`] does, after swaps that move
+    /// bits across bytes.
+    #[test]
+    fn logical_tables_match_the_bitwise_map() {
+        let mut p = BitPerm::identity();
+        assert!(p.logical_table().is_none());
+        for (a, b) in [(0, 63), (7, 8), (12, 40), (3, 3), (25, 0), (63, 31)] {
+            p.swap(a, b);
+        }
+        let t = p.logical_table().expect("not the identity");
+        let mut k = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..1000 {
+            k = k.rotate_left(17).wrapping_mul(0xbf58_476d_1ce4_e5b9) ^ 0x94d0_49bb_1331_11eb;
+            assert_eq!(map_key(Some(&t), k), p.to_logical(k), "{k:#x}");
+        }
+        for bit in 0..64 {
+            assert_eq!(map_key(Some(&t), 1 << bit), p.to_logical(1 << bit));
+        }
+        assert_eq!(map_key(Some(&t), 0), 0);
+        assert_eq!(map_key(Some(&t), !0), !0);
+    }
 }

@@ -326,13 +326,14 @@ fn plan(o: &Oracle, c: &Classified) -> Plan {
     }
 }
 
-/// Settles `plan` from what is known; `Err` with the questions still to ask.
-fn resolve(
+/// Settles `plan` from what is known; `Err` with the questions still to ask (borrowed from
+/// the plan: the caller copies each distinct one once).
+fn resolve<'p>(
     o: &Oracle,
-    plan: &Plan,
+    plan: &'p Plan,
     answers: &HashMap<LocalQuery, LocalAnswer>,
-) -> Result<Verdict, Vec<LocalQuery>> {
-    let presence = |q: &LocalQuery| -> Result<Known, Vec<LocalQuery>> {
+) -> Result<Verdict, Vec<&'p LocalQuery>> {
+    let presence = |q: &'p LocalQuery| -> Result<Known, Vec<&'p LocalQuery>> {
         if let LocalQuery::Presence(pats) = q {
             match o.known_any(pats) {
                 Known::Unknown => {}
@@ -340,7 +341,7 @@ fn resolve(
             }
         }
         match answers.get(q) {
-            None => Err(vec![q.clone()]),
+            None => Err(vec![q]),
             Some(LocalAnswer::Absent) => Ok(Known::Absent),
             Some(LocalAnswer::Present) => Ok(Known::Clear),
             Some(_) => Ok(Known::Unknown),
@@ -349,7 +350,7 @@ fn resolve(
     match plan {
         Plan::Done(v) => Ok(*v),
         Plan::Circuit(q) => match answers.get(q) {
-            None => Err(vec![q.clone()]),
+            None => Err(vec![q]),
             Some(LocalAnswer::Identity) => Ok(Verdict::NotLegal),
             Some(LocalAnswer::Changes) => Ok(Verdict::Legal),
             Some(&LocalAnswer::Exact {
@@ -461,7 +462,7 @@ impl<S: QuantumState> Game<S> {
             // repeat by hash: hundreds of questions are common, and a search of the list
             // for each took a quarter of a small state's listing).
             let mut wanted: Vec<LocalQuery> = Vec::new();
-            let mut asked: HashSet<LocalQuery> = HashSet::new();
+            let mut asked: HashSet<&LocalQuery> = HashSet::new();
             for (i, p) in plans.iter().enumerate() {
                 let Some(p) = p else { continue };
                 if out[i].is_some() {
@@ -490,8 +491,8 @@ impl<S: QuantumState> Game<S> {
                     }
                     Err(qs) => {
                         for q in qs {
-                            if !answers.contains_key(&q) && asked.insert(q.clone()) {
-                                wanted.push(q);
+                            if !answers.contains_key(q) && asked.insert(q) {
+                                wanted.push(q.clone());
                             }
                         }
                     }
