@@ -14,7 +14,9 @@
 //!
 //! [`split_walk`] is the other shape: from any position (the pawnless
 //! [`PAWNLESS_FEN`] in the benchmarks), the side to move splits its most likely piece onto
-//! two squares empty in every branch until the state is large enough.
+//! two squares empty in every branch until the state is large enough; [`knight_split_walk`]
+//! does the same with knights only, from [`KNIGHT_WALK_FEN`], for a given number of splits
+//! (each knight spreads over one more square a split: the state grows by addition).
 //!
 //! ```
 //! use qchess_cantwell::growth::growth_position;
@@ -215,12 +217,8 @@ mod tests {
         let mut game: Game = Game::from_fen(KNIGHT_WALK_FEN).unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         let plies = knight_split_walk(&mut game, 40, &mut rng);
-        eprintln!(
-            "{} plies, {} states: {plies:?}",
-            plies.len(),
-            game.state_size()
-        );
         assert_eq!(plies.len(), 40);
+        assert_eq!(&plies[..3], ["b1^c3d2", "g8^e7f6", "c3^d5e4"]);
         // Twenty splits a knight: each on 21 squares, independent of the other.
         assert_eq!(game.state_size(), 21 * 21);
         let probs = game.probabilities();

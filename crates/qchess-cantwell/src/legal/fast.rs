@@ -365,7 +365,7 @@ fn resolve<'p>(
             }),
             Some(_) => Ok(Verdict::Fallback),
         },
-        Plan::AnyPresent(pats) => Ok(match presence(pats)? {
+        Plan::AnyPresent(q) => Ok(match presence(q)? {
             Known::Clear => Verdict::Legal,
             Known::Absent => Verdict::NotLegal,
             Known::Unknown => Verdict::Fallback,
