@@ -83,13 +83,24 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn occupancy_bounds(&self) -> (u64, u64) {
-        let (mut always, mut ever) = (!0u64, 0u64);
-        for s in &self.sectors {
-            for &k in &s.keys {
-                always &= k;
-                ever |= k;
-            }
-        }
+        // Chunks in parallel (an AND and an OR: exact in any order), so that a large
+        // state's pass is not one thread's while the other waits.
+        let bounds = |keys: &[u64]| keys.iter().fold((!0u64, 0u64), |(a, e), &k| (a & k, e | k));
+        let join = |(a1, e1): (u64, u64), (a2, e2): (u64, u64)| (a1 & a2, e1 | e2);
+        let chunks: Vec<&[u64]> = self
+            .sectors
+            .iter()
+            .flat_map(|s| s.keys.chunks(CHUNK))
+            .collect();
+        let (always, ever) = if chunks.len() > 1 {
+            chunks
+                .par_iter()
+                .with_min_len(crate::load::min_len())
+                .map(|c| bounds(c))
+                .reduce(|| (!0u64, 0u64), join)
+        } else {
+            chunks.iter().map(|c| bounds(c)).fold((!0u64, 0u64), join)
+        };
         if ever == 0 && always == !0 {
             return (always, ever);
         }
@@ -897,11 +908,15 @@ fn chunk_query<T: Amplitude>(
     }
 }
 
-/// The squared norm of sorted sectors, summed in sector order.
+/// The squared norm of sorted sectors: each chunk of [`CHUNK`] amplitudes summed on its own
+/// (in parallel), the chunks' sums added in order, so the value does not depend on the
+/// thread count (and is the per-sector sum of before where a sector holds one chunk).
 fn sectors_norm<T: Amplitude>(sectors: &[SectorRef<'_, T>]) -> f64 {
-    sectors
+    let chunks: Vec<&[Complex<T>]> = sectors.iter().flat_map(|(_, a)| a.chunks(CHUNK)).collect();
+    chunks
         .par_iter()
-        .map(|(_, a)| a.iter().map(|x| amp64(*x).norm_sqr()).sum::<f64>())
+        .with_min_len(crate::load::min_len())
+        .map(|a| a.iter().map(|x| amp64(*x).norm_sqr()).sum::<f64>())
         .collect::<Vec<f64>>()
         .iter()
         .sum()
@@ -1687,6 +1702,48 @@ mod fast_marginals_and_budget_tests {
         s.iswap(0, 33, Controls::NONE).unwrap();
         s.iswap(5, 50, Controls::NONE).unwrap();
         s
+    }
+
+    /// The bounds and the local effects of a state of several sectors of many chunks: the
+    /// bounds are the AND / OR of the logical keys, and every answer (the norm's sum
+    /// included) is the same bit for bit on one thread and on two.
+    #[test]
+    fn chunked_passes_do_not_depend_on_the_thread_count() {
+        use crate::{LocalCircuit, LocalQuery};
+        let s = big_state(300_000, 6);
+        assert!(s.len() > 3 * super::CHUNK);
+        let (mut and, mut or) = (!0u64, 0u64);
+        s.for_each_entry(&mut |k, _| {
+            and &= k.board;
+            or |= k.board;
+        });
+        let queries = vec![
+            LocalQuery::Circuit(LocalCircuit::iswap(0, 3, 0).unwrap()),
+            LocalQuery::Circuit(LocalCircuit::split(50, 3, 7).unwrap()),
+            LocalQuery::Circuit(LocalCircuit::merge(5, 33, 40).unwrap()),
+            LocalQuery::Presence(vec![(1 << 50, 0, 0)]),
+        ];
+        let run = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| {
+                    (
+                        s.occupancy_bounds(),
+                        s.local_effects(&queries, f64::INFINITY),
+                        s.local_effects(&queries, 1e-9),
+                    )
+                })
+        };
+        let one = run(1);
+        assert_eq!(one.0, (and, or));
+        assert_eq!(one, run(2));
+        assert!(
+            matches!(one.1[0], crate::LocalAnswer::Exact { .. }),
+            "{:?}",
+            one.1
+        );
     }
 
     #[test]
