@@ -85,22 +85,15 @@ impl<T: Amplitude> State<T> {
     pub fn occupancy_bounds(&self) -> (u64, u64) {
         // Chunks in parallel (an AND and an OR: exact in any order), so that a large
         // state's pass is not one thread's while the other waits.
-        let bounds = |keys: &[u64]| keys.iter().fold((!0u64, 0u64), |(a, e), &k| (a & k, e | k));
-        let join = |(a1, e1): (u64, u64), (a2, e2): (u64, u64)| (a1 & a2, e1 | e2);
-        let chunks: Vec<&[u64]> = self
-            .sectors
-            .iter()
-            .flat_map(|s| s.keys.chunks(CHUNK))
-            .collect();
-        let (always, ever) = if chunks.len() > 1 {
-            chunks
-                .par_iter()
-                .with_min_len(crate::load::min_len())
-                .map(|c| bounds(c))
-                .reduce(|| (!0u64, 0u64), join)
-        } else {
-            chunks.iter().map(|c| bounds(c)).fold((!0u64, 0u64), join)
-        };
+        let (always, ever) = map_chunks(
+            self.sectors
+                .iter()
+                .flat_map(|s| s.keys.chunks(CHUNK))
+                .collect(),
+            |keys: &[u64]| keys.iter().fold((!0u64, 0u64), |(a, e), &k| (a & k, e | k)),
+        )
+        .into_iter()
+        .fold((!0u64, 0u64), |(a1, e1), (a2, e2)| (a1 & a2, e1 | e2));
         if ever == 0 && always == !0 {
             return (always, ever);
         }
@@ -194,15 +187,13 @@ impl<T: Amplitude> State<T> {
             }
             (h, w, total)
         };
-        let parts: Vec<(Vec<f64>, Vec<f64>, f64)> = self
-            .sectors
-            .iter()
-            .flat_map(|s| s.keys.chunks(CHUNK).zip(s.amps.chunks(CHUNK)))
-            .collect::<Vec<_>>()
-            .into_par_iter()
-            .with_min_len(crate::load::min_len())
-            .map(|(k, a)| chunk_sums(k, a))
-            .collect();
+        let parts: Vec<(Vec<f64>, Vec<f64>, f64)> = map_chunks(
+            self.sectors
+                .iter()
+                .flat_map(|s| s.keys.chunks(CHUNK).zip(s.amps.chunks(CHUNK)))
+                .collect(),
+            |(k, a)| chunk_sums(k, a),
+        );
         let mut hist = vec![0.0f64; hist_len];
         let mut wide_w = vec![0.0f64; wide.len()];
         let mut total = 0.0;
@@ -912,14 +903,29 @@ fn chunk_query<T: Amplitude>(
 /// (in parallel), the chunks' sums added in order, so the value does not depend on the
 /// thread count (and is the per-sector sum of before where a sector holds one chunk).
 fn sectors_norm<T: Amplitude>(sectors: &[SectorRef<'_, T>]) -> f64 {
-    let chunks: Vec<&[Complex<T>]> = sectors.iter().flat_map(|(_, a)| a.chunks(CHUNK)).collect();
-    chunks
-        .par_iter()
-        .with_min_len(crate::load::min_len())
-        .map(|a| a.iter().map(|x| amp64(*x).norm_sqr()).sum::<f64>())
-        .collect::<Vec<f64>>()
-        .iter()
-        .sum()
+    map_chunks(
+        sectors.iter().flat_map(|(_, a)| a.chunks(CHUNK)).collect(),
+        |a: &[Complex<T>]| a.iter().map(|x| amp64(*x).norm_sqr()).sum::<f64>(),
+    )
+    .iter()
+    .sum()
+}
+
+/// `f` of each chunk of a pass, in order: in parallel jobs (split as the load allows,
+/// [`crate::load::min_len`]) when there is more than one chunk, on the calling thread when
+/// there is one (a small state's pass is not worth a hand-off to the pool). The passes of
+/// this module sum or combine the results in this order, so they do not depend on the thread
+/// count.
+fn map_chunks<I: Send, R: Send>(chunks: Vec<I>, f: impl Fn(I) -> R + Sync + Send) -> Vec<R> {
+    if chunks.len() <= 1 {
+        chunks.into_iter().map(f).collect()
+    } else {
+        chunks
+            .into_par_iter()
+            .with_min_len(crate::load::min_len())
+            .map(f)
+            .collect()
+    }
 }
 
 /// Read-only answers to `queries` on sorted sectors (see [`State::local_effects`]).
@@ -989,16 +995,12 @@ fn shares_on<T: Amplitude>(
                 .map(move |st| (s, st..(st + CHUNK).min(keys.len())))
         })
         .collect();
-    let parts: Vec<Vec<(bool, bool, Sums)>> = chunks
-        .par_iter()
-        .with_min_len(crate::load::min_len())
-        .map(|(s, r)| {
-            let (keys, amps) = sectors[*s];
-            open.iter()
-                .map(|&i| chunk_query(keys, amps, r.clone(), &queries[i], thr))
-                .collect()
-        })
-        .collect();
+    let parts: Vec<Vec<(bool, bool, Sums)>> = map_chunks(chunks, |(s, r)| {
+        let (keys, amps) = sectors[s];
+        open.iter()
+            .map(|&i| chunk_query(keys, amps, r.clone(), &queries[i], thr))
+            .collect()
+    });
     for (j, &i) in open.iter().enumerate() {
         let share = &mut out[i];
         for p in &parts {
