@@ -61,6 +61,10 @@ struct UndoRecord<S> {
     layer: ClassicalLayer,
     status: GameStatus,
     fifty_reference: f64,
+    /// The square probabilities before the move: restored by the undo, so that taking a
+    /// move back costs no pass over the state for them (and gives back the very values the
+    /// game held, bit for bit).
+    probs: [f64; 64],
 }
 
 impl<S: QuantumState> UndoRecord<S> {
@@ -382,6 +386,7 @@ impl<S: QuantumState> Game<S> {
                     layer: r.layer,
                     status: r.status,
                     fifty_reference: r.fifty_reference,
+                    probs: r.probs,
                 }),
             });
         }
@@ -861,6 +866,7 @@ impl<S: QuantumState> Game<S> {
             layer: self.layer,
             status: self.status,
             fifty_reference: self.fifty_reference,
+            probs: probs_before,
         });
         let proceeded = applied.measured != Some(false);
         self.update_layer(&c, proceeded, &probs);
@@ -991,6 +997,7 @@ impl<S: QuantumState> Game<S> {
             layer: self.layer,
             status: self.status,
             fifty_reference: self.fifty_reference,
+            probs: self.probs,
         };
         self.push_record(record);
         for sq in Square::ALL {
@@ -1052,12 +1059,15 @@ impl<S: QuantumState> Game<S> {
                     layer,
                     status,
                     fifty_reference,
+                    probs,
                 } = r;
                 // The budget and cap are lifted inside: the state only returns to a size it
                 // had. A failure here is a bug (a record that does not fit the state).
                 journal.rollback(&mut self.state).map_err(sim_error)?;
                 self.sync_budget();
-                self.probs = square_probabilities(&self.state);
+                // The marginals the game held before the move (the state is back to that
+                // one: bit for bit, or within rounding after sqrt-iSwaps and projections).
+                self.probs = probs;
                 self.layer = layer;
                 self.status = status;
                 self.fifty_reference = fifty_reference;
@@ -1329,30 +1339,32 @@ fn marginals_after<S: QuantumState>(
         return square_probabilities(state);
     }
     let mut touched = 0u64;
-    let mut relabel_only = true;
+    // Whether `probs` holds every square's marginal after the steps so far (each of them a
+    // relabelling, worked out without reading the state).
+    let mut known = true;
     for step in journal.steps() {
         match step {
             Step::Iswap { a, b, controls }
-                if relabel_only
+                if known
                     && controls.ones == 0
                     && (0..64).all(|q| controls.zeros & (1u64 << q) == 0 || probs[q] == 0.0) =>
             {
                 probs.swap(usize::from(*a), usize::from(*b));
             }
             Step::Iswap { a, b, .. } | Step::IswapWhereAncillas { s: a, t: b, .. } => {
-                relabel_only = false;
+                known = false;
                 touched |= (1u64 << a) | (1u64 << b);
             }
             Step::Capture { t, .. } => {
-                relabel_only = false;
+                known = false;
                 touched |= 1u64 << t;
             }
             Step::Split { s, t1, t2 } | Step::SplitSlide { s, t1, t2, .. } => {
-                relabel_only = false;
+                known = false;
                 touched |= (1u64 << s) | (1u64 << t1) | (1u64 << t2);
             }
             Step::Merge { s1, s2, t } | Step::MergeSlide { s1, s2, t, .. } => {
-                relabel_only = false;
+                known = false;
                 touched |= (1u64 << s1) | (1u64 << s2) | (1u64 << t);
             }
             Step::Projection(_) | Step::Whole(_) => return square_probabilities(state),

@@ -224,8 +224,8 @@ fn errors_are_clean() {
     }
 }
 
-/// `--repeat N` times the bare operation and the move N times: the JSON lists every run,
-/// `seconds` and `gate_seconds` are their medians (the mean of the middle two for an even
+/// `--repeat N` times the bare operation, the move and its undo N times: the JSON lists every
+/// run, `seconds`, `gate_seconds` and `undo_seconds` are their medians (the mean of the middle two for an even
 /// count), and the move reported is the same one. `--repeat 0` is a usage error.
 #[test]
 fn repeated_runs_report_their_medians() {
@@ -260,6 +260,22 @@ fn repeated_runs_report_their_medians() {
             Some(median(&v["gate_seconds_runs"])),
             "{kind}"
         );
+        // Each timed move is taken back, and the undo is timed too (none for the list).
+        if kind == "legal" {
+            assert!(v["undo_seconds"].is_null(), "{kind}: {v}");
+            assert_eq!(v["undo_seconds_runs"].as_array().unwrap().len(), 0);
+        } else {
+            assert_eq!(
+                v["undo_seconds_runs"].as_array().unwrap().len(),
+                n,
+                "{kind}"
+            );
+            assert_eq!(
+                v["undo_seconds"].as_f64(),
+                Some(median(&v["undo_seconds_runs"])),
+                "{kind}"
+            );
+        }
         let once = run(kind, &[]);
         assert_eq!(v["move"], once["move"], "{kind}");
         assert_eq!(v["probability"], once["probability"], "{kind}");

@@ -20,8 +20,9 @@ fn eval(args: &[&str], lines: &[&str]) -> Vec<Value> {
 fn eval_refuses_a_move_beyond_the_budget_and_leaves_the_game_unchanged() {
     let with = r#"{"moves":["g1^f3h3","b8^a6c6","b1^a3c3","g8^f6h6","f3^e5g5"]}"#;
     let without = r#"{"moves":["g1^f3h3","b8^a6c6","b1^a3c3","g8^f6h6"]}"#;
-    // Four splits fit in 1700 bytes now that undo keeps inverse gates, not copies.
-    let answers = eval(&["eval", "--memory", "1700"], &[with, without]);
+    // Four splits fit in 3700 bytes: undo keeps inverse gates, not copies, and each record
+    // the 64 square probabilities before its move (512 bytes, so that undo reads no state).
+    let answers = eval(&["eval", "--memory", "3700"], &[with, without]);
     assert_eq!(answers.len(), 2);
     let refused = &answers[0]["moves"][4];
     assert_eq!(refused["applied"], false);

@@ -32,9 +32,11 @@
 //! warm (2026-11-27; before, a cold move was compared with a warm gate).
 //!
 //! `--repeat N` does the timing N times: the bare operation each time on a fresh warmed copy,
-//! the move each time after the previous one was taken back ([`Game::undo`]). `seconds` and
-//! `gate_seconds` are then the medians (`qchess_sim::bench::median`), `seconds_runs` and
-//! `gate_seconds_runs` list every run, and `peak_bytes` is the largest run's.
+//! the move each time after the previous one was taken back ([`Game::undo`]). Each undo is
+//! timed too (`undo_seconds`, `undo_seconds_runs`; `null` and empty for the legal list).
+//! `seconds`, `gate_seconds` and `undo_seconds` are then the medians
+//! (`qchess_sim::bench::median`), `seconds_runs` and `gate_seconds_runs` list every run, and
+//! `peak_bytes` is the largest run's.
 //!
 //! `peak_bytes` is the process's resident memory: what the game holds right before the timed
 //! move (`state().bytes()`, free pass buffers included, plus `undo_bytes()`) plus the
@@ -152,6 +154,11 @@ pub struct MoveBench {
     pub seconds_runs: Vec<f64>,
     /// Every timed run of the bare operation (`gate_seconds` is their median).
     pub gate_seconds_runs: Vec<f64>,
+    /// Median wall seconds of taking the timed move back (`Game::undo`: its journal run
+    /// backwards); `None` for the legal-move list.
+    pub undo_seconds: Option<f64>,
+    /// Every timed undo (one after each timed move).
+    pub undo_seconds_runs: Vec<f64>,
     /// Wall seconds of the first play of the move, before it was taken back and timed again
     /// (fresh pass buffers and undo record); `None` for the legal-move list.
     pub cold_seconds: Option<f64>,
@@ -371,20 +378,25 @@ where
     };
     game.set_snapshot_budget(snapshot_budget);
     let mut seconds_runs = Vec::with_capacity(args.repeat);
+    let mut undo_seconds_runs = Vec::with_capacity(args.repeat);
     let (mut peak_bytes, mut peak_source) = (0, "state");
     let mut timed = None;
-    for run in 0..args.repeat {
-        if run > 0 && kind.notation().is_some() {
-            // Each timed move after the first starts from the same state: the one before is
-            // taken back (by its undo record, or replayed when the budget kept none).
-            game.undo()
-                .map_err(|e| game_error("taking back a timed move", e))?;
-        }
+    for _ in 0..args.repeat {
         let (seconds, peak, source, outcome) = time_move(&mut game, kind, &mut rng)?;
         seconds_runs.push(seconds);
         (peak_bytes, peak_source) = (peak_bytes.max(peak), source);
         timed = Some(outcome);
+        if kind.notation().is_some() {
+            // Each timed move is taken back (by its undo record, or replayed when the budget
+            // kept none), timed, so that the next starts from the same state.
+            let t = Instant::now();
+            game.undo()
+                .map_err(|e| game_error("taking back a timed move", e))?;
+            undo_seconds_runs.push(t.elapsed().as_secs_f64());
+        }
     }
+    let undo_seconds = (!undo_seconds_runs.is_empty())
+        .then(|| qchess_sim::bench::median(&mut undo_seconds_runs.clone()));
     let (played, move_type, probability, legal_moves) = timed.expect("at least one run");
     let seconds = qchess_sim::bench::median(&mut seconds_runs.clone());
     Ok(MoveBench {
@@ -393,6 +405,8 @@ where
         gate_seconds,
         seconds_runs,
         gate_seconds_runs,
+        undo_seconds,
+        undo_seconds_runs,
         cold_seconds,
         peak_bytes,
         peak_source,
@@ -486,6 +500,8 @@ pub fn run(args: &MoveArgs) -> Result<(), CliError> {
             "repeat": args.repeat,
             "seconds_runs": r.seconds_runs,
             "gate_seconds_runs": r.gate_seconds_runs,
+            "undo_seconds": r.undo_seconds,
+            "undo_seconds_runs": r.undo_seconds_runs,
             "cold_seconds": r.cold_seconds,
             "peak_bytes": r.peak_bytes,
             "state_bytes": r.state_bytes,
