@@ -1321,6 +1321,8 @@ fn surely_changes_in_place(c: &Classified, probs: &[f64; 64]) -> bool {
 /// * an iSwap whose controls hold in every branch (uncontrolled, or a path of squares empty
 ///   in every branch) relabels its two qubits, so their marginals swap and no other changes:
 ///   no pass over the state;
+/// * a split jump (eq. 7) onto two squares empty in every branch moves half the source's
+///   mass to each target and empties the source: no pass either;
 /// * gate steps change the occupancy of the squares they act on only (their controls are
 ///   read, never changed): a controlled iSwap of a slide its two squares, a split or merge
 ///   (slide or not) its three, a capture the captured square, an iSwap on some ancilla
@@ -1340,7 +1342,7 @@ fn marginals_after<S: QuantumState>(
     }
     let mut touched = 0u64;
     // Whether `probs` holds every square's marginal after the steps so far (each of them a
-    // relabelling, worked out without reading the state).
+    // relabelling or a split onto empty targets, worked out without reading the state).
     let mut known = true;
     for step in journal.steps() {
         match step {
@@ -1350,6 +1352,16 @@ fn marginals_after<S: QuantumState>(
                     && (0..64).all(|q| controls.zeros & (1u64 << q) == 0 || probs[q] == 0.0) =>
             {
                 probs.swap(usize::from(*a), usize::from(*b));
+            }
+            Step::Split { s, t1, t2 }
+                if known && probs[usize::from(*t1)] == 0.0 && probs[usize::from(*t2)] == 0.0 =>
+            {
+                // Eq. 7 with both targets empty in every branch: each branch with the piece
+                // on `s` sends half its mass to each target and leaves `s` empty.
+                let half = probs[usize::from(*s)] / 2.0;
+                probs[usize::from(*s)] = 0.0;
+                probs[usize::from(*t1)] = half;
+                probs[usize::from(*t2)] = half;
             }
             Step::Iswap { a, b, .. } | Step::IswapWhereAncillas { s: a, t: b, .. } => {
                 known = false;

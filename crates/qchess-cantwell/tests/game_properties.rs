@@ -226,3 +226,33 @@ fn play_random_move_plays_listed_legal_moves() {
     }
     assert!(game.history().len() >= 30);
 }
+
+/// A split jump onto two empty squares updates the maintained marginals without reading the
+/// state (half the source's marginal to each target, the source emptied): they agree with a
+/// fresh pass within rounding, after a split of a classical piece and of a superposed one.
+#[test]
+fn split_onto_empty_squares_sets_the_marginals_from_the_source() {
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut game = Game::new();
+    let sq = |name: &str| name.parse::<qchess_board::Square>().unwrap().index() as usize;
+    for (mv, source, targets) in [
+        ("g1^f3h3", "g1", ["f3", "h3"]),
+        ("b8^a6c6", "b8", ["a6", "c6"]),
+        ("f3^e5g5", "f3", ["e5", "g5"]),
+    ] {
+        let before = game.probabilities();
+        game.apply(mv, &mut rng).unwrap();
+        let after = game.probabilities();
+        let fresh = game.state().qubit_probabilities();
+        for (i, (p, q)) in after.iter().zip(&fresh).enumerate() {
+            assert!((p - q).abs() <= 1e-15, "{mv}: square {i}: {p} against {q}");
+        }
+        assert_eq!(after[sq(source)], 0.0, "{mv}");
+        for t in targets {
+            assert_eq!(after[sq(t)], before[sq(source)] / 2.0, "{mv}: {t}");
+        }
+    }
+    // f3 held a half knight: e5 and g5 a quarter each.
+    assert!((game.probabilities()[sq("e5")] - 0.25).abs() < 1e-15);
+    assert!((game.probability("g5".parse().unwrap()) - 0.25).abs() < 1e-15);
+}
