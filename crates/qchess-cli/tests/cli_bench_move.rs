@@ -225,8 +225,9 @@ fn errors_are_clean() {
 }
 
 /// `--repeat N` times the bare operation, the move and its undo N times: the JSON lists every
-/// run, `seconds`, `gate_seconds` and `undo_seconds` are their medians (the mean of the middle two for an even
-/// count), and the move reported is the same one. `--repeat 0` is a usage error.
+/// run, `seconds`, `gate_seconds` and `undo_seconds` are their medians (the mean of the middle
+/// two for an even count), and the move reported is the same one. `--repeat 0` is a usage
+/// error.
 #[test]
 fn repeated_runs_report_their_medians() {
     let median = |v: &Value| {
