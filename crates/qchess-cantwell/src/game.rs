@@ -1321,8 +1321,9 @@ fn surely_changes_in_place(c: &Classified, probs: &[f64; 64]) -> bool {
 /// * an iSwap whose controls hold in every branch (uncontrolled, or a path of squares empty
 ///   in every branch) relabels its two qubits, so their marginals swap and no other changes:
 ///   no pass over the state;
-/// * a split jump (eq. 7) onto two squares empty in every branch moves half the source's
-///   mass to each target and empties the source: no pass either;
+/// * a split jump (eq. 7) onto two squares empty in every branch, or a split slide (eq. 9)
+///   whose targets and paths are, moves half the source's mass to each target and empties
+///   the source: no pass either;
 /// * gate steps change the occupancy of the squares they act on only (their controls are
 ///   read, never changed): a controlled iSwap of a slide its two squares, a split or merge
 ///   (slide or not) its three, a capture the captured square, an iSwap on some ancilla
@@ -1353,10 +1354,14 @@ fn marginals_after<S: QuantumState>(
             {
                 probs.swap(usize::from(*a), usize::from(*b));
             }
-            Step::Split { s, t1, t2 }
-                if known && probs[usize::from(*t1)] == 0.0 && probs[usize::from(*t2)] == 0.0 =>
+            Step::Split { s, t1, t2 } | Step::SplitSlide { s, t1, t2, .. }
+                if known
+                    && probs[usize::from(*t1)] == 0.0
+                    && probs[usize::from(*t2)] == 0.0
+                    && paths_empty(step, &probs) =>
             {
-                // Eq. 7 with both targets empty in every branch: each branch with the piece
+                // Eq. 7 with both targets empty in every branch (a split slide whose paths
+                // are empty in every branch is the split, eq. 9): each branch with the piece
                 // on `s` sends half its mass to each target and leaves `s` empty.
                 let half = probs[usize::from(*s)] / 2.0;
                 probs[usize::from(*s)] = 0.0;
@@ -1391,6 +1396,17 @@ fn marginals_after<S: QuantumState>(
         }
     }
     probs
+}
+
+/// Whether every square on the paths of a split slide is empty in every branch (marginal
+/// exactly 0); true for any other step.
+fn paths_empty<S: QuantumState>(step: &Step<S>, probs: &[f64; 64]) -> bool {
+    match step {
+        Step::SplitSlide { p1, p2, .. } => {
+            (0..64).all(|q| (p1 | p2) >> q & 1 == 0 || probs[q] == 0.0)
+        }
+        _ => true,
+    }
 }
 
 /// Whether the move's circuit runs sqrt-iSwaps (splits and merges): their inverse gates

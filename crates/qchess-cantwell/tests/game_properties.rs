@@ -227,9 +227,10 @@ fn play_random_move_plays_listed_legal_moves() {
     assert!(game.history().len() >= 30);
 }
 
-/// A split jump onto two empty squares updates the maintained marginals without reading the
-/// state (half the source's marginal to each target, the source emptied): they agree with a
-/// fresh pass within rounding, after a split of a classical piece and of a superposed one.
+/// A split jump onto two empty squares (or a split slide whose targets and paths are empty)
+/// updates the maintained marginals without reading the state (half the source's marginal to
+/// each target, the source emptied): they agree with a fresh pass within rounding, after a
+/// split of a classical piece and of a superposed one.
 #[test]
 fn split_onto_empty_squares_sets_the_marginals_from_the_source() {
     let mut rng = ChaCha8Rng::seed_from_u64(3);
@@ -255,4 +256,33 @@ fn split_onto_empty_squares_sets_the_marginals_from_the_source() {
     // f3 held a half knight: e5 and g5 a quarter each.
     assert!((game.probabilities()[sq("e5")] - 0.25).abs() < 1e-15);
     assert!((game.probability("g5".parse().unwrap()) - 0.25).abs() < 1e-15);
+
+    // Split slides along paths empty in every branch are the split (eq. 9): the same rule.
+    let mut game = Game::from_fen("4k3/8/8/8/8/8/8/R3K3 w - - 0 1").unwrap();
+    for (mv, source, targets) in [
+        ("a1^a4c1", "a1", ["a4", "c1"]),
+        ("e8d8", "", ["", ""]),
+        ("a4^a6d4", "a4", ["a6", "d4"]),
+    ] {
+        let before = game.probabilities();
+        let record = game.apply(mv, &mut rng).unwrap();
+        let after = game.probabilities();
+        let fresh = game.state().qubit_probabilities();
+        for (i, (p, q)) in after.iter().zip(&fresh).enumerate() {
+            assert!((p - q).abs() <= 1e-15, "{mv}: square {i}: {p} against {q}");
+        }
+        if source.is_empty() {
+            continue;
+        }
+        assert_eq!(
+            record.move_type,
+            Some(qchess_cantwell::circuit::MoveType::SplitSlide),
+            "{mv}"
+        );
+        assert_eq!(after[sq(source)], 0.0, "{mv}");
+        for t in targets {
+            assert_eq!(after[sq(t)], before[sq(source)] / 2.0, "{mv}: {t}");
+        }
+    }
+    assert_eq!(game.probabilities()[sq("d4")], 0.25);
 }
