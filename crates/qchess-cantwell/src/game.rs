@@ -1331,7 +1331,8 @@ fn surely_changes_in_place(c: &Classified, probs: &[f64; 64]) -> bool {
 ///   from the state after the move in one pass ([`QuantumState::qubit_probabilities_of`]),
 ///   not the 64-square pass;
 /// * a projection (or a whole-state copy) recomputes all of them in one pass, as does an
-///   empty journal (a backend without undo records).
+///   empty journal (a backend without undo records), except a projection that removed
+///   nothing, which left the state as it was.
 fn marginals_after<S: QuantumState>(
     journal: &Journal<S>,
     before: &[f64; 64],
@@ -1384,6 +1385,9 @@ fn marginals_after<S: QuantumState>(
                 known = false;
                 touched |= (1u64 << s1) | (1u64 << s2) | (1u64 << t);
             }
+            // A projection that removed nothing (an outcome of probability 1) left the state
+            // exactly as it was (not rescaled): no marginal moved.
+            Step::Projection(removed) if removed.part().len() == 0 => {}
             Step::Projection(_) | Step::Whole(_) => return square_probabilities(state),
         }
     }
