@@ -1344,7 +1344,8 @@ fn marginals_after<S: QuantumState>(
     }
     let mut touched = 0u64;
     // Whether `probs` holds every square's marginal after the steps so far (each of them a
-    // relabelling or a split onto empty targets, worked out without reading the state).
+    // relabelling, a split onto empty targets or a projection that removed nothing, worked
+    // out without reading the state).
     let mut known = true;
     for step in journal.steps() {
         match step {
