@@ -227,6 +227,35 @@ fn play_random_move_plays_listed_legal_moves() {
     assert!(game.history().len() >= 30);
 }
 
+/// The maintained marginals agree with a fresh pass after `mv` (within rounding).
+fn assert_marginals_fresh(game: &Game, mv: &str) {
+    let fresh = game.state().qubit_probabilities();
+    for (i, (p, q)) in game.probabilities().iter().zip(&fresh).enumerate() {
+        assert!((p - q).abs() <= 1e-15, "{mv}: square {i}: {p} against {q}");
+    }
+}
+
+/// Plays the split `mv` of the piece on `source` onto `targets` and checks its marginals: the
+/// source emptied, exactly half its marginal on each target, all of them as a fresh pass.
+fn play_split(
+    game: &mut Game,
+    rng: &mut ChaCha8Rng,
+    mv: &str,
+    source: &str,
+    targets: [&str; 2],
+) -> qchess_cantwell::MoveRecord {
+    let sq = |name: &str| name.parse::<qchess_board::Square>().unwrap().index() as usize;
+    let before = game.probabilities();
+    let record = game.apply(mv, rng).unwrap();
+    assert_marginals_fresh(game, mv);
+    let after = game.probabilities();
+    assert_eq!(after[sq(source)], 0.0, "{mv}");
+    for t in targets {
+        assert_eq!(after[sq(t)], before[sq(source)] / 2.0, "{mv}: {t}");
+    }
+    record
+}
+
 /// A split jump onto two empty squares (or a split slide whose targets and paths are empty)
 /// updates the maintained marginals without reading the state (half the source's marginal to
 /// each target, the source emptied): they agree with a fresh pass within rounding, after a
@@ -236,53 +265,21 @@ fn split_onto_empty_squares_sets_the_marginals_from_the_source() {
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let mut game = Game::new();
     let sq = |name: &str| name.parse::<qchess_board::Square>().unwrap().index() as usize;
-    for (mv, source, targets) in [
-        ("g1^f3h3", "g1", ["f3", "h3"]),
-        ("b8^a6c6", "b8", ["a6", "c6"]),
-        ("f3^e5g5", "f3", ["e5", "g5"]),
-    ] {
-        let before = game.probabilities();
-        game.apply(mv, &mut rng).unwrap();
-        let after = game.probabilities();
-        let fresh = game.state().qubit_probabilities();
-        for (i, (p, q)) in after.iter().zip(&fresh).enumerate() {
-            assert!((p - q).abs() <= 1e-15, "{mv}: square {i}: {p} against {q}");
-        }
-        assert_eq!(after[sq(source)], 0.0, "{mv}");
-        for t in targets {
-            assert_eq!(after[sq(t)], before[sq(source)] / 2.0, "{mv}: {t}");
-        }
-    }
+    play_split(&mut game, &mut rng, "g1^f3h3", "g1", ["f3", "h3"]);
+    play_split(&mut game, &mut rng, "b8^a6c6", "b8", ["a6", "c6"]);
+    play_split(&mut game, &mut rng, "f3^e5g5", "f3", ["e5", "g5"]);
     // f3 held a half knight: e5 and g5 a quarter each.
     assert!((game.probabilities()[sq("e5")] - 0.25).abs() < 1e-15);
     assert!((game.probability("g5".parse().unwrap()) - 0.25).abs() < 1e-15);
 
     // Split slides along paths empty in every branch are the split (eq. 9): the same rule.
     let mut game = Game::from_fen("4k3/8/8/8/8/8/8/R3K3 w - - 0 1").unwrap();
-    for (mv, source, targets) in [
-        ("a1^a4c1", "a1", ["a4", "c1"]),
-        ("e8d8", "", ["", ""]),
-        ("a4^a6d4", "a4", ["a6", "d4"]),
-    ] {
-        let before = game.probabilities();
-        let record = game.apply(mv, &mut rng).unwrap();
-        let after = game.probabilities();
-        let fresh = game.state().qubit_probabilities();
-        for (i, (p, q)) in after.iter().zip(&fresh).enumerate() {
-            assert!((p - q).abs() <= 1e-15, "{mv}: square {i}: {p} against {q}");
-        }
-        if source.is_empty() {
-            continue;
-        }
-        assert_eq!(
-            record.move_type,
-            Some(qchess_cantwell::circuit::MoveType::SplitSlide),
-            "{mv}"
-        );
-        assert_eq!(after[sq(source)], 0.0, "{mv}");
-        for t in targets {
-            assert_eq!(after[sq(t)], before[sq(source)] / 2.0, "{mv}: {t}");
-        }
-    }
+    let split_slide = Some(qchess_cantwell::circuit::MoveType::SplitSlide);
+    let r = play_split(&mut game, &mut rng, "a1^a4c1", "a1", ["a4", "c1"]);
+    assert_eq!(r.move_type, split_slide);
+    game.apply("e8d8", &mut rng).unwrap();
+    assert_marginals_fresh(&game, "e8d8");
+    let r = play_split(&mut game, &mut rng, "a4^a6d4", "a4", ["a6", "d4"]);
+    assert_eq!(r.move_type, split_slide);
     assert_eq!(game.probabilities()[sq("d4")], 0.25);
 }

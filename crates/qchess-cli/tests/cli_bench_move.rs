@@ -245,37 +245,20 @@ fn repeated_runs_report_their_medians() {
         check_fields(kind, &v);
         let n: usize = repeat.parse().unwrap();
         assert_eq!(v["repeat"].as_u64(), Some(n as u64), "{kind}: {v}");
-        assert_eq!(v["seconds_runs"].as_array().unwrap().len(), n, "{kind}");
-        assert_eq!(
-            v["gate_seconds_runs"].as_array().unwrap().len(),
-            n,
-            "{kind}"
-        );
-        assert_eq!(
-            v["seconds"].as_f64(),
-            Some(median(&v["seconds_runs"])),
-            "{kind}"
-        );
-        assert_eq!(
-            v["gate_seconds"].as_f64(),
-            Some(median(&v["gate_seconds_runs"])),
-            "{kind}"
-        );
+        // `field` is the median of `field_runs`, which lists `n` runs.
+        let runs_and_median = |field: &str| {
+            let runs = &v[format!("{field}_runs")];
+            assert_eq!(runs.as_array().unwrap().len(), n, "{kind}: {field}");
+            assert_eq!(v[field].as_f64(), Some(median(runs)), "{kind}: {field}");
+        };
+        runs_and_median("seconds");
+        runs_and_median("gate_seconds");
         // Each timed move is taken back, and the undo is timed too (none for the list).
         if kind == "legal" {
             assert!(v["undo_seconds"].is_null(), "{kind}: {v}");
             assert_eq!(v["undo_seconds_runs"].as_array().unwrap().len(), 0);
         } else {
-            assert_eq!(
-                v["undo_seconds_runs"].as_array().unwrap().len(),
-                n,
-                "{kind}"
-            );
-            assert_eq!(
-                v["undo_seconds"].as_f64(),
-                Some(median(&v["undo_seconds_runs"])),
-                "{kind}"
-            );
+            runs_and_median("undo_seconds");
         }
         let once = run(kind, &[]);
         assert_eq!(v["move"], once["move"], "{kind}");
