@@ -226,8 +226,8 @@ fn errors_are_clean() {
 
 /// `--repeat N` times the bare operation, the move and its undo N times: the JSON lists every
 /// run, `seconds`, `gate_seconds` and `undo_seconds` are their medians (the mean of the middle
-/// two for an even count), and the move reported is the same one. `--repeat 0` is a usage
-/// error.
+/// two for an even count), `ratio` the median of the pairs' move-over-operation ratios, and
+/// the move reported is the same one. `--repeat 0` is a usage error.
 #[test]
 fn repeated_runs_report_their_medians() {
     let median = |v: &Value| {
@@ -253,6 +253,23 @@ fn repeated_runs_report_their_medians() {
         };
         runs_and_median("seconds");
         runs_and_median("gate_seconds");
+        runs_and_median("ratio");
+        // Each pair's ratio is its move's seconds over its bare operation's.
+        let list = |field: &str| -> Vec<f64> {
+            v[field]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect()
+        };
+        for ((r, m), g) in list("ratio_runs")
+            .iter()
+            .zip(list("seconds_runs"))
+            .zip(list("gate_seconds_runs"))
+        {
+            assert_eq!(*r, m / g, "{kind}: {v}");
+        }
         // Each timed move is taken back, and the undo is timed too (none for the list).
         if kind == "legal" {
             assert!(v["undo_seconds"].is_null(), "{kind}: {v}");

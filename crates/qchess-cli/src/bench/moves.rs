@@ -22,21 +22,23 @@
 //! | measure | `e1d2.m1` | JUMP:EXCLUDED of the king into d2 (measures "d2 empty", p = 1/2) | `probability(d2 empty)`, `force(d2 empty)`, `iswap(e1, d2)` |
 //! | legal | [`Game::legal_moves`] | the full legal-move list of White | one `probability` scan |
 //!
-//! The bare operation runs first, on a copy made with `State::try_clone` whose pass buffers
-//! were warmed by the operation and its inverse (as `qchess bench sim` does); the copy is
-//! checked to be the same state as the game's, then timed, then dropped before the game move.
-//! The game is warmed the same way: the move is played once (timed as `cold_seconds`: its
-//! pass buffers and undo record are allocated fresh, as after a split, which gives its
-//! buffers back), taken back with [`Game::undo`], checked to be the same state again, and
-//! played a second time, which is `seconds`. So `seconds / gate_seconds` compares warm with
-//! warm (2026-11-27; before, a cold move was compared with a warm gate).
+//! The game is warmed first: the move is played once (timed as `cold_seconds`: its pass
+//! buffers and undo record are allocated fresh, as after a split, which gives its buffers
+//! back), taken back with [`Game::undo`] and checked to be the same state again. Then each
+//! timed pair runs the bare operation on a copy made with `State::try_clone` whose pass
+//! buffers were warmed by the operation and its inverse (as `qchess bench sim` does; the copy
+//! is checked to be the same state as the game's, timed, and dropped), then the game move
+//! (`seconds`), then its undo. So `seconds / gate_seconds` compares warm with warm
+//! (2026-11-27; before, a cold move was compared with a warm gate).
 //!
-//! `--repeat N` does the timing N times: the bare operation each time on a fresh warmed copy,
-//! the move each time after the previous one was taken back ([`Game::undo`]). Each undo is
-//! timed too (`undo_seconds`, `undo_seconds_runs`; `null` and empty for the legal list).
-//! `seconds`, `gate_seconds` and `undo_seconds` are then the medians
+//! `--repeat N` times N such pairs, the move each time after the previous one was taken back.
+//! Each undo is timed too (`undo_seconds`, `undo_seconds_runs`; `null` and empty for the
+//! legal list). `seconds`, `gate_seconds` and `undo_seconds` are then the medians
 //! (`qchess_sim::bench::median`), `seconds_runs` and `gate_seconds_runs` list every run, and
-//! `peak_bytes` is the largest run's.
+//! `peak_bytes` is the largest run's. `ratio_runs` is each pair's move seconds over its bare
+//! operation's, and `ratio` their median: on a machine whose speed drifts between seconds
+//! (a shared VM), a pair's two runs see the same machine, which the ratio of the two
+//! separate medians does not promise (2026-11-30; before, all bare runs came first).
 //!
 //! `peak_bytes` is the process's resident memory: what the game holds right before the timed
 //! move (`state().bytes()`, free pass buffers included, plus `undo_bytes()`) plus the
@@ -154,6 +156,11 @@ pub struct MoveBench {
     pub seconds_runs: Vec<f64>,
     /// Every timed run of the bare operation (`gate_seconds` is their median).
     pub gate_seconds_runs: Vec<f64>,
+    /// The median of `ratio_runs`: the move's cost in bare operations, pair by pair.
+    pub ratio: f64,
+    /// Each run's move seconds over the bare operation's seconds of the same pair (the
+    /// operation runs right before the move, so both see the machine as it was then).
+    pub ratio_runs: Vec<f64>,
     /// Median wall seconds of taking the timed move back (`Game::undo`: its journal run
     /// backwards); `None` for the legal-move list.
     pub undo_seconds: Option<f64>,
@@ -341,18 +348,7 @@ where
     let array_bytes = game.state().state_bytes();
     let fen = game.fen();
 
-    // The bare operation, on a warmed copy of the same state, `--repeat` times.
-    let mut gate_seconds_runs = Vec::with_capacity(args.repeat);
-    let mut gate_peak_bytes = 0;
-    for _ in 0..args.repeat {
-        let (seconds, peak) = time_bare_op(kind, &game)?;
-        gate_seconds_runs.push(seconds);
-        gate_peak_bytes = gate_peak_bytes.max(peak);
-    }
-    let gate_seconds = qchess_sim::bench::median(&mut gate_seconds_runs.clone());
-
-    // The game move: played once cold, taken back, then timed warm.
-    let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
+    // The game move: played once cold, taken back (checked), then timed warm.
     let cold_seconds = match kind.notation() {
         Some(mv) => {
             let reference = game
@@ -377,11 +373,20 @@ where
         None => None,
     };
     game.set_snapshot_budget(snapshot_budget);
+
+    // `--repeat` pairs: the bare operation on a warmed copy of the same state (dropped before
+    // the move), then the move, then its undo; a pair sees the machine as it was for both.
+    let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
+    let mut gate_seconds_runs = Vec::with_capacity(args.repeat);
+    let mut gate_peak_bytes = 0;
     let mut seconds_runs = Vec::with_capacity(args.repeat);
     let mut undo_seconds_runs = Vec::with_capacity(args.repeat);
     let (mut peak_bytes, mut peak_source) = (0, "state");
     let mut timed = None;
     for _ in 0..args.repeat {
+        let (gate, gate_peak) = time_bare_op(kind, &game)?;
+        gate_seconds_runs.push(gate);
+        gate_peak_bytes = gate_peak_bytes.max(gate_peak);
         let (seconds, peak, source, outcome) = time_move(&mut game, kind, &mut rng)?;
         seconds_runs.push(seconds);
         (peak_bytes, peak_source) = (peak_bytes.max(peak), source);
@@ -395,6 +400,13 @@ where
             undo_seconds_runs.push(t.elapsed().as_secs_f64());
         }
     }
+    let gate_seconds = qchess_sim::bench::median(&mut gate_seconds_runs.clone());
+    let ratio_runs: Vec<f64> = seconds_runs
+        .iter()
+        .zip(&gate_seconds_runs)
+        .map(|(move_s, gate_s)| move_s / gate_s.max(1e-12))
+        .collect();
+    let ratio = qchess_sim::bench::median(&mut ratio_runs.clone());
     let undo_seconds = (!undo_seconds_runs.is_empty())
         .then(|| qchess_sim::bench::median(&mut undo_seconds_runs.clone()));
     let (played, move_type, probability, legal_moves) = timed.expect("at least one run");
@@ -405,6 +417,8 @@ where
         gate_seconds,
         seconds_runs,
         gate_seconds_runs,
+        ratio,
+        ratio_runs,
         undo_seconds,
         undo_seconds_runs,
         cold_seconds,
@@ -500,6 +514,8 @@ pub fn run(args: &MoveArgs) -> Result<(), CliError> {
             "repeat": args.repeat,
             "seconds_runs": r.seconds_runs,
             "gate_seconds_runs": r.gate_seconds_runs,
+            "ratio": r.ratio,
+            "ratio_runs": r.ratio_runs,
             "undo_seconds": r.undo_seconds,
             "undo_seconds_runs": r.undo_seconds_runs,
             "cold_seconds": r.cold_seconds,
@@ -524,12 +540,13 @@ pub fn run(args: &MoveArgs) -> Result<(), CliError> {
         println!("{obj}");
     } else {
         println!(
-            "{kind} ({}) on {} states ({threads} threads): move {:.6} s, bare operation {:.6} s ({:.2}x); peak {:.1} MiB, state {:.1} MiB (arrays {:.1} MiB); set-up {} moves in {:.2} s",
+            "{kind} ({}) on {} states ({threads} threads): move {:.6} s, bare operation {:.6} s ({:.2}x, paired {:.2}x); peak {:.1} MiB, state {:.1} MiB (arrays {:.1} MiB); set-up {} moves in {:.2} s",
             r.played,
             r.states,
             r.seconds,
             r.gate_seconds,
             r.seconds / r.gate_seconds.max(1e-12),
+            r.ratio,
             r.peak_bytes as f64 / (1 << 20) as f64,
             r.state_bytes as f64 / (1 << 20) as f64,
             r.array_bytes as f64 / (1 << 20) as f64,
