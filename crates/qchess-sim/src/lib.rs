@@ -76,7 +76,7 @@ pub use load::{
 };
 pub use memory::{default_memory_budget, set_default_memory_budget};
 pub use num_complex::Complex;
-pub use pages::{HUGE_MIN_BYTES, huge_pages, set_huge_pages};
+pub use pages::{ALIGN_MIN_BYTES, HUGE_MIN_BYTES, huge_pages, set_huge_pages};
 pub use patterns::{
     BoardPattern, LOCAL_MAX_QUBITS, LOCAL_SHARE_WORDS, LocalAnswer, LocalCircuit, LocalQuery,
     LocalShare,
