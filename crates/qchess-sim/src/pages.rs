@@ -32,10 +32,15 @@ pub const HUGE_MIN_BYTES: usize = 8 << 20;
 /// The base page size the advised range is rounded out to.
 const PAGE: usize = 4096;
 
-/// Buffers at least this large get a capacity that makes their mapping a whole number of
-/// 2 MiB pages ([`whole_huge_capacity`]). 32 MiB: glibc maps every request above its largest
-/// dynamic `mmap` threshold (32 MiB on 64-bit) on its own, and the rounding adds at most
-/// 2 MiB, 6 % of such a buffer.
+/// State buffers at least this large are reserved with a capacity that makes their mapping a
+/// whole number of 2 MiB pages (while [`huge_pages`] is on), which the kernel places, and
+/// moves when the buffer grows, at 2 MiB boundaries: so they stay on transparent huge pages.
+/// 32 MiB: glibc maps every request above its largest dynamic `mmap` threshold (32 MiB on
+/// 64-bit) on its own, and the rounding adds at most 2 MiB, 6 % of such a buffer.
+///
+/// ```
+/// assert_eq!(qchess_sim::ALIGN_MIN_BYTES, 32 << 20);
+/// ```
 pub const ALIGN_MIN_BYTES: usize = 32 << 20;
 
 /// A transparent huge page.
