@@ -230,16 +230,18 @@ fn errors_are_clean() {
 /// the move reported is the same one. `--repeat 0` is a usage error.
 #[test]
 fn repeated_runs_report_their_medians() {
-    let median = |v: &Value| {
-        let mut runs: Vec<f64> = v
+    // A list of positive run times (or ratios) as numbers.
+    let runs_of = |v: &Value| -> Vec<f64> {
+        let runs: Vec<f64> = v
             .as_array()
             .expect("a list of runs")
             .iter()
             .map(|x| x.as_f64().unwrap())
             .collect();
         assert!(runs.iter().all(|&x| x > 0.0), "{v}");
-        qchess_sim::bench::median(&mut runs)
+        runs
     };
+    let median = |v: &Value| qchess_sim::bench::median(&mut runs_of(v));
     for (kind, repeat) in [("measure", "3"), ("split", "4"), ("legal", "2")] {
         let v = run(kind, &["--repeat", repeat]);
         check_fields(kind, &v);
@@ -255,18 +257,10 @@ fn repeated_runs_report_their_medians() {
         runs_and_median("gate_seconds");
         runs_and_median("ratio");
         // Each pair's ratio is its move's seconds over its bare operation's.
-        let list = |field: &str| -> Vec<f64> {
-            v[field]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|x| x.as_f64().unwrap())
-                .collect()
-        };
-        for ((r, m), g) in list("ratio_runs")
+        for ((r, m), g) in runs_of(&v["ratio_runs"])
             .iter()
-            .zip(list("seconds_runs"))
-            .zip(list("gate_seconds_runs"))
+            .zip(runs_of(&v["seconds_runs"]))
+            .zip(runs_of(&v["gate_seconds_runs"]))
         {
             assert_eq!(*r, m / g, "{kind}: {v}");
         }

@@ -9,8 +9,9 @@
 //! after it is reserved (before its pages are touched): with the kernel's transparent huge
 //! pages set to `madvise` (or `always`) it is then backed by 2 MiB pages where its range
 //! allows. The advice changes no contents and no allocation; where the kernel refuses it (or
-//! THP is `never`, or the OS is not Linux) nothing happens. This is one of the crate's two
-//! unsafe calls (one `madvise`; the other is the prefetch hint of `prefetch.rs`).
+//! THP is `never`, or the OS is not Linux) nothing happens. This `madvise` is one of the
+//! crate's few unsafe calls (the others: the prefetch hint of `prefetch.rs` and the
+//! non-temporal stores of `stream.rs`).
 //!
 //! Advice alone leaves a buffer that grew on 4 KiB pages where it was faulted before it was
 //! advised or carried by a move: `realloc` moves a large buffer with `mremap` to wherever the
