@@ -1350,9 +1350,7 @@ fn marginals_after<S: QuantumState>(
     for step in journal.steps() {
         match step {
             Step::Iswap { a, b, controls }
-                if known
-                    && controls.ones == 0
-                    && (0..64).all(|q| controls.zeros & (1u64 << q) == 0 || probs[q] == 0.0) =>
+                if known && controls.ones == 0 && empty_everywhere(controls.zeros, &probs) =>
             {
                 probs.swap(usize::from(*a), usize::from(*b));
             }
@@ -1407,11 +1405,14 @@ fn marginals_after<S: QuantumState>(
 /// exactly 0); true for any other step.
 fn paths_empty<S: QuantumState>(step: &Step<S>, probs: &[f64; 64]) -> bool {
     match step {
-        Step::SplitSlide { p1, p2, .. } => {
-            (0..64).all(|q| (p1 | p2) >> q & 1 == 0 || probs[q] == 0.0)
-        }
+        Step::SplitSlide { p1, p2, .. } => empty_everywhere(p1 | p2, probs),
         _ => true,
     }
+}
+
+/// Whether every square of `mask` is empty in every branch (marginal exactly 0).
+fn empty_everywhere(mask: u64, probs: &[f64; 64]) -> bool {
+    (0..64).all(|q| mask >> q & 1 == 0 || probs[q] == 0.0)
 }
 
 /// Whether the move's circuit runs sqrt-iSwaps (splits and merges): their inverse gates

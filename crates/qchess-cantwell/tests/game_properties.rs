@@ -227,6 +227,11 @@ fn play_random_move_plays_listed_legal_moves() {
     assert!(game.history().len() >= 30);
 }
 
+/// The index of the square named `name`.
+fn sq(name: &str) -> usize {
+    name.parse::<qchess_board::Square>().unwrap().index() as usize
+}
+
 /// The maintained marginals agree with a fresh pass after `mv` (within rounding).
 fn assert_marginals_fresh(game: &Game, mv: &str) {
     let fresh = game.state().qubit_probabilities();
@@ -244,7 +249,6 @@ fn play_split(
     source: &str,
     targets: [&str; 2],
 ) -> qchess_cantwell::MoveRecord {
-    let sq = |name: &str| name.parse::<qchess_board::Square>().unwrap().index() as usize;
     let before = game.probabilities();
     let record = game.apply(mv, rng).unwrap();
     assert_marginals_fresh(game, mv);
@@ -264,7 +268,6 @@ fn play_split(
 fn split_onto_empty_squares_sets_the_marginals_from_the_source() {
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let mut game = Game::new();
-    let sq = |name: &str| name.parse::<qchess_board::Square>().unwrap().index() as usize;
     play_split(&mut game, &mut rng, "g1^f3h3", "g1", ["f3", "h3"]);
     play_split(&mut game, &mut rng, "b8^a6c6", "b8", ["a6", "c6"]);
     play_split(&mut game, &mut rng, "f3^e5g5", "f3", ["e5", "g5"]);
