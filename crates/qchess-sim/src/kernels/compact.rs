@@ -53,7 +53,8 @@ pub(crate) struct PassExtras<T> {
 /// straight to their final places (offsets from `per_block` too), taking the places below its
 /// block from the finished blocks under it ([`Regions`]). When [`projects_in_blocks`], as
 /// many workers as the pool has threads claim the blocks; otherwise the calling thread runs
-/// them all in order. With a record, `rec_keys` / `rec_amps` are exactly the removed
+/// them all in order, or, with a record and without the marginals, makes one pass over the
+/// sector in order ([`project_in_order`], the same results). With a record, `rec_keys` / `rec_amps` are exactly the removed
 /// entries' length (index-writable, see `State::record_buffers`); without, they are empty.
 /// Every entry and every block sum is computed the same way whichever thread runs its
 /// block, so the result is bit-identical for any thread count.
@@ -65,6 +66,25 @@ pub(crate) fn split_project<T: Amplitude>(
     rec_amps: &mut [Complex<T>],
     out_of: impl Fn(u64) -> bool + Sync + Copy,
     extra: PassExtras<T>,
+) -> Vec<BlockSums> {
+    let in_order = extra.record && !extra.marginals && !projects_in_blocks(keys.len());
+    split_project_with(
+        keys, amps, per_block, rec_keys, rec_amps, out_of, extra, in_order,
+    )
+}
+
+/// [`split_project`], by [`project_in_order`] when `in_order` (asked only with a record and
+/// without the marginals) and by the block jobs otherwise: the same results bit for bit.
+#[allow(clippy::too_many_arguments)]
+fn split_project_with<T: Amplitude>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    per_block: &[usize],
+    rec_keys: &mut [u64],
+    rec_amps: &mut [Complex<T>],
+    out_of: impl Fn(u64) -> bool + Sync + Copy,
+    extra: PassExtras<T>,
+    in_order: bool,
 ) -> Vec<BlockSums> {
     let removed: usize = per_block.iter().sum();
     let recorded = if extra.record { removed } else { 0 };
@@ -78,6 +98,13 @@ pub(crate) fn split_project<T: Amplitude>(
         dest.push(dest[b] + len - r);
     }
     let kept_total = dest[per_block.len()];
+    if in_order {
+        debug_assert!(extra.record && !extra.marginals);
+        // One thread: one pass in order, the kept entries compacted in place.
+        let sums = project_in_order(keys, amps, rec_keys, rec_amps, out_of, extra.scale);
+        debug_assert_eq!(kept_total + removed, n);
+        return sums;
+    }
     let mut tasks = Vec::with_capacity(per_block.len());
     let (mut rk, mut ra) = (rec_keys, rec_amps);
     for ((kb, ab), &r) in keys
@@ -146,6 +173,114 @@ pub(crate) fn split_project<T: Amplitude>(
         .collect();
     debug_assert_eq!(kept_total + removed, n);
     sums
+}
+
+/// [`split_project`] with a record and without the marginals on the calling thread alone:
+/// one pass over the sector in order, each kept entry written straight to its final place
+/// (never past the entry being read), each removed one staged and streamed to the record.
+/// The masses (when `scale` is not given) are summed per block exactly as
+/// [`project_block`] sums them, in two lanes by the entry's parity in its block, so the
+/// block sums, the kept entries and the record are bit-identical to the block jobs'.
+/// (The staged block jobs cost about twice this pass on one thread: their kept entries go
+/// through a stage too, and the places below a block are written by streaming stores.)
+fn project_in_order<T: Amplitude>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    rec_keys: &mut [u64],
+    rec_amps: &mut [Complex<T>],
+    out_of: impl Fn(u64) -> bool,
+    scale: Option<T>,
+) -> Vec<BlockSums> {
+    let zero = Complex::new(T::zero(), T::zero());
+    let f = scale.unwrap_or_else(|| T::of_f64(1.0));
+    let n = keys.len();
+    let mut stage_k = [0u64; STAGE];
+    let mut stage_a = [zero; STAGE];
+    let (mut w, mut r) = (0usize, 0usize);
+    let mut sums = Vec::with_capacity(n.div_ceil(BLOCK));
+    for base in (0..n).step_by(BLOCK) {
+        let (mut gone, mut kept) = ([0.0f64; 2], [0.0f64; 2]);
+        let end = (base + BLOCK).min(n);
+        for c in (base..end).step_by(STAGE) {
+            let e = (c + STAGE).min(end);
+            let (next, s) = if scale.is_some() {
+                compact_recording::<T, false>(
+                    keys,
+                    amps,
+                    w,
+                    c..e,
+                    &out_of,
+                    f,
+                    (&mut stage_k, &mut stage_a),
+                    (&mut gone, &mut kept),
+                )
+            } else {
+                compact_recording::<T, true>(
+                    keys,
+                    amps,
+                    w,
+                    c..e,
+                    &out_of,
+                    f,
+                    (&mut stage_k, &mut stage_a),
+                    (&mut gone, &mut kept),
+                )
+            };
+            w = next;
+            put_streamed(
+                (&mut rec_keys[r..r + s], &mut rec_amps[r..r + s]),
+                &stage_k[..s],
+                &stage_a[..s],
+            );
+            r += s;
+        }
+        sums.push(BlockSums {
+            gone: gone[0] + gone[1],
+            kept: kept[0] + kept[1],
+            bits: [0.0; 64],
+        });
+    }
+    crate::stream::fence();
+    debug_assert_eq!(r, rec_keys.len());
+    sums
+}
+
+/// One chunk (at most [`STAGE`] entries, starting at an even index of its block) of
+/// [`project_in_order`], without a branch on the data: every entry is written to the next
+/// kept place `w` (amplitude times `f`) and to the next place of the removed stage, and only
+/// the one it belongs to advances. With `MASSES`, the masses as [`stage_chunk`] sums them.
+/// Returns the next kept place and the removed count.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn compact_recording<T: Amplitude, const MASSES: bool>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    mut w: usize,
+    range: std::ops::Range<usize>,
+    out_of: &impl Fn(u64) -> bool,
+    f: T,
+    (gone_k, gone_a): (&mut [u64; STAGE], &mut [Complex<T>; STAGE]),
+    (gone, kept): (&mut [f64; 2], &mut [f64; 2]),
+) -> (usize, usize) {
+    debug_assert!(w <= range.start);
+    let mut s = 0usize;
+    for (i, r) in range.enumerate() {
+        let (k, a) = (keys[r], amps[r]);
+        let out = usize::from(out_of(k));
+        keys[w] = k;
+        amps[w] = a * f;
+        w += 1 - out;
+        gone_k[s & (STAGE - 1)] = k;
+        gone_a[s & (STAGE - 1)] = a;
+        s += out;
+        if MASSES {
+            let p = crate::kernels::scan::norm2(a);
+            let fo = out as f64;
+            gone[i & 1] += p * fo;
+            kept[i & 1] += p * (1.0 - fo);
+        }
+    }
+    (w, s)
 }
 
 /// One block's slices for [`project_block`]: its entries and its slot of the record.
@@ -543,5 +678,77 @@ mod tests {
             .map(|z| Complex::new(crate::Exact::of_f64(z.re), crate::Exact::of_f64(z.im)))
             .collect();
         check::<crate::Exact>(&keys[..small], &exact);
+    }
+
+    /// The one-thread pass in order gives the block jobs' results bit for bit: the kept
+    /// entries, the record, and each block's masses (summed when no scale is given), for
+    /// blocks that lose everything, nothing or a random part, f64 and f32.
+    #[test]
+    fn the_pass_in_order_matches_the_block_jobs() {
+        fn check<T: Amplitude>(keys: &[u64], amps: &[Complex<T>]) {
+            let n = keys.len();
+            let top = 1u64 << 39;
+            let cases = [
+                (top, top, true),
+                (top, top, false),
+                (1 << 3, 0, true),
+                (0b1001 << 20, 0b0001 << 20, false),
+                (0, 0, false),
+            ];
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .unwrap();
+            for (mask, value, keep) in cases {
+                let out_of = move |k: u64| (k & mask == value) != keep;
+                let (per_block, removed) = removed_per_block(keys, out_of);
+                for scale in [None, Some(T::of_f64(1.234_567_890_123))] {
+                    let extra = PassExtras {
+                        marginals: false,
+                        scale,
+                        record: true,
+                    };
+                    let run = |in_order: bool| {
+                        let (mut k, mut a) = (keys.to_vec(), amps.to_vec());
+                        let mut rec_k = vec![0u64; removed];
+                        let mut rec_a = vec![Complex::new(T::zero(), T::zero()); removed];
+                        let sums = pool.install(|| {
+                            split_project_with(
+                                &mut k, &mut a, &per_block, &mut rec_k, &mut rec_a, out_of, extra,
+                                in_order,
+                            )
+                        });
+                        k.truncate(n - removed);
+                        a.truncate(n - removed);
+                        let sums: Vec<(u64, u64)> = sums
+                            .iter()
+                            .map(|b| (b.gone.to_bits(), b.kept.to_bits()))
+                            .collect();
+                        (k, a, rec_k, rec_a, sums)
+                    };
+                    let (blocks, in_order) = (run(false), run(true));
+                    let what = format!("mask {mask:#x} keep {keep} scaled {}", scale.is_some());
+                    assert_eq!(in_order.0, blocks.0, "{what}");
+                    assert!(in_order.1 == blocks.1, "{what}");
+                    assert_eq!(in_order.2, blocks.2, "{what}");
+                    assert!(in_order.3 == blocks.3, "{what}");
+                    assert_eq!(in_order.4, blocks.4, "{what}");
+                    assert_eq!(in_order.4.len(), per_block.len());
+                    if scale.is_none() && removed > 0 && removed < n {
+                        // The masses were summed, not left at zero.
+                        assert!(in_order.4.iter().any(|&(g, _)| f64::from_bits(g) > 0.0));
+                        assert!(in_order.4.iter().any(|&(_, k)| f64::from_bits(k) > 0.0));
+                    }
+                }
+            }
+        }
+        let n = 4 * BLOCK + 777;
+        let (keys, amps) = crate::test_states::random_arrays(n, 5, 28);
+        check::<f64>(&keys, &amps);
+        let amps32: Vec<Complex<f32>> = amps
+            .iter()
+            .map(|z| Complex::new(z.re as f32, z.im as f32))
+            .collect();
+        check::<f32>(&keys, &amps32);
     }
 }
