@@ -452,9 +452,11 @@ impl<T: Amplitude> State<T> {
         };
         bufs.try_reserve_exact(counts.len()).map_err(oom)?;
         for &n in &counts {
+            // Exactly `n` (`reserve_fixed`): filled once to that length here; a later gate
+            // that grows the sector reserves, and rounds, again.
             let (mut keys, mut amps) = (Vec::new(), Vec::new());
-            crate::pages::reserve_exact(&mut keys, n).map_err(oom)?;
-            crate::pages::reserve_exact(&mut amps, n).map_err(oom)?;
+            crate::pages::reserve_fixed(&mut keys, n).map_err(oom)?;
+            crate::pages::reserve_fixed(&mut amps, n).map_err(oom)?;
             bufs.push((keys, amps));
         }
         // Held at once: the state and the moved entries' new arrays (before the old

@@ -24,10 +24,27 @@ impl<T: Amplitude> Buffer<T> {
     /// Makes room for `n` entries (capacity), reserving fallibly. The old length and contents
     /// are kept: callers either clear and push, or overwrite by index.
     pub fn prepare(&mut self, n: usize) -> Result<(), SimError> {
+        self.prepare_with(n, crate::pages::reserve_exact, crate::pages::reserve_exact)
+    }
+
+    /// [`Buffer::prepare`] for a buffer written once at length `n` and never grown (an undo
+    /// record): without the whole-huge-page rounding of the capacity
+    /// ([`crate::pages::reserve_fixed`]).
+    pub fn prepare_fixed(&mut self, n: usize) -> Result<(), SimError> {
+        self.prepare_with(n, crate::pages::reserve_fixed, crate::pages::reserve_fixed)
+    }
+
+    /// Reserves the two arrays with `keys` / `amps` (the same reservation for both types).
+    fn prepare_with(
+        &mut self,
+        n: usize,
+        keys: fn(&mut Vec<u64>, usize) -> Result<(), std::collections::TryReserveError>,
+        amps: fn(&mut Vec<Complex<T>>, usize) -> Result<(), std::collections::TryReserveError>,
+    ) -> Result<(), SimError> {
         let oom = |_| SimError::OutOfMemory { states: n };
         let (nk, na) = (self.keys.len(), self.amps.len());
-        crate::pages::reserve_exact(&mut self.keys, n.saturating_sub(nk)).map_err(oom)?;
-        crate::pages::reserve_exact(&mut self.amps, n.saturating_sub(na)).map_err(oom)?;
+        keys(&mut self.keys, n.saturating_sub(nk)).map_err(oom)?;
+        amps(&mut self.amps, n.saturating_sub(na)).map_err(oom)?;
         Ok(())
     }
 
@@ -64,6 +81,21 @@ impl<T: Amplitude> Pool<T> {
     /// An empty buffer with room for `n` entries: the smallest free one that fits, else the
     /// largest grown in place (for large blocks the allocator remaps pages instead of copying).
     pub fn take(&mut self, n: usize) -> Result<Buffer<T>, SimError> {
+        self.take_with(n, Buffer::prepare)
+    }
+
+    /// [`Pool::take`] for a buffer written once at length `n` and never grown (an undo
+    /// record): a fresh or grown one is reserved by [`Buffer::prepare_fixed`].
+    pub fn take_fixed(&mut self, n: usize) -> Result<Buffer<T>, SimError> {
+        self.take_with(n, Buffer::prepare_fixed)
+    }
+
+    /// [`Pool::take`] with the reservation `prepare`.
+    fn take_with(
+        &mut self,
+        n: usize,
+        prepare: fn(&mut Buffer<T>, usize) -> Result<(), SimError>,
+    ) -> Result<Buffer<T>, SimError> {
         let fit = self
             .free
             .iter()
@@ -85,7 +117,7 @@ impl<T: Amplitude> Pool<T> {
                 amps: Vec::new(),
             },
         };
-        if let Err(e) = buf.prepare(n) {
+        if let Err(e) = prepare(&mut buf, n) {
             self.free.push(buf);
             return Err(e);
         }
@@ -279,6 +311,30 @@ fn mem_available() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A record (`take_fixed`) gets exactly the entries it asks, where a pass buffer
+    /// (`take`) of at least `ALIGN_MIN_BYTES` gets whole 2 MiB pages; a free buffer that
+    /// fits is handed out as it is by both.
+    #[test]
+    fn fixed_takes_are_not_rounded() {
+        let n = 3_000_000; // 24 MB of keys, 48 MB of amplitudes (f64)
+        let mut pool = Pool::<f64>::default();
+        let fixed = pool.take_fixed(n).unwrap();
+        assert_eq!((fixed.keys.capacity(), fixed.amps.capacity()), (n, n));
+        let pass = pool.take(n).unwrap();
+        assert_eq!(pass.keys.capacity(), n, "24 MB of keys: below the rounding");
+        assert_eq!(
+            pass.amps.capacity(),
+            crate::pages::whole_huge_capacity::<Complex<f64>>(n)
+        );
+        assert!(pass.amps.capacity() > n);
+        pool.give(pass);
+        let again = pool.take_fixed(n).unwrap();
+        assert_eq!(
+            again.amps.capacity(),
+            crate::pages::whole_huge_capacity::<Complex<f64>>(n)
+        );
+    }
 
     #[test]
     fn proc_fields_are_read() {

@@ -542,8 +542,9 @@ impl<T: Amplitude> State<T> {
                 continue;
             }
             // One spare slot, as the pool's fitting check above asks (an undo gives back
-            // arrays of this capacity, which the next projection's record then fits).
-            let mut buf = self.pool.take(n + 1)?;
+            // arrays of this capacity, which the next projection's record then fits). A
+            // fresh record gets exactly this capacity (`take_fixed`): it is never grown.
+            let mut buf = self.pool.take_fixed(n + 1)?;
             buf.ensure_initialized(n + 1)?;
             let (mut keys, mut amps) = (buf.keys, buf.amps);
             keys.truncate(n);
