@@ -24,27 +24,18 @@ impl<T: Amplitude> Buffer<T> {
     /// Makes room for `n` entries (capacity), reserving fallibly. The old length and contents
     /// are kept: callers either clear and push, or overwrite by index.
     pub fn prepare(&mut self, n: usize) -> Result<(), SimError> {
-        self.prepare_with(n, crate::pages::reserve_exact, crate::pages::reserve_exact)
+        self.prepare_with(n, true)
     }
 
-    /// [`Buffer::prepare`] for a buffer written once at length `n` and never grown (an undo
-    /// record): without the whole-huge-page rounding of the capacity
-    /// ([`crate::pages::reserve_fixed`]).
-    pub fn prepare_fixed(&mut self, n: usize) -> Result<(), SimError> {
-        self.prepare_with(n, crate::pages::reserve_fixed, crate::pages::reserve_fixed)
-    }
-
-    /// Reserves the two arrays with `keys` / `amps` (the same reservation for both types).
-    fn prepare_with(
-        &mut self,
-        n: usize,
-        keys: fn(&mut Vec<u64>, usize) -> Result<(), std::collections::TryReserveError>,
-        amps: fn(&mut Vec<Complex<T>>, usize) -> Result<(), std::collections::TryReserveError>,
-    ) -> Result<(), SimError> {
+    /// [`Buffer::prepare`], with the capacity rounded to whole 2 MiB pages
+    /// ([`crate::pages::reserve_exact`]) when `round`, exact
+    /// ([`crate::pages::reserve_fixed`]) otherwise.
+    fn prepare_with(&mut self, n: usize, round: bool) -> Result<(), SimError> {
+        use crate::pages::reserve_with;
         let oom = |_| SimError::OutOfMemory { states: n };
         let (nk, na) = (self.keys.len(), self.amps.len());
-        keys(&mut self.keys, n.saturating_sub(nk)).map_err(oom)?;
-        amps(&mut self.amps, n.saturating_sub(na)).map_err(oom)?;
+        reserve_with(&mut self.keys, n.saturating_sub(nk), round).map_err(oom)?;
+        reserve_with(&mut self.amps, n.saturating_sub(na), round).map_err(oom)?;
         Ok(())
     }
 
@@ -81,21 +72,18 @@ impl<T: Amplitude> Pool<T> {
     /// An empty buffer with room for `n` entries: the smallest free one that fits, else the
     /// largest grown in place (for large blocks the allocator remaps pages instead of copying).
     pub fn take(&mut self, n: usize) -> Result<Buffer<T>, SimError> {
-        self.take_with(n, Buffer::prepare)
+        self.take_with(n, true)
     }
 
     /// [`Pool::take`] for a buffer written once at length `n` and never grown (an undo
-    /// record): a fresh or grown one is reserved by [`Buffer::prepare_fixed`].
+    /// record): a fresh or grown one gets exactly `n` entries' capacity
+    /// ([`crate::pages::reserve_fixed`]).
     pub fn take_fixed(&mut self, n: usize) -> Result<Buffer<T>, SimError> {
-        self.take_with(n, Buffer::prepare_fixed)
+        self.take_with(n, false)
     }
 
-    /// [`Pool::take`] with the reservation `prepare`.
-    fn take_with(
-        &mut self,
-        n: usize,
-        prepare: fn(&mut Buffer<T>, usize) -> Result<(), SimError>,
-    ) -> Result<Buffer<T>, SimError> {
+    /// [`Pool::take`] (`round`) or [`Pool::take_fixed`].
+    fn take_with(&mut self, n: usize, round: bool) -> Result<Buffer<T>, SimError> {
         let fit = self
             .free
             .iter()
@@ -117,7 +105,7 @@ impl<T: Amplitude> Pool<T> {
                 amps: Vec::new(),
             },
         };
-        if let Err(e) = prepare(&mut buf, n) {
+        if let Err(e) = buf.prepare_with(n, round) {
             self.free.push(buf);
             return Err(e);
         }

@@ -165,7 +165,7 @@ pub(crate) fn reserve_fixed<T>(
 }
 
 /// [`reserve_exact`] (`round`) or [`reserve_fixed`].
-fn reserve_with<T>(
+pub(crate) fn reserve_with<T>(
     v: &mut Vec<T>,
     additional: usize,
     round: bool,

@@ -193,8 +193,23 @@ fn project_in_order<T: Amplitude>(
     out_of: impl Fn(u64) -> bool,
     scale: Option<T>,
 ) -> Vec<BlockSums> {
+    // Two monomorphised copies of the pass: with the factor given (no masses) and without.
+    let rec = (rec_keys, rec_amps);
+    match scale {
+        Some(f) => project_in_order_with::<T, false>(keys, amps, rec, out_of, f),
+        None => project_in_order_with::<T, true>(keys, amps, rec, out_of, T::of_f64(1.0)),
+    }
+}
+
+/// [`project_in_order`] with the kept amplitudes times `f`, summing the masses when `MASSES`.
+fn project_in_order_with<T: Amplitude, const MASSES: bool>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    (rec_keys, rec_amps): (&mut [u64], &mut [Complex<T>]),
+    out_of: impl Fn(u64) -> bool,
+    f: T,
+) -> Vec<BlockSums> {
     let zero = Complex::new(T::zero(), T::zero());
-    let f = scale.unwrap_or_else(|| T::of_f64(1.0));
     let n = keys.len();
     let mut stage_k = [0u64; STAGE];
     let mut stage_a = [zero; STAGE];
@@ -205,29 +220,16 @@ fn project_in_order<T: Amplitude>(
         let end = (base + BLOCK).min(n);
         for c in (base..end).step_by(STAGE) {
             let e = (c + STAGE).min(end);
-            let (next, s) = if scale.is_some() {
-                compact_recording::<T, false>(
-                    keys,
-                    amps,
-                    w,
-                    c..e,
-                    &out_of,
-                    f,
-                    (&mut stage_k, &mut stage_a),
-                    (&mut gone, &mut kept),
-                )
-            } else {
-                compact_recording::<T, true>(
-                    keys,
-                    amps,
-                    w,
-                    c..e,
-                    &out_of,
-                    f,
-                    (&mut stage_k, &mut stage_a),
-                    (&mut gone, &mut kept),
-                )
-            };
+            let (next, s) = compact_recording::<T, MASSES>(
+                keys,
+                amps,
+                w,
+                c..e,
+                &out_of,
+                f,
+                (&mut stage_k, &mut stage_a),
+                (&mut gone, &mut kept),
+            );
             w = next;
             put_streamed(
                 (&mut rec_keys[r..r + s], &mut rec_amps[r..r + s]),
