@@ -278,13 +278,27 @@ fn compact_recording<T: Amplitude, const MASSES: bool>(
         gone_a[s & (STAGE - 1)] = a;
         s += out;
         if MASSES {
-            let p = crate::kernels::scan::norm2(a);
-            let fo = out as f64;
-            gone[i & 1] += p * fo;
-            kept[i & 1] += p * (1.0 - fo);
+            add_mass(a, out, i, (&mut *gone, &mut *kept));
         }
     }
     (w, s)
+}
+
+/// Adds the entry's `|a|^2` to the removed (`out == 1`) or the kept sums, in the lane of
+/// its parity `i & 1` (its index in the chunk, which starts at an even index of its block):
+/// the one mass sum of [`stage_chunk`] and [`compact_recording`], so that both give the same
+/// block sums bit for bit.
+#[inline(always)]
+fn add_mass<T: Amplitude>(
+    a: Complex<T>,
+    out: usize,
+    i: usize,
+    (gone, kept): (&mut [f64; 2], &mut [f64; 2]),
+) {
+    let p = crate::kernels::scan::norm2(a);
+    let fo = out as f64;
+    gone[i & 1] += p * fo;
+    kept[i & 1] += p * (1.0 - fo);
 }
 
 /// One block's slices for [`project_block`]: its entries and its slot of the record.
@@ -541,10 +555,7 @@ fn stage_chunk<T: Amplitude, const MASSES: bool>(
         st.gone_a[s & (STAGE - 1)] = a;
         s += out;
         if MASSES {
-            let p = crate::kernels::scan::norm2(a);
-            let fo = out as f64;
-            gone[i & 1] += p * fo;
-            kept[i & 1] += p * (1.0 - fo);
+            add_mass(a, out, i, (&mut *gone, &mut *kept));
         }
     }
     (m, s)
