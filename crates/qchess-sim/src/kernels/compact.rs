@@ -583,6 +583,13 @@ mod tests {
         (per_block, removed)
     }
 
+    /// The amplitudes rounded to f32.
+    fn to_f32(a: &[Complex<f64>]) -> Vec<Complex<f32>> {
+        a.iter()
+            .map(|z| Complex::new(z.re as f32, z.im as f32))
+            .collect()
+    }
+
     fn bits(a: &[Complex<f64>]) -> Vec<(u64, u64)> {
         a.iter().map(|z| (z.re.to_bits(), z.im.to_bits())).collect()
     }
@@ -682,11 +689,7 @@ mod tests {
         let n = 3 * BLOCK + 4321;
         let (keys, amps) = crate::test_states::random_arrays(n, 8, 30);
         check::<f64>(&keys, &amps);
-        let amps32: Vec<Complex<f32>> = amps
-            .iter()
-            .map(|z| Complex::new(z.re as f32, z.im as f32))
-            .collect();
-        check::<f32>(&keys, &amps32);
+        check::<f32>(&keys, &to_f32(&amps));
         let small = 2 * BLOCK + 99;
         let exact: Vec<Complex<crate::Exact>> = amps[..small]
             .iter()
@@ -760,10 +763,6 @@ mod tests {
         let n = 4 * BLOCK + 777;
         let (keys, amps) = crate::test_states::random_arrays(n, 5, 28);
         check::<f64>(&keys, &amps);
-        let amps32: Vec<Complex<f32>> = amps
-            .iter()
-            .map(|z| Complex::new(z.re as f32, z.im as f32))
-            .collect();
-        check::<f32>(&keys, &amps32);
+        check::<f32>(&keys, &to_f32(&amps));
     }
 }
