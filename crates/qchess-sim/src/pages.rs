@@ -180,7 +180,10 @@ pub(crate) fn reserve_with<T>(
     } else {
         wanted
     };
-    if v.try_reserve_exact(rounded - v.len()).is_err() {
+    if let Err(e) = v.try_reserve_exact(rounded - v.len()) {
+        if rounded == wanted {
+            return Err(e);
+        }
         // The rounding's few pages may be what does not fit: the exact request decides.
         v.try_reserve_exact(additional)?;
     }

@@ -90,6 +90,11 @@ fn split_project_with<T: Amplitude>(
     let removed: usize = per_block.iter().sum();
     let recorded = if extra.record { removed } else { 0 };
     debug_assert_eq!((rec_keys.len(), rec_amps.len()), (recorded, recorded));
+    if in_order {
+        debug_assert!(extra.record && !extra.marginals);
+        // One thread: one pass in order, the kept entries compacted in place (no offsets).
+        return project_in_order(keys, amps, rec_keys, rec_amps, out_of, extra.scale);
+    }
     let n = keys.len();
     // Where each block's kept entries go: after all the kept entries of the blocks before.
     let mut dest = Vec::with_capacity(per_block.len() + 1);
@@ -99,13 +104,6 @@ fn split_project_with<T: Amplitude>(
         dest.push(dest[b] + len - r);
     }
     let kept_total = dest[per_block.len()];
-    if in_order {
-        debug_assert!(extra.record && !extra.marginals);
-        // One thread: one pass in order, the kept entries compacted in place.
-        let sums = project_in_order(keys, amps, rec_keys, rec_amps, out_of, extra.scale);
-        debug_assert_eq!(kept_total + removed, n);
-        return sums;
-    }
     let mut tasks = Vec::with_capacity(per_block.len());
     let (mut rk, mut ra) = (rec_keys, rec_amps);
     for ((kb, ab), &r) in keys
