@@ -156,6 +156,18 @@ pub(crate) fn entry_bytes<T: Amplitude>() -> usize {
     8 + std::mem::size_of::<Complex<T>>()
 }
 
+/// Bytes of a pass buffer of `n` entries as [`Pool::take`] reserves it afresh: both arrays
+/// with the rounding of [`crate::pages::whole_huge_capacity`] (at most 2 MiB each, and none
+/// below [`crate::pages::ALIGN_MIN_BYTES`]). What a take asks the memory budget for, so that
+/// the budget counts what is reserved.
+pub(crate) fn buffer_bytes<T: Amplitude>(n: usize) -> usize {
+    use crate::pages::whole_huge_capacity;
+    let amp = std::mem::size_of::<Complex<T>>();
+    whole_huge_capacity::<u64>(n)
+        .saturating_mul(8)
+        .saturating_add(whole_huge_capacity::<Complex<T>>(n).saturating_mul(amp))
+}
+
 /// The default cap: as many basis states as fit once in this machine's physical memory
 /// (`MemTotal` in `/proc/meminfo`), or 2^26 when that cannot be read. It is only an upper
 /// bound on the count: what a gate may really allocate is decided by the memory budget

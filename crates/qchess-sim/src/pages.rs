@@ -124,7 +124,9 @@ fn madvise_huge(_addr: usize, _len: usize) {}
 /// 0.92-1.02 on a copy of the same state in huge pages (docs/benchmarks.md, "Game states on
 /// huge pages"). The extra capacity is never written; only the part of it in the buffer's
 /// last 2 MiB page is resident, and only once that page is touched (at most 2 MiB an
-/// array: buffers written once at a fixed length skip the rounding, [`reserve_fixed`]).
+/// array: buffers written once at a fixed length skip the rounding, [`reserve_fixed`]). The
+/// memory budget is asked for the rounding before it is reserved ([`rounding_bytes`],
+/// `memory::buffer_bytes`).
 pub(crate) fn whole_huge_capacity<T>(cap: usize) -> usize {
     let size = std::mem::size_of::<T>();
     let bytes = cap.saturating_mul(size);
@@ -149,6 +151,19 @@ pub(crate) fn reserve_exact<T>(
     additional: usize,
 ) -> Result<(), std::collections::TryReserveError> {
     reserve_with(v, additional, true)
+}
+
+/// The bytes that [`reserve_exact`]`(v, additional)` reserves beyond the `additional`
+/// elements asked for: the rounding of [`whole_huge_capacity`] (at most 2 MiB), or nothing
+/// where `v`'s capacity already holds them or the rounding does not apply. A reservation
+/// asks the memory budget for these too, so the budget counts what is reserved, not only
+/// what is asked.
+pub(crate) fn rounding_bytes<T>(v: &Vec<T>, additional: usize) -> usize {
+    let wanted = v.len().saturating_add(additional);
+    if wanted <= v.capacity() {
+        return 0;
+    }
+    (whole_huge_capacity::<T>(wanted) - wanted).saturating_mul(std::mem::size_of::<T>())
 }
 
 /// [`reserve_exact`] without the rounding of [`whole_huge_capacity`]: for a buffer written
@@ -257,6 +272,30 @@ mod tests {
         // An impossible reservation is an error, not an abort, and changes nothing.
         assert!(reserve_exact(&mut v, usize::MAX / 2).is_err());
         assert_eq!(v, [7, 7, 7]);
+    }
+
+    #[test]
+    fn the_rounding_is_counted_before_it_is_reserved() {
+        // Below ALIGN_MIN_BYTES, or with room already: nothing beyond the request.
+        let small: Vec<u64> = vec![1; 10];
+        assert_eq!(rounding_bytes(&small, 1000), 0);
+        let mut big: Vec<u64> = vec![9; 5];
+        // 5e6 keys round to 5 242 876: 242 876 keys of 8 bytes beyond the request.
+        assert_eq!(rounding_bytes(&big, 5_000_000 - 5), 242_876 * 8);
+        reserve_exact(&mut big, 5_000_000 - 5).expect("room");
+        assert_eq!(big.capacity() * 8, 5_000_000 * 8 + 242_876 * 8);
+        assert_eq!(rounding_bytes(&big, 5_000_000 - 5), 0);
+        assert_eq!(rounding_bytes(&big, 5_242_876 - 5), 0);
+        // One more element than the capacity: the next whole number of pages, 21.
+        assert_eq!(
+            rounding_bytes(&big, 5_242_877 - 5),
+            (5_505_020 - 5_242_877) * 8
+        );
+        // Amplitudes of 16 bytes: 2.5e6 round to 2 621 438.
+        let amps: Vec<[f64; 2]> = Vec::new();
+        assert_eq!(rounding_bytes(&amps, 2_500_000), 121_438 * 16);
+        // Where the rounding would overflow, nothing.
+        assert_eq!(rounding_bytes(&small, usize::MAX / 8), 0);
     }
 
     #[test]

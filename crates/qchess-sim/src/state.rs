@@ -475,9 +475,7 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn reserve_buffers(&mut self, states: usize) -> Result<(), SimError> {
-        self.ask(
-            (states * crate::memory::entry_bytes::<T>()).saturating_sub(self.pool.heap_bytes()),
-        )?;
+        self.ask(crate::memory::buffer_bytes::<T>(states).saturating_sub(self.pool.heap_bytes()))?;
         let buf = self.pool.take(states)?;
         self.pool.give(buf);
         Ok(())
@@ -561,7 +559,17 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), SimError>(())
     /// ```
     pub fn try_clone(&self, also_held: usize) -> Result<Self, SimError> {
-        let asked = self.state_bytes() + self.sectors.len() * std::mem::size_of::<Sector<T>>();
+        // The copy's arrays get the capacity `pages::try_copy` rounds to, which can exceed
+        // the original's (an exactly reserved sector): that excess is asked too.
+        let rounding: usize = (self.sectors.iter())
+            .map(|s| {
+                crate::memory::buffer_bytes::<T>(s.keys.len())
+                    .saturating_sub(s.keys.capacity() * 8)
+                    .saturating_sub(s.amps.capacity() * std::mem::size_of::<Complex<T>>())
+            })
+            .sum();
+        let asked =
+            self.state_bytes() + rounding + self.sectors.len() * std::mem::size_of::<Sector<T>>();
         let available = self
             .budget
             .saturating_sub(self.bytes())
@@ -733,7 +741,9 @@ impl<T: Amplitude> State<T> {
         // A permutation (zero diagonal) keeps every sector's size.
         let needs: Vec<usize> = self.sectors.iter().map(|s| s.keys.len()).collect();
         // Output buffers beyond the free ones already held are new memory.
-        let asked = (needs.iter().sum::<usize>() * crate::memory::entry_bytes::<T>())
+        let asked = (needs.iter())
+            .map(|&n| crate::memory::buffer_bytes::<T>(n))
+            .sum::<usize>()
             .saturating_sub(self.pool.heap_bytes());
         self.ask(asked)?;
         let mut outs: Vec<Buffer<T>> = Vec::with_capacity(needs.len());
@@ -959,6 +969,8 @@ impl<T: Amplitude> State<T> {
                 let room =
                     (s.keys.len() + e).saturating_sub(s.keys.capacity().min(s.amps.capacity()));
                 room * crate::memory::entry_bytes::<T>()
+                    + crate::pages::rounding_bytes(&s.keys, e)
+                    + crate::pages::rounding_bytes(&s.amps, e)
             })
             .sum();
         self.ask(growth + extra)?;
@@ -1183,9 +1195,7 @@ impl<T: Amplitude> State<T> {
             }
         }
         let total: usize = jobs.iter().map(|j| j.2).sum();
-        self.ask(
-            (total * crate::memory::entry_bytes::<T>()).saturating_sub(self.pool.heap_bytes()),
-        )?;
+        self.ask(crate::memory::buffer_bytes::<T>(total).saturating_sub(self.pool.heap_bytes()))?;
         let mut scratch = self.pool.take(total)?;
         scratch.ensure_initialized(total)?;
         let held = self.bytes() + scratch.heap_bytes();
@@ -1285,5 +1295,69 @@ impl<T: Amplitude> State<T> {
         // Up to two states' worth of free buffers: a pass's output usually fits one of them,
         // so pages are reused pass after pass instead of faulted in again.
         self.pool.trim(2 * n + (1 << 16));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A growth past `pages::ALIGN_MIN_BYTES` asks the budget for the capacity it reserves,
+    /// the rounding to whole 2 MiB pages included: one byte less is refused with nothing
+    /// changed, and when it is granted the state's bytes grow by exactly what was asked.
+    #[test]
+    fn a_growth_asks_the_budget_for_its_rounding_too() {
+        let n = 2_000_000;
+        let base = crate::bench::random_state::<f64>(n).expect("state");
+        // 16 MB of keys and 32 MB of amplitudes: below the threshold, so exactly n each.
+        assert_eq!(
+            (
+                base.sectors[0].keys.capacity(),
+                base.sectors[0].amps.capacity()
+            ),
+            (n, n)
+        );
+        let e = 3_000_000;
+        let exact = e * crate::memory::entry_bytes::<f64>();
+        let rounding = crate::pages::rounding_bytes(&base.sectors[0].keys, e)
+            + crate::pages::rounding_bytes(&base.sectors[0].amps, e);
+        // 5e6 keys (40 MB) round to 5 242 876 (20 pages of 2 MiB), 5e6 amplitudes (80 MB)
+        // to 5 111 806 (39 pages), each less glibc's 32 bytes.
+        assert_eq!(rounding, 242_876 * 8 + 111_806 * 16);
+        let before = base.bytes();
+        let mut short = base.try_clone(0).expect("copy");
+        short.budget = before + exact + rounding - 1;
+        match short.reserve_growth(&[e], 0) {
+            Err(SimError::StateTooLarge { asked, available }) => {
+                assert_eq!((asked, available), (exact + rounding, exact + rounding - 1));
+            }
+            other => panic!("expected state_too_large, got {other:?}"),
+        }
+        assert_eq!(short.bytes(), before);
+        let mut enough = base.try_clone(0).expect("copy");
+        enough.budget = before + exact + rounding;
+        enough.reserve_growth(&[e], 0).expect("room");
+        assert_eq!(enough.bytes(), before + exact + rounding);
+    }
+
+    /// A pass buffer is asked of the budget at the capacity the pool reserves for it, the
+    /// rounding included (`memory::buffer_bytes`).
+    #[test]
+    fn a_pass_buffer_asks_the_budget_for_its_rounding_too() {
+        let n = 5_000_000;
+        let want = crate::memory::buffer_bytes::<f64>(n);
+        assert_eq!(want, 5_242_876 * 8 + 5_111_806 * 16);
+        assert_eq!(crate::memory::buffer_bytes::<f64>(1000), 24_000);
+        let s = State::<f64>::classical(1);
+        let before = s.bytes();
+        let mut short = s.clone().with_memory_budget(before + want - 1);
+        assert!(matches!(
+            short.reserve_buffers(n),
+            Err(SimError::StateTooLarge { asked, .. }) if asked == want
+        ));
+        assert_eq!(short.bytes(), before);
+        let mut enough = s.with_memory_budget(before + want);
+        enough.reserve_buffers(n).expect("room");
+        assert_eq!(enough.bytes(), before + want);
     }
 }

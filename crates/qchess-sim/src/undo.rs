@@ -643,7 +643,19 @@ impl<T: Amplitude> State<T> {
             part.perm = self.perm.clone();
         }
         let growth: usize = part.sectors.iter().map(|s| s.keys.len()).sum();
-        self.ask(growth * crate::memory::entry_bytes::<T>())?;
+        // The rounding of the arrays the merge grows (`pages::reserve_exact`) is asked too.
+        let rounding: usize = part
+            .sectors
+            .iter()
+            .filter_map(|r| {
+                let s = self.sectors.iter().find(|s| s.ancillas == r.ancillas)?;
+                Some(
+                    crate::pages::rounding_bytes(&s.keys, r.keys.len())
+                        + crate::pages::rounding_bytes(&s.amps, r.amps.len()),
+                )
+            })
+            .sum();
+        self.ask(growth * crate::memory::entry_bytes::<T>() + rounding)?;
         // Reserve everything first, so that a refusal changes nothing.
         let oom = |_| SimError::OutOfMemory { states: growth };
         let mut targets = Vec::new();
@@ -733,8 +745,24 @@ impl<T: Amplitude> State<T> {
             .map(|s| s.keys.len())
             .sum();
         let oom = |_| SimError::OutOfMemory { states: growth };
-        // Reserve room in each base sector first, so that a refusal changes nothing.
-        self.ask(growth * crate::memory::entry_bytes::<T>())?;
+        // Reserve room in each base sector first, so that a refusal changes nothing; the
+        // rounding of the arrays that grow (`pages::reserve_exact`) is asked too.
+        let rounding: usize = self
+            .sectors
+            .iter()
+            .filter(|s| s.ancillas & fresh != 0)
+            .filter_map(|m| {
+                let base = self
+                    .sectors
+                    .iter()
+                    .find(|s| s.ancillas == m.ancillas & !fresh)?;
+                Some(
+                    crate::pages::rounding_bytes(&base.keys, m.keys.len())
+                        + crate::pages::rounding_bytes(&base.amps, m.keys.len()),
+                )
+            })
+            .sum();
+        self.ask(growth * crate::memory::entry_bytes::<T>() + rounding)?;
         let moved: Vec<usize> = (0..self.sectors.len())
             .filter(|&i| self.sectors[i].ancillas & fresh != 0)
             .collect();
