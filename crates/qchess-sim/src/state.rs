@@ -104,6 +104,11 @@ pub(crate) struct Sector<T> {
 }
 
 impl<T> Sector<T> {
+    /// Heap bytes of the two arrays (their capacity).
+    fn bytes(&self) -> usize {
+        self.keys.capacity() * 8 + self.amps.capacity() * std::mem::size_of::<Complex<T>>()
+    }
+
     /// Cuts both arrays to the pass output's `out` entries, keeping up to half the state as
     /// room to grow into and giving back more.
     fn trim(&mut self, out: usize) {
@@ -559,17 +564,15 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), SimError>(())
     /// ```
     pub fn try_clone(&self, also_held: usize) -> Result<Self, SimError> {
-        // The copy's arrays get the capacity `pages::try_copy` rounds to, which can exceed
-        // the original's (an exactly reserved sector): that excess is asked too.
-        let rounding: usize = (self.sectors.iter())
+        // Each sector's bytes, or the rounded capacity `pages::try_copy` gives its copy
+        // where that is more (an exactly reserved sector).
+        let asked = (self.sectors.iter())
             .map(|s| {
-                crate::memory::buffer_bytes::<T>(s.keys.len())
-                    .saturating_sub(s.keys.capacity() * 8)
-                    .saturating_sub(s.amps.capacity() * std::mem::size_of::<Complex<T>>())
+                s.bytes()
+                    .max(crate::memory::buffer_bytes::<T>(s.keys.len()))
             })
-            .sum();
-        let asked =
-            self.state_bytes() + rounding + self.sectors.len() * std::mem::size_of::<Sector<T>>();
+            .sum::<usize>()
+            + self.sectors.len() * std::mem::size_of::<Sector<T>>();
         let available = self
             .budget
             .saturating_sub(self.bytes())
@@ -656,12 +659,7 @@ impl<T: Amplitude> State<T> {
     /// assert!(s.bytes() >= 24);
     /// ```
     pub fn bytes(&self) -> usize {
-        let sectors: usize = self
-            .sectors
-            .iter()
-            .map(|s| s.keys.capacity() * 8 + s.amps.capacity() * std::mem::size_of::<Complex<T>>())
-            .sum();
-        sectors
+        self.state_bytes()
             + self.sectors.capacity() * std::mem::size_of::<Sector<T>>()
             + self.pool.heap_bytes()
     }
@@ -673,10 +671,7 @@ impl<T: Amplitude> State<T> {
     /// assert_eq!(s.state_bytes(), 16);
     /// ```
     pub fn state_bytes(&self) -> usize {
-        self.sectors
-            .iter()
-            .map(|s| s.keys.capacity() * 8 + s.amps.capacity() * std::mem::size_of::<Complex<T>>())
-            .sum()
+        self.sectors.iter().map(Sector::bytes).sum()
     }
 
     /// The most heap bytes this state held at any moment of a pass (input, output and
