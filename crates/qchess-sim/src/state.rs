@@ -109,6 +109,18 @@ impl<T> Sector<T> {
         self.keys.capacity() * 8 + self.amps.capacity() * std::mem::size_of::<Complex<T>>()
     }
 
+    /// What [`Sector::reserve`]`(n)` reserves beyond the `n` entries asked for (the rounding
+    /// of `pages::reserve_exact`): asked of the memory budget with them.
+    pub(crate) fn rounding_bytes(&self, n: usize) -> usize {
+        crate::pages::rounding_bytes(&self.keys, n) + crate::pages::rounding_bytes(&self.amps, n)
+    }
+
+    /// Reserves room for `n` more entries in both arrays (`pages::reserve_exact`), fallibly.
+    pub(crate) fn reserve(&mut self, n: usize) -> Result<(), std::collections::TryReserveError> {
+        crate::pages::reserve_exact(&mut self.keys, n)?;
+        crate::pages::reserve_exact(&mut self.amps, n)
+    }
+
     /// Cuts both arrays to the pass output's `out` entries, keeping up to half the state as
     /// room to grow into and giving back more.
     fn trim(&mut self, out: usize) {
@@ -963,17 +975,14 @@ impl<T: Amplitude> State<T> {
             .map(|(s, &e)| {
                 let room =
                     (s.keys.len() + e).saturating_sub(s.keys.capacity().min(s.amps.capacity()));
-                room * crate::memory::entry_bytes::<T>()
-                    + crate::pages::rounding_bytes(&s.keys, e)
-                    + crate::pages::rounding_bytes(&s.amps, e)
+                room * crate::memory::entry_bytes::<T>() + s.rounding_bytes(e)
             })
             .sum();
         self.ask(growth + extra)?;
         for (s, &e) in self.sectors.iter_mut().zip(grow) {
             let states = s.keys.len() + e;
             let oom = |_| SimError::OutOfMemory { states };
-            crate::pages::reserve_exact(&mut s.keys, e).map_err(oom)?;
-            crate::pages::reserve_exact(&mut s.amps, e).map_err(oom)?;
+            s.reserve(e).map_err(oom)?;
         }
         Ok(())
     }

@@ -643,33 +643,23 @@ impl<T: Amplitude> State<T> {
             part.perm = self.perm.clone();
         }
         let growth: usize = part.sectors.iter().map(|s| s.keys.len()).sum();
-        // The rounding of the arrays the merge grows (`pages::reserve_exact`) is asked too.
-        let rounding: usize = part
-            .sectors
-            .iter()
-            .filter_map(|r| {
-                let s = self.sectors.iter().find(|s| s.ancillas == r.ancillas)?;
-                Some(
-                    crate::pages::rounding_bytes(&s.keys, r.keys.len())
-                        + crate::pages::rounding_bytes(&s.amps, r.amps.len()),
-                )
-            })
+        let oom = |_| SimError::OutOfMemory { states: growth };
+        // The sector each removed one merges into (none: it becomes a sector of its own).
+        let mut targets = Vec::new();
+        targets.try_reserve_exact(part.sectors.len()).map_err(oom)?;
+        targets.extend(
+            (part.sectors.iter())
+                .map(|r| self.sectors.iter().position(|s| s.ancillas == r.ancillas)),
+        );
+        // The rounding of the arrays the merge grows is asked too.
+        let rounding: usize = (part.sectors.iter().zip(&targets))
+            .filter_map(|(r, &t)| Some(self.sectors[t?].rounding_bytes(r.keys.len())))
             .sum();
         self.ask(growth * crate::memory::entry_bytes::<T>() + rounding)?;
         // Reserve everything first, so that a refusal changes nothing.
-        let oom = |_| SimError::OutOfMemory { states: growth };
-        let mut targets = Vec::new();
-        targets.try_reserve_exact(part.sectors.len()).map_err(oom)?;
-        for r in &part.sectors {
-            match self.sectors.iter().position(|s| s.ancillas == r.ancillas) {
-                Some(i) => {
-                    crate::pages::reserve_exact(&mut self.sectors[i].keys, r.keys.len())
-                        .map_err(oom)?;
-                    crate::pages::reserve_exact(&mut self.sectors[i].amps, r.amps.len())
-                        .map_err(oom)?;
-                    targets.push(Some(i));
-                }
-                None => targets.push(None),
+        for (r, &t) in part.sectors.iter().zip(&targets) {
+            if let Some(i) = t {
+                self.sectors[i].reserve(r.keys.len()).map_err(oom)?;
             }
         }
         self.sectors
@@ -745,34 +735,23 @@ impl<T: Amplitude> State<T> {
             .map(|s| s.keys.len())
             .sum();
         let oom = |_| SimError::OutOfMemory { states: growth };
-        // Reserve room in each base sector first, so that a refusal changes nothing; the
-        // rounding of the arrays that grow (`pages::reserve_exact`) is asked too.
-        let rounding: usize = self
-            .sectors
-            .iter()
-            .filter(|s| s.ancillas & fresh != 0)
+        // Each moved sector's size and the base sector it joins, if there is one.
+        let joins: Vec<(usize, usize)> = (self.sectors.iter())
+            .filter(|m| m.ancillas & fresh != 0)
             .filter_map(|m| {
-                let base = self
-                    .sectors
-                    .iter()
-                    .find(|s| s.ancillas == m.ancillas & !fresh)?;
-                Some(
-                    crate::pages::rounding_bytes(&base.keys, m.keys.len())
-                        + crate::pages::rounding_bytes(&base.amps, m.keys.len()),
-                )
+                let base = m.ancillas & !fresh;
+                let j = self.sectors.iter().position(|s| s.ancillas == base)?;
+                Some((m.keys.len(), j))
             })
+            .collect();
+        // Reserve room in each base sector first, so that a refusal changes nothing; the
+        // rounding of the arrays that grow is asked too.
+        let rounding: usize = (joins.iter())
+            .map(|&(n, j)| self.sectors[j].rounding_bytes(n))
             .sum();
         self.ask(growth * crate::memory::entry_bytes::<T>() + rounding)?;
-        let moved: Vec<usize> = (0..self.sectors.len())
-            .filter(|&i| self.sectors[i].ancillas & fresh != 0)
-            .collect();
-        for &i in &moved {
-            let base = self.sectors[i].ancillas & !fresh;
-            let n = self.sectors[i].keys.len();
-            if let Some(j) = self.sectors.iter().position(|s| s.ancillas == base) {
-                crate::pages::reserve_exact(&mut self.sectors[j].keys, n).map_err(oom)?;
-                crate::pages::reserve_exact(&mut self.sectors[j].amps, n).map_err(oom)?;
-            }
+        for &(n, j) in &joins {
+            self.sectors[j].reserve(n).map_err(oom)?;
         }
         let minus_i = Complex::new(T::zero(), -T::one());
         let mut out: Vec<Sector<T>> = Vec::new();
