@@ -15,17 +15,17 @@ use crate::key::Cond;
 use num_complex::Complex;
 
 /// Movers of one range: `(lo set and hi clear, hi set and lo clear)` where `cond` holds.
-/// One branch-free pass over the keys.
+/// One branch-free pass over the keys, in 64-bit lanes: a key moves when bits `lo` and `hi`
+/// differ (bit 0 of `k >> lo ^ k >> hi`) and the condition holds, and moves up when bit
+/// `lo` is the one set.
 pub(crate) fn count_movers(keys: &[u64], lo: u32, hi: u32, cond: Cond) -> (usize, usize) {
-    let (a, b) = (1u64 << lo, 1u64 << hi);
-    let ab = a | b;
-    let (mut up, mut down) = (0usize, 0usize);
+    let (mut movers, mut up) = (0u64, 0u64);
     for &k in keys {
-        let c = cond.holds(k);
-        up += usize::from((k & ab == a) & c);
-        down += usize::from((k & ab == b) & c);
+        let m = (k >> lo ^ k >> hi) & u64::from(cond.holds(k));
+        movers += m & 1;
+        up += m & k >> lo & 1;
     }
-    (up, down)
+    (up as usize, (movers - up) as usize)
 }
 
 /// Scratch entries a range with `(up, down)` movers needs: each class plus a sentinel and
@@ -63,60 +63,99 @@ pub(crate) fn permute_in_place<T: Amplitude>(
     sk[base] = 0;
     sa[0] = zero;
     sa[base] = zero;
-    // Forward: stays compacted in place, movers copied (flipped, phased) to the scratch. A
-    // non-mover writes its copy into the next free up slot, which a later mover or the
-    // pad overwrites: one store per array instead of a branch.
+    // Forward, 64 entries at a time: the chunk's two mover classes as bitmaps (one
+    // branch-free loop over its keys), then its movers copied (flipped, phased) to the
+    // scratch and its stays moved down to their compacted places, each by its bitmap's set
+    // bits. Movers first: a stay may land on a mover's place in the same chunk. A chunk
+    // without movers whose stays are already in place is not written.
     let (mut w, mut iu, mut id) = (0usize, 1usize, base + 1);
-    for r in 0..n {
-        let k = keys[r];
-        let v = amps[r];
-        let c = cond.holds(k);
-        let is_up = (k & ab == a) & c;
-        let is_down = (k & ab == b) & c;
-        keys[w] = k;
-        amps[w] = v;
-        let j = if is_down { id } else { iu };
-        sk[j] = k ^ ab;
-        sa[j] = off * v;
-        w += usize::from(!(is_up | is_down));
-        iu += usize::from(is_up);
-        id += usize::from(is_down);
+    let mut r0 = 0;
+    while r0 < n {
+        let len = (n - r0).min(64);
+        let (mut um, mut dm) = (0u64, 0u64);
+        for (t, &k) in keys[r0..r0 + len].iter().enumerate() {
+            let c = cond.holds(k);
+            um |= u64::from((k & ab == a) & c) << t;
+            dm |= u64::from((k & ab == b) & c) << t;
+        }
+        let moving = um | dm;
+        if moving == 0 && w == r0 {
+            (w, r0) = (w + len, r0 + len);
+            continue;
+        }
+        for (mut m, j) in [(um, &mut iu), (dm, &mut id)] {
+            while m != 0 {
+                let r = r0 + m.trailing_zeros() as usize;
+                sk[*j] = keys[r] ^ ab;
+                sa[*j] = off * amps[r];
+                *j += 1;
+                m &= m - 1;
+            }
+        }
+        let mut stay = !moving & (u64::MAX >> (64 - len));
+        while stay != 0 {
+            let r = r0 + stay.trailing_zeros() as usize;
+            keys[w] = keys[r];
+            amps[w] = amps[r];
+            w += 1;
+            stay &= stay - 1;
+        }
+        r0 += len;
     }
+    debug_assert_eq!((iu - 1, id - base - 1, w), (up, down, n - up - down));
     let (uk, dk) = sk.split_at(base);
     let (ua, da) = sa.split_at(base);
-    // Backward merge: largest head first. Stays sit in [0, w); output fills [0, n).
+    // Backward merge, largest key first: stays sit in [0, w), the output fills [0, n), and
+    // `out - i` is the count of movers left. The two mover classes interleave only group
+    // by group (a group's `hi` movers land in its lower half, below its `lo` movers), so
+    // the class whose head is larger is picked by a branch that rarely changes, and its run
+    // above the other class's head is merged with the stays branch-free, two heads at a time.
     let (mut i, mut ju, mut jd, mut out) = (w, up, down, n);
-    while i > 0 && out > i {
-        let (hs, hu, hd) = (keys[i - 1], uk[ju], dk[jd]);
-        let ts = (hs > hu) & (hs > hd);
-        let tu = !ts & (hu > hd);
-        let td = !ts & !tu;
-        // The amplitude by masks (`Amplitude::select`): an `if` on it compiles to a branch
-        // on the data, and a pick by index from a small array to stores and a load.
-        out -= 1;
-        keys[out] = if ts {
-            hs
-        } else if tu {
-            hu
-        } else {
-            hd
-        };
-        amps[out] = T::select(ts, amps[i - 1], T::select(tu, ua[ju], da[jd]));
-        i -= usize::from(ts);
-        ju -= usize::from(tu);
-        jd -= usize::from(td);
-    }
-    // Either the movers are placed (`out == i`) or the stays ran out and the remaining
-    // movers fill [0, out).
-    while out > i {
+    while ju + jd > 0 {
         let (hu, hd) = (uk[ju], dk[jd]);
-        let tu = hu > hd;
-        out -= 1;
-        keys[out] = if tu { hu } else { hd };
-        amps[out] = T::select(tu, ua[ju], da[jd]);
-        ju -= usize::from(tu);
-        jd -= usize::from(!tu);
+        out = if hu > hd {
+            merge_run(keys, amps, (&mut i, out), (uk, ua, &mut ju), hd)
+        } else {
+            merge_run(keys, amps, (&mut i, out), (dk, da, &mut jd), hu)
+        };
     }
+}
+
+/// One step of [`permute_in_place`]'s backward merge: merges the stays below `*i` with the
+/// movers `mk[..=*j]` whose keys exceed `bound` (the other class's head), writing below
+/// `out`, and returns the new `out`. The movers' sentinel key 0 at index 0 ends the run; a
+/// stay's place below 0 reads as key 0, below every mover (a mover's key has bit `lo` or
+/// `hi` set).
+#[inline(always)]
+fn merge_run<T: Amplitude>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    (i, mut out): (&mut usize, usize),
+    (mk, ma, j): (&[u64], &[Complex<T>], &mut usize),
+    bound: u64,
+) -> usize {
+    loop {
+        let hm = mk[*j];
+        if hm <= bound {
+            break;
+        }
+        let hs = stay(keys, *i, 1);
+        let ts = hs > hm;
+        // The amplitude by masks (`Amplitude::select`): an `if` on it compiles to a branch
+        // on the data.
+        out -= 1;
+        keys[out] = if ts { hs } else { hm };
+        amps[out] = T::select(ts, amps[(*i).max(1) - 1], ma[*j]);
+        *i -= usize::from(ts);
+        *j -= usize::from(!ts);
+    }
+    out
+}
+
+/// The stay `d` places below `i` (`keys[i - d]`), or key 0 below the first.
+#[inline(always)]
+fn stay(keys: &[u64], i: usize, d: usize) -> u64 {
+    if i >= d { keys[i - d] } else { 0 }
 }
 
 /// Whether [`permute_groups`] applies: no bit of the condition lies below `lo`, so it reads
@@ -403,6 +442,90 @@ mod tests {
             );
             let got: Vec<(u64, Complex<f64>)> = keys.into_iter().zip(amps).collect();
             assert_eq!(got, expected, "case {case}");
+        }
+    }
+
+    /// The entry-by-entry kernel on runs longer than its 64-entry chunks: keys over twelve
+    /// bits (dense and sparse, one group for `hi` or many), gate bits low and high, and
+    /// conditions on bits below, between and above them.
+    #[test]
+    fn long_runs_match_flip_and_sort() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let bits = [0u32, 1, 2, 3, 4, 5, 9, 12, 20, 33, 62, 63];
+        for case in 0..400 {
+            let (i, j) = (rnd() as usize % 12, rnd() as usize % 12);
+            if i == j {
+                continue;
+            }
+            let (lo, hi) = (bits[i.min(j)], bits[i.max(j)]);
+            let others: Vec<u32> = bits
+                .iter()
+                .copied()
+                .filter(|&q| q != lo && q != hi)
+                .collect();
+            let pick = |r: u64| 1u64 << others[r as usize % others.len()];
+            let (c1, c2) = (pick(rnd()), pick(rnd()));
+            let cond = match case % 4 {
+                0 => Cond {
+                    mask: 0,
+                    value: 0,
+                    any: 0,
+                },
+                1 => Cond {
+                    mask: c1,
+                    value: 0,
+                    any: 0,
+                },
+                2 => Cond {
+                    mask: c1 | c2,
+                    value: c2,
+                    any: 0,
+                },
+                _ => Cond {
+                    mask: c1 & !c2,
+                    value: 0,
+                    any: c2,
+                },
+            };
+            // One in four bits set or three in four: sparse and dense runs.
+            let dense = rnd() & 1 == 1;
+            let mut keys: Vec<u64> = (0..(rnd() % 700))
+                .map(|_| {
+                    bits.iter().fold(0, |k, &q| {
+                        let r = rnd() & 3;
+                        let on = if dense { r != 0 } else { r == 0 };
+                        k | (u64::from(on) << q)
+                    })
+                })
+                .collect();
+            keys.sort_unstable();
+            keys.dedup();
+            let expected = naive(&keys, lo, hi, cond);
+            let mut amps: Vec<Complex<f64>> = (0..keys.len())
+                .map(|i| Complex::new(i as f64 + 1.0, -(i as f64)))
+                .collect();
+            let movers = count_movers(&keys, lo, hi, cond);
+            let len = scratch_len(movers.0, movers.1);
+            let (mut sk, mut sa) = (vec![7u64; len], vec![Complex::new(9.0, 9.0); len]);
+            permute_in_place(
+                &mut keys,
+                &mut amps,
+                lo,
+                hi,
+                cond,
+                Complex::new(0.0, 1.0),
+                movers,
+                &mut sk,
+                &mut sa,
+            );
+            let got: Vec<(u64, Complex<f64>)> = keys.into_iter().zip(amps).collect();
+            assert_eq!(got, expected, "case {case}: bits {lo} {hi}, {cond:?}");
         }
     }
 
