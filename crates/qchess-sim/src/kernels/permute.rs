@@ -3,11 +3,12 @@
 //! An entry moves when its bits `lo`, `hi` differ and the condition holds; its key becomes
 //! `k ^ (lo | hi)` and its amplitude is multiplied by `off`. The entries that stay form a
 //! sorted subsequence, and so do the movers of each pattern after the flip (a constant
-//! shift of `+-(hi - lo)` keeps their order). So one branch-free forward pass compacts the
-//! stays in place and copies the two mover classes into a scratch (each run preceded by a
-//! sentinel key 0, which no mover can have: a mover's new key has `lo` or `hi` set), and one
-//! branch-free backward three-way merge writes the result into the same arrays. The scratch
-//! holds only the movers, so the peak is the state plus the moved entries.
+//! shift of `+-(hi - lo)` keeps their order). So one forward pass, by 64-entry bitmaps,
+//! compacts the stays in place and copies the two mover classes into a scratch (each run
+//! preceded by a sentinel key 0, which no mover can have: a mover's new key has `lo` or `hi`
+//! set), and one backward merge of the stays with one mover class at a time writes the
+//! result into the same arrays. The scratch holds only the movers, so the peak is the state
+//! plus the moved entries.
 
 use crate::amplitude::Amplitude;
 use crate::kernels::pair::gallop_while;
@@ -28,10 +29,9 @@ pub(crate) fn count_movers(keys: &[u64], lo: u32, hi: u32, cond: Cond) -> (usize
     (up as usize, (movers - up) as usize)
 }
 
-/// Scratch entries a range with `(up, down)` movers needs: each class plus a sentinel and
-/// one slot the branch-free pass may write past its last mover.
+/// Scratch entries a range with `(up, down)` movers needs: each class behind its sentinel.
 pub(crate) fn scratch_len(up: usize, down: usize) -> usize {
-    up + down + 4
+    up + down + 2
 }
 
 /// Applies the permutation to one run, in place. `movers` is `count_movers` of this run,
@@ -57,8 +57,8 @@ pub(crate) fn permute_in_place<T: Amplitude>(
         return;
     }
     let zero = Complex::new(T::zero(), T::zero());
-    // Layout: [0, up keys.., pad] [0, down keys.., pad]; `base` is where the down run starts.
-    let base = up + 2;
+    // Layout: [0, up keys..] [0, down keys..]; `base` is where the down run starts.
+    let base = up + 1;
     sk[0] = 0;
     sk[base] = 0;
     sa[0] = zero;
