@@ -165,7 +165,7 @@ fn merge_run<T: Amplitude>(
             }
             continue;
         }
-        let hs = stay(keys, *i, 1);
+        let hs = stay(keys, *i);
         let ts = hs > hm;
         // The amplitude by masks (`Amplitude::select`): an `if` on it compiles to a branch
         // on the data.
@@ -188,10 +188,10 @@ const BLOCK: usize = 8;
 /// against 67-69 entry by entry).
 const BLOCK_RATIO: usize = 2;
 
-/// The stay `d` places below `i` (`keys[i - d]`), or key 0 below the first.
+/// The stay below `i` (`keys[i - 1]`), or key 0 below the first.
 #[inline(always)]
-fn stay(keys: &[u64], i: usize, d: usize) -> u64 {
-    if i >= d { keys[i - d] } else { 0 }
+fn stay(keys: &[u64], i: usize) -> u64 {
+    if i > 0 { keys[i - 1] } else { 0 }
 }
 
 /// Whether [`permute_groups`] applies: no bit of the condition lies below `lo`, so it reads
