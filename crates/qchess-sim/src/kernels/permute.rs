@@ -416,15 +416,63 @@ mod tests {
         out
     }
 
-    #[test]
-    fn matches_flip_and_sort_including_key_zero_and_bit_63() {
-        let mut seed = 12345u64;
-        let mut rnd = || {
+    /// A xorshift generator from `seed`.
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
             seed
-        };
+        }
+    }
+
+    /// The four condition shapes the random tests cycle through, on bit masks `c1`, `c2`:
+    /// none, `c1` clear, `c1` set with `c2` clear, `c1` clear with any of `c2`.
+    fn cond_case(case: usize, c1: u64, c2: u64) -> Cond {
+        match case % 4 {
+            0 => Cond {
+                mask: 0,
+                value: 0,
+                any: 0,
+            },
+            1 => Cond {
+                mask: c1,
+                value: 0,
+                any: 0,
+            },
+            2 => Cond {
+                mask: c1 | c2,
+                value: c1,
+                any: 0,
+            },
+            _ => Cond {
+                mask: c1 & !c2,
+                value: 0,
+                any: c2,
+            },
+        }
+    }
+
+    /// [`permute_in_place`] on `keys` with the amplitudes [`naive`] gives them, its scratch
+    /// sized by [`count_movers`] and filled with junk first.
+    fn in_place(keys: Vec<u64>, lo: u32, hi: u32, cond: Cond) -> Vec<(u64, Complex<f64>)> {
+        let mut keys = keys;
+        let mut amps: Vec<Complex<f64>> = (0..keys.len())
+            .map(|i| Complex::new(i as f64 + 1.0, -(i as f64)))
+            .collect();
+        let movers = count_movers(&keys, lo, hi, cond);
+        let len = scratch_len(movers.0, movers.1);
+        let (mut sk, mut sa) = (vec![7u64; len], vec![Complex::new(9.0, 9.0); len]);
+        let off = Complex::new(0.0, 1.0);
+        permute_in_place(
+            &mut keys, &mut amps, lo, hi, cond, off, movers, &mut sk, &mut sa,
+        );
+        keys.into_iter().zip(amps).collect()
+    }
+
+    #[test]
+    fn matches_flip_and_sort_including_key_zero_and_bit_63() {
+        let mut rnd = xorshift(12345u64);
         for case in 0..300 {
             // Keys over a few chosen bits, so every pattern and condition value occurs.
             let bits = [0u32, 1, 5, 31, 62, 63];
@@ -466,17 +514,7 @@ mod tests {
                 },
             };
             let expected = naive(&keys, lo, hi, cond);
-            let mut amps: Vec<Complex<f64>> = (0..keys.len())
-                .map(|i| Complex::new(i as f64 + 1.0, -(i as f64)))
-                .collect();
-            let movers = count_movers(&keys, lo, hi, cond);
-            let len = scratch_len(movers.0, movers.1);
-            let (mut sk, mut sa) = (vec![7u64; len], vec![Complex::new(9.0, 9.0); len]);
-            let off = Complex::new(0.0, 1.0);
-            permute_in_place(
-                &mut keys, &mut amps, lo, hi, cond, off, movers, &mut sk, &mut sa,
-            );
-            let got: Vec<(u64, Complex<f64>)> = keys.into_iter().zip(amps).collect();
+            let got = in_place(keys, lo, hi, cond);
             assert_eq!(got, expected, "case {case}");
         }
     }
@@ -486,13 +524,7 @@ mod tests {
     /// conditions on bits below, between and above them.
     #[test]
     fn long_runs_match_flip_and_sort() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rnd = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rnd = xorshift(0x9e37_79b9_7f4a_7c15u64);
         let bits = [0u32, 1, 2, 3, 4, 5, 9, 12, 20, 33, 62, 63];
         for case in 0..400 {
             let (i, j) = (rnd() as usize % 12, rnd() as usize % 12);
@@ -507,28 +539,7 @@ mod tests {
                 .collect();
             let pick = |r: u64| 1u64 << others[r as usize % others.len()];
             let (c1, c2) = (pick(rnd()), pick(rnd()));
-            let cond = match case % 4 {
-                0 => Cond {
-                    mask: 0,
-                    value: 0,
-                    any: 0,
-                },
-                1 => Cond {
-                    mask: c1,
-                    value: 0,
-                    any: 0,
-                },
-                2 => Cond {
-                    mask: c1 | c2,
-                    value: c2,
-                    any: 0,
-                },
-                _ => Cond {
-                    mask: c1 & !c2,
-                    value: 0,
-                    any: c2,
-                },
-            };
+            let cond = cond_case(case, c1, c2);
             // One in four bits set or three in four: sparse and dense runs.
             let dense = rnd() & 1 == 1;
             let mut keys: Vec<u64> = (0..(rnd() % 700))
@@ -543,24 +554,7 @@ mod tests {
             keys.sort_unstable();
             keys.dedup();
             let expected = naive(&keys, lo, hi, cond);
-            let mut amps: Vec<Complex<f64>> = (0..keys.len())
-                .map(|i| Complex::new(i as f64 + 1.0, -(i as f64)))
-                .collect();
-            let movers = count_movers(&keys, lo, hi, cond);
-            let len = scratch_len(movers.0, movers.1);
-            let (mut sk, mut sa) = (vec![7u64; len], vec![Complex::new(9.0, 9.0); len]);
-            permute_in_place(
-                &mut keys,
-                &mut amps,
-                lo,
-                hi,
-                cond,
-                Complex::new(0.0, 1.0),
-                movers,
-                &mut sk,
-                &mut sa,
-            );
-            let got: Vec<(u64, Complex<f64>)> = keys.into_iter().zip(amps).collect();
+            let got = in_place(keys, lo, hi, cond);
             assert_eq!(got, expected, "case {case}: bits {lo} {hi}, {cond:?}");
         }
     }
@@ -571,13 +565,7 @@ mod tests {
     /// sides, with `any`, or none. Conditions reading a bit below `lo` are not its to take.
     #[test]
     fn blocks_match_flip_and_sort() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut rnd = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rnd = xorshift(0x2545_f491_4f6c_dd1du64);
         let bits = [0u32, 2, 3, 7, 20, 40, 62, 63];
         let mut ran = 0;
         for case in 0..2000 {
@@ -597,28 +585,7 @@ mod tests {
                     .map_or(0, |&q| 1u64 << q)
             };
             let (c1, c2) = (pick(rnd()), pick(rnd()));
-            let cond = match case % 4 {
-                0 => Cond {
-                    mask: 0,
-                    value: 0,
-                    any: 0,
-                },
-                1 => Cond {
-                    mask: c1,
-                    value: 0,
-                    any: 0,
-                },
-                2 => Cond {
-                    mask: c1 | c2,
-                    value: c1,
-                    any: 0,
-                },
-                _ => Cond {
-                    mask: c1 & !c2,
-                    value: 0,
-                    any: c2,
-                },
-            };
+            let cond = cond_case(case, c1, c2);
             assert!(blocks_apply(lo, cond), "case {case}");
             let density = rnd() % 4;
             let mut keys: Vec<u64> = (0..(rnd() % 200))
