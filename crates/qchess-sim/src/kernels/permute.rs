@@ -455,8 +455,7 @@ mod tests {
 
     /// [`permute_in_place`] on `keys` with the amplitudes [`naive`] gives them, its scratch
     /// sized by [`count_movers`] and filled with junk first.
-    fn in_place(keys: Vec<u64>, lo: u32, hi: u32, cond: Cond) -> Vec<(u64, Complex<f64>)> {
-        let mut keys = keys;
+    fn in_place(mut keys: Vec<u64>, lo: u32, hi: u32, cond: Cond) -> Vec<(u64, Complex<f64>)> {
         let mut amps: Vec<Complex<f64>> = (0..keys.len())
             .map(|i| Complex::new(i as f64 + 1.0, -(i as f64)))
             .collect();
