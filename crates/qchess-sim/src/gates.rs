@@ -526,10 +526,7 @@ impl<T: Amplitude> State<T> {
         check_disjoint(controls.mask(), acted)?;
         let cond = self.cond_of(controls);
         let bit = self.perm.phys(q);
-        let asked: usize = (self.sectors.iter())
-            .map(|s| crate::memory::buffer_bytes::<T>(s.keys.len()))
-            .sum();
-        self.ask(asked.saturating_sub(self.pool.heap_bytes()))?;
+        self.ask_buffers(self.sectors.iter().map(|s| s.keys.len()))?;
         let mut outs: Vec<Buffer<T>> = Vec::with_capacity(self.sectors.len());
         for s in &self.sectors {
             match self.pool.take(s.keys.len()) {

@@ -492,7 +492,7 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn reserve_buffers(&mut self, states: usize) -> Result<(), SimError> {
-        self.ask(crate::memory::buffer_bytes::<T>(states).saturating_sub(self.pool.heap_bytes()))?;
+        self.ask_buffers([states])?;
         let buf = self.pool.take(states)?;
         self.pool.give(buf);
         Ok(())
@@ -562,6 +562,16 @@ impl<T: Amplitude> State<T> {
             });
         }
         Ok(())
+    }
+
+    /// Asks the memory budget for pass buffers of these lengths as the pool reserves them
+    /// ([`crate::memory::buffer_bytes`]), less the buffers the pool already holds.
+    pub(crate) fn ask_buffers(
+        &self,
+        lens: impl IntoIterator<Item = usize>,
+    ) -> Result<(), SimError> {
+        let bytes: usize = lens.into_iter().map(crate::memory::buffer_bytes::<T>).sum();
+        self.ask(bytes.saturating_sub(self.pool.heap_bytes()))
     }
 
     /// A copy of the state (without its reusable buffers), made only if `also_held` more
@@ -748,11 +758,7 @@ impl<T: Amplitude> State<T> {
         // A permutation (zero diagonal) keeps every sector's size.
         let needs: Vec<usize> = self.sectors.iter().map(|s| s.keys.len()).collect();
         // Output buffers beyond the free ones already held are new memory.
-        let asked = (needs.iter())
-            .map(|&n| crate::memory::buffer_bytes::<T>(n))
-            .sum::<usize>()
-            .saturating_sub(self.pool.heap_bytes());
-        self.ask(asked)?;
+        self.ask_buffers(needs.iter().copied())?;
         let mut outs: Vec<Buffer<T>> = Vec::with_capacity(needs.len());
         for &need in &needs {
             match self.pool.take(need) {
@@ -1199,7 +1205,7 @@ impl<T: Amplitude> State<T> {
             }
         }
         let total: usize = jobs.iter().map(|j| j.2).sum();
-        self.ask(crate::memory::buffer_bytes::<T>(total).saturating_sub(self.pool.heap_bytes()))?;
+        self.ask_buffers([total])?;
         let mut scratch = self.pool.take(total)?;
         scratch.ensure_initialized(total)?;
         let held = self.bytes() + scratch.heap_bytes();

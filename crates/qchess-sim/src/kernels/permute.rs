@@ -426,6 +426,12 @@ mod tests {
         }
     }
 
+    /// Two of `bits` drawn at random as gate bits `lo < hi`, or `None` when the draw repeats one.
+    fn gate_bits(rnd: &mut impl FnMut() -> u64, bits: &[u32]) -> Option<(u32, u32)> {
+        let (i, j) = (rnd() as usize % bits.len(), rnd() as usize % bits.len());
+        (i != j).then(|| (bits[i.min(j)], bits[i.max(j)]))
+    }
+
     /// The four condition shapes the random tests cycle through, on bit masks `c1`, `c2`:
     /// none, `c1` clear, `c1` set with `c2` clear, `c1` clear with any of `c2`.
     fn cond_case(case: usize, c1: u64, c2: u64) -> Cond {
@@ -526,11 +532,9 @@ mod tests {
         let mut rnd = xorshift(0x9e37_79b9_7f4a_7c15u64);
         let bits = [0u32, 1, 2, 3, 4, 5, 9, 12, 20, 33, 62, 63];
         for case in 0..400 {
-            let (i, j) = (rnd() as usize % 12, rnd() as usize % 12);
-            if i == j {
+            let Some((lo, hi)) = gate_bits(&mut rnd, &bits) else {
                 continue;
-            }
-            let (lo, hi) = (bits[i.min(j)], bits[i.max(j)]);
+            };
             let others: Vec<u32> = bits
                 .iter()
                 .copied()
@@ -568,11 +572,9 @@ mod tests {
         let bits = [0u32, 2, 3, 7, 20, 40, 62, 63];
         let mut ran = 0;
         for case in 0..2000 {
-            let (i, j) = (rnd() as usize % 8, rnd() as usize % 8);
-            if i == j {
+            let Some((lo, hi)) = gate_bits(&mut rnd, &bits) else {
                 continue;
-            }
-            let (lo, hi) = (bits[i.min(j)], bits[i.max(j)]);
+            };
             let others: Vec<u32> = bits
                 .iter()
                 .copied()
