@@ -88,14 +88,17 @@ impl Layout {
         (self.span / 4, self.span / 2)
     }
 
-    /// Occupancy of offsets `64 c .. 64 c + 64`, bit `u` for offset `64 c + u` (`hi >= 6`,
-    /// so the 64 offsets share bit `hi`).
+    /// Occupancy of offsets `64 c .. 64 c + 64` (each byte of `occ` 0 or 1), bit `u` for offset
+    /// `64 c + u` (`hi >= 6`, so the 64 offsets share bit `hi`).
     #[inline(always)]
     fn mask(self, occ: &[u8], c: usize) -> u64 {
+        // Eight occupancy bytes (each 0 or 1) at a time: the multiplication adds byte `j`'s
+        // bit into bit `56 + j` with no carries between them.
         let bits = |s: &[u8]| {
-            s.iter()
-                .enumerate()
-                .fold(0u64, |m, (j, &o)| m | u64::from(o != 0) << j)
+            s.chunks_exact(8).enumerate().fold(0u64, |m, (j, c)| {
+                let x = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+                m | (x.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * j)
+            })
         };
         let x = c * 64;
         if self.lo >= 6 {
@@ -107,13 +110,24 @@ impl Layout {
         let a = 1usize << self.lo;
         let (p0, p1) = (self.slot(x), self.slot(x + a));
         let (m0, m1) = (bits(&occ[p0..p0 + 32]), bits(&occ[p1..p1 + 32]));
-        let chunk = (1u64 << a) - 1;
-        let mut m = 0u64;
-        for k in 0..32 / a {
-            m |= ((m0 >> (k * a)) & chunk) << (2 * k * a);
-            m |= ((m1 >> (k * a)) & chunk) << ((2 * k + 1) * a);
-        }
-        m
+        // Each class's chunks of `a` bits to every other chunk: halve the chunk size from 32
+        // down to `a`, moving each upper half up by the half's size.
+        let spread = |mut v: u64| {
+            const STEPS: [(usize, u64); 5] = [
+                (16, 0x0000_ffff_0000_ffff),
+                (8, 0x00ff_00ff_00ff_00ff),
+                (4, 0x0f0f_0f0f_0f0f_0f0f),
+                (2, 0x3333_3333_3333_3333),
+                (1, 0x5555_5555_5555_5555),
+            ];
+            for (s, keep) in STEPS {
+                if s >= a {
+                    v = (v | v << s) & keep;
+                }
+            }
+            v
+        };
+        spread(m0) | spread(m1) << a
     }
 
     /// Zeroes the occupancy of offsets `64 c .. 64 c + 64`.
@@ -544,20 +558,13 @@ where
             // class's 32 offsets are 32 consecutive slots.
             let (lo, am) = (layout.lo, (1usize << layout.lo) - 1);
             let (p0, p1) = (layout.slot(c * 64), layout.slot(c * 64 + am + 1));
-            fn half<T>(v: &[T], p: usize) -> &[T; 32] {
-                v[p..p + 32].try_into().expect("32 slots")
-            }
-            let (r0, i0, r1, i1) = (half(re, p0), half(im, p0), half(re, p1), half(im, p1));
             for ((kd, ad), u) in places {
                 let k = kbase + u as u64;
                 let j = ((u >> 1) & !am | (u & am)) & 31;
-                let v = if (u >> lo) & 1 == 1 {
-                    Complex::new(r1[j], i1[j])
-                } else {
-                    Complex::new(r0[j], i0[j])
-                };
+                // The class's slot by arithmetic, not a branch on the random bit `lo`.
+                let q = p0 + ((u >> lo) & 1) * (p1 - p0) + j;
                 *kd = k;
-                *ad = post(k, v);
+                *ad = post(k, Complex::new(re[q], im[q]));
             }
         }
     }
