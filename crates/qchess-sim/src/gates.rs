@@ -244,14 +244,8 @@ impl<T: Amplitude> State<T> {
             let (diag, off) = sqrt_entries(false);
             let gate = PairGate::new(ps, self.perm.phys(t1), cond_sqrt, diag, off);
             self.apply_pair(gate, false, identity, move |k, a| {
-                // Times i as a swap and a negation, both computed and one kept (no branch on
-                // a bit that may be random).
-                let turned = Complex::new(-a.im, a.re);
-                if ((k >> ps) ^ (k >> pt2)) & 1 == 1 {
-                    turned
-                } else {
-                    a
-                }
+                // Times i where the bits differ, without a branch (they may be random).
+                T::times_i_where(((k >> ps) ^ (k >> pt2)) & 1 == 1, a, false)
             })?;
             self.perm.swap(s, t2);
             Ok(())
@@ -300,14 +294,9 @@ impl<T: Amplitude> State<T> {
                 gate,
                 false,
                 move |k, a| {
-                    // Times -i as a swap and a negation, both computed and one kept: the bit
-                    // test is random on a random state, where a branch would mispredict.
-                    let turned = Complex::new(a.im, -a.re);
-                    if ((k >> pt) ^ (k >> ps1)) & 1 == 1 {
-                        turned
-                    } else {
-                        a
-                    }
+                    // Times -i where the bits differ, without a branch: the test is random on
+                    // a random state, where a branch would mispredict.
+                    T::times_i_where(((k >> pt) ^ (k >> ps1)) & 1 == 1, a, true)
                 },
                 identity,
             )?;
