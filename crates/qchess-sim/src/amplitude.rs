@@ -200,6 +200,26 @@ float_amplitude!(f32, u32, u64, |x: f64| x as f32, 9.536_743e-7, 1e-10, 1e-4);
 mod tests {
     use super::*;
 
+    /// Values whose bits a select or a swap must keep: signed zeros, a tiny value, an
+    /// infinity and a NaN with a payload.
+    const F64S: [f64; 6] = [
+        0.0,
+        -0.0,
+        1.5,
+        -2.25e-300,
+        f64::INFINITY,
+        f64::from_bits(0x7ff8_dead_beef_0001),
+    ];
+    /// [`F64S`] for `f32`.
+    const F32S: [f32; 6] = [
+        0.0,
+        -0.0,
+        1.5,
+        -2.25e-30,
+        f32::NEG_INFINITY,
+        f32::from_bits(0x7fc0_beef),
+    ];
+
     /// `select` returns one of its arguments bit for bit (signed zeros, NaN payloads and
     /// infinities included), for both floats and for `Exact`.
     #[test]
@@ -216,24 +236,8 @@ mod tests {
                 }
             }
         }
-        let f64s = [
-            0.0,
-            -0.0,
-            1.5,
-            -2.25e-300,
-            f64::INFINITY,
-            f64::from_bits(0x7ff8_dead_beef_0001),
-        ];
-        check(&f64s, f64::to_bits);
-        let f32s = [
-            0.0,
-            -0.0,
-            1.5,
-            -2.25e-30,
-            f32::NEG_INFINITY,
-            f32::from_bits(0x7fc0_beef),
-        ];
-        check(&f32s, |x: f32| u64::from(x.to_bits()));
+        check(&F64S, f64::to_bits);
+        check(&F32S, |x: f32| u64::from(x.to_bits()));
         let (p, q) = (crate::Exact::of_f64(0.5), crate::Exact::of_f64(-0.75));
         let (x, y) = (Complex::new(p, q), Complex::new(q, p));
         assert_eq!(crate::Exact::select(true, x, y), x);
@@ -265,24 +269,8 @@ mod tests {
                 }
             }
         }
-        let f64s = [
-            0.0,
-            -0.0,
-            1.5,
-            -2.25e-300,
-            f64::INFINITY,
-            f64::from_bits(0x7ff8_dead_beef_0001),
-        ];
-        check(&f64s, f64::to_bits);
-        let f32s = [
-            0.0,
-            -0.0,
-            1.5,
-            -2.25e-30,
-            f32::NEG_INFINITY,
-            f32::from_bits(0x7fc0_beef),
-        ];
-        check(&f32s, |x: f32| u64::from(x.to_bits()));
+        check(&F64S, f64::to_bits);
+        check(&F32S, |x: f32| u64::from(x.to_bits()));
         let (p, q) = (crate::Exact::of_f64(0.5), crate::Exact::of_f64(-0.75));
         let (i, x) = (
             Complex::new(crate::Exact::ZERO, crate::Exact::ONE),
