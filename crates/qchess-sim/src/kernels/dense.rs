@@ -112,7 +112,7 @@ impl Layout {
         let (m0, m1) = (bits(&occ[p0..p0 + 32]), bits(&occ[p1..p1 + 32]));
         // Each class's chunks of `a` bits to every other chunk: halve the chunk size from 32
         // down to `a`, moving each upper half up by the half's size.
-        let spread = |mut v: u64| {
+        let every_other_chunk = |mut v: u64| {
             const STEPS: [(usize, u64); 5] = [
                 (16, 0x0000_ffff_0000_ffff),
                 (8, 0x00ff_00ff_00ff_00ff),
@@ -127,7 +127,7 @@ impl Layout {
             }
             v
         };
-        spread(m0) | spread(m1) << a
+        every_other_chunk(m0) | every_other_chunk(m1) << a
     }
 
     /// Zeroes the occupancy of offsets `64 c .. 64 c + 64`.
