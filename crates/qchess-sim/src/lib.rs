@@ -33,7 +33,8 @@
 //! # Ok::<(), qchess_sim::SimError>(())
 //! ```
 // Unsafe code is denied; the exceptions, each measured, are the `madvise` call in `pages.rs`,
-// the prefetch hint in `prefetch.rs` and the streaming stores in `stream.rs`.
+// the prefetch hint in `prefetch.rs`, the streaming stores in `stream.rs` and the room grown
+// without zeros in `grow.rs`.
 #![deny(unsafe_code)]
 
 mod amplitude;
@@ -45,6 +46,7 @@ mod distribution;
 mod error;
 pub mod exact;
 mod gates;
+mod grow;
 mod inspect;
 mod kernels;
 mod key;

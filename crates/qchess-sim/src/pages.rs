@@ -10,8 +10,8 @@
 //! pages set to `madvise` (or `always`) it is then backed by 2 MiB pages where its range
 //! allows. The advice changes no contents and no allocation; where the kernel refuses it (or
 //! THP is `never`, or the OS is not Linux) nothing happens. This `madvise` is one of the
-//! crate's few unsafe calls (the others: the prefetch hint of `prefetch.rs` and the
-//! non-temporal stores of `stream.rs`).
+//! crate's few unsafe calls (the others: the prefetch hint of `prefetch.rs`, the
+//! non-temporal stores of `stream.rs` and the room grown without zeros of `grow.rs`).
 //!
 //! Advice alone leaves a buffer that grew on 4 KiB pages where it was faulted before it was
 //! advised or carried by a move: `realloc` moves a large buffer with `mremap` to wherever the

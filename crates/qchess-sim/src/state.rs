@@ -3,6 +3,7 @@
 
 use crate::amplitude::Amplitude;
 use crate::error::SimError;
+use crate::grow::{self, Down};
 use crate::kernels::pair::{self, PairGate, SliceSink, VecSink};
 use crate::kernels::{expand, permute, spread};
 use crate::key::{Cond, Key, Normalization};
@@ -1001,7 +1002,8 @@ impl<T: Amplitude> State<T> {
     /// The dense gate by `kernels::spread` when its higher bit is clear in every key (a split
     /// to an empty square above the piece): no pass 1, no bitmap, no merge; each piece of
     /// whole groups is moved up by the growth below it and spreads in its own region, in
-    /// parallel. Bit for bit what the general path computes. `Ok(false)`, with nothing done
+    /// parallel; a sector in one piece spreads into its arrays' spare room, with no zeros
+    /// written there first (`grow`). Bit for bit what the general path computes. `Ok(false)`, with nothing done
     /// and nothing asked, when some key has the bit set or the amplitudes' arithmetic is not
     /// cheap (`Exact`: the general path's scratch rules apply).
     fn try_spread<Pre, Post>(
@@ -1037,16 +1039,18 @@ impl<T: Amplitude> State<T> {
         // Nothing can fail from here on.
         self.peak = self.peak.max(self.bytes());
         let zero = Complex::new(T::zero(), T::zero());
-        // Each piece's input moves up by the growth of the pieces below it in its sector (last
-        // piece first, a memmove), so that the pieces' output regions are disjoint and each
-        // holds its input at its bottom; then every piece spreads in its region, in parallel.
-        type Region<'r, A> = (&'r mut [u64], &'r mut [Complex<A>], usize);
+        // A sector in one piece spreads into room taken from its arrays' spare capacity
+        // (`grow::split_spare`: no zeros written first) and takes the room into its length
+        // once the pass wrote every slot of it. A sector in several pieces grows by zeros:
+        // each piece's input moves up by the growth of the pieces below it in its sector
+        // (last piece first, a memmove), so that the pieces' output regions are disjoint and
+        // each holds its input at its bottom; then every piece spreads in its region. All in
+        // parallel.
+        type Region<'r, A> = (Down<'r, u64, Complex<A>>, usize, Option<usize>);
         let mut regions: Vec<Region<'_, T>> = Vec::with_capacity(pieces.len());
         let mut next = 0;
         for (si, s) in self.sectors.iter_mut().enumerate() {
             let len = s.keys.len();
-            s.keys.resize(len + sector_grow[si], 0);
-            s.amps.resize(len + sector_grow[si], zero);
             // (input start, input length, growth) of this sector's pieces, in key order.
             let mine: Vec<(usize, usize, usize)> = pieces[next..]
                 .iter()
@@ -1055,6 +1059,23 @@ impl<T: Amplitude> State<T> {
                 .map(|(&(_, a, b), &e)| (a, b - a, e))
                 .collect();
             next += mine.len();
+            let g = sector_grow[si];
+            // (`reserve_growth` reserved the room.)
+            let room = |c: usize| c - len >= g;
+            if let ([(0, plen, _)], true, true) =
+                (&mine[..], room(s.keys.capacity()), room(s.amps.capacity()))
+            {
+                let (Some((kb, kr)), Some((vb, vr))) = (
+                    grow::split_spare(&mut s.keys, g),
+                    grow::split_spare(&mut s.amps, g),
+                ) else {
+                    unreachable!("the room was checked")
+                };
+                regions.push((Down::new((kb, vb), (kr, vr)), *plen, Some(si)));
+                continue;
+            }
+            s.keys.resize(len + g, 0);
+            s.amps.resize(len + g, zero);
             let mut below: usize = mine.iter().map(|m| m.2).sum();
             for &(a, plen, e) in mine.iter().rev() {
                 below -= e;
@@ -1067,14 +1088,28 @@ impl<T: Amplitude> State<T> {
             for &(_, plen, e) in &mine {
                 let (k, kr) = std::mem::take(&mut ks).split_at_mut(plen + e);
                 let (v, vr) = std::mem::take(&mut vs).split_at_mut(plen + e);
-                regions.push((k, v, plen));
+                regions.push((Down::within(k, v), plen, None));
                 (ks, vs) = (kr, vr);
             }
         }
-        regions
+        // The proofs that the sectors' rooms were written, by sector.
+        let filled: Vec<(usize, grow::Filled, grow::Filled)> = regions
             .into_par_iter()
             .with_max_len(1)
-            .for_each(|(k, v, plen)| spread::spread(k, v, plen, gate, pre, post));
+            .filter_map(|(mut out, plen, sector)| {
+                spread::spread(&mut out, plen, gate, pre, post);
+                let proofs = out.finish();
+                let si = sector?;
+                match proofs {
+                    Some((fk, fv)) => Some((si, fk, fv)),
+                    None => unreachable!("kernels::spread writes every slot of its region"),
+                }
+            })
+            .collect();
+        for (si, fk, fv) in filled {
+            grow::commit(&mut self.sectors[si].keys, fk);
+            grow::commit(&mut self.sectors[si].amps, fv);
+        }
         self.finish_pass();
         Ok(true)
     }
