@@ -113,6 +113,26 @@ pub(crate) trait Push<K, V> {
         Self: Sized;
 }
 
+/// The [`Push`] methods every writer has alike: where it stands and its input.
+macro_rules! accessors {
+    () => {
+        #[inline(always)]
+        fn left(&self) -> usize {
+            self.next
+        }
+
+        #[inline(always)]
+        fn keys(&self) -> &[K] {
+            self.below.0
+        }
+
+        #[inline(always)]
+        fn vals(&self) -> &[V] {
+            self.below.1
+        }
+    };
+}
+
 /// A [`Push`] writer over two arrays' `below` (initialized entries: the run's input, at the
 /// bottom) and `room` (uninitialized slots above them), from the top of the room. Its own
 /// [`Push::push`] writes either part with a branch; [`Down::phased`] lends a writer of one
@@ -216,20 +236,7 @@ impl<K: Copy, V: Copy> Push<K, V> for Down<'_, K, V> {
         }
     }
 
-    #[inline(always)]
-    fn left(&self) -> usize {
-        self.next
-    }
-
-    #[inline(always)]
-    fn keys(&self) -> &[K] {
-        self.below.0
-    }
-
-    #[inline(always)]
-    fn vals(&self) -> &[V] {
-        self.below.1
-    }
+    accessors!();
 
     #[inline(always)]
     fn push(&mut self, k: K, v: V) {
@@ -291,20 +298,7 @@ impl<K: Copy, V: Copy> Push<K, V> for Room<'_, K, V> {
         }
     }
 
-    #[inline(always)]
-    fn left(&self) -> usize {
-        self.next
-    }
-
-    #[inline(always)]
-    fn keys(&self) -> &[K] {
-        self.below.0
-    }
-
-    #[inline(always)]
-    fn vals(&self) -> &[V] {
-        self.below.1
-    }
+    accessors!();
 
     #[inline(always)]
     fn push(&mut self, k: K, v: V) {
@@ -345,20 +339,7 @@ impl<K: Copy, V: Copy> Push<K, V> for Below<'_, K, V> {
         }
     }
 
-    #[inline(always)]
-    fn left(&self) -> usize {
-        self.next
-    }
-
-    #[inline(always)]
-    fn keys(&self) -> &[K] {
-        self.below.0
-    }
-
-    #[inline(always)]
-    fn vals(&self) -> &[V] {
-        self.below.1
-    }
+    accessors!();
 
     #[inline(always)]
     fn push(&mut self, k: K, v: V) {
