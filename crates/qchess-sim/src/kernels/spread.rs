@@ -6,9 +6,10 @@
 //! off-diagonal, which sorts after every key of its group for bit `hi` (it is the only key
 //! there with `hi` set). So a group's output is the group itself (pair entries scaled,
 //! phases applied) followed by its pair entries flipped, in order: no merge, no partner
-//! search, no bitmap. Written in place from the end of the grown arrays, group by group
-//! backwards, each group's new entries first (above its input) and then the group moved up
-//! by the growth below it. Every value is computed as the general kernel computes it
+//! search, no bitmap. Written in place from the end of the grown arrays (whose grown part
+//! may be spare room no zeros were written to: `grow`), group by group backwards, each
+//! group's new entries first (above its input) and then the group moved up by the growth
+//! below it. Every value is computed as the general kernel computes it
 //! (`expand::expand`: the unpartnered entries of pass 2), so the output is bit for bit the
 //! same.
 
@@ -241,11 +242,12 @@ pub(crate) mod tests {
             }
         }
     }
+
     /// Game-shaped states (`bench::game_state`: groups of a few entries) given the split's
     /// sqrt-iSwap on one thread, so each sector is one piece that spreads into its arrays'
-    /// spare room: the
-    /// groups written wholly into the room, the one that straddles its bottom (in chunks),
-    /// and those below it give bit for bit what the general kernel gives.
+    /// spare room: the groups written wholly into the room, the one that straddles its
+    /// bottom (in chunks), and those below it give bit for bit what the general kernel
+    /// gives.
     #[test]
     fn a_game_shaped_state_spreads_into_its_room_as_the_general_kernel_does() {
         use crate::Controls;
