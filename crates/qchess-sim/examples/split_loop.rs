@@ -1,8 +1,8 @@
 //! `cargo run --release -p qchess-sim --example split_loop -- [STATES] [REPS] [THREADS]`:
 //! the game-shaped split of `sim_bench split STATES THREADS game` (its state,
-//! `qchess_sim::bench::game_state`, and qubits, `bench::game_qubits`), timed `REPS` times
-//! in one process on one state, each split undone by its merge before the next (one split
-//! and merge first, untimed). Prints one JSON line: `states`, `threads`, `reps`, and the
+//! `qchess_sim::bench::game_state`, and its operations, `bench::apply_game_op`), timed
+//! `REPS` times in one process on one state, each split undone by its merge before the next
+//! (one split and merge first, untimed). Prints one JSON line: `states`, `threads`, `reps`, and the
 //! split's `median_states_per_sec` and `best_states_per_sec`.
 //!
 //! At 1e7 `sim_bench` times two splits a process (each on a fresh copy), so on a noisy VM
@@ -10,7 +10,8 @@
 //! steadier median and best (docs/benchmarks.md, "The split's grown room without zeros").
 //! Defaults: 10^7 states, 15 repetitions, one thread.
 
-use qchess_sim::{Controls, State, bench};
+use qchess_sim::State;
+use qchess_sim::bench::{self, BenchOp, apply_game_op};
 use std::time::Instant;
 
 fn main() -> Result<(), qchess_sim::SimError> {
@@ -27,15 +28,14 @@ fn main() -> Result<(), qchess_sim::SimError> {
         .expect("thread pool");
     let mut times = pool.install(|| -> Result<Vec<f64>, qchess_sim::SimError> {
         let mut s: State<f64> = bench::game_state(n)?;
-        let (q, t1, t2, _) = bench::game_qubits(n);
-        s.split(q, t1, t2, Controls::NONE)?;
-        s.merge(t2, t1, q, Controls::NONE)?;
+        apply_game_op(BenchOp::Split, &mut s, n)?;
+        apply_game_op(BenchOp::Merge, &mut s, n)?;
         let mut times = Vec::with_capacity(reps);
         for _ in 0..reps {
             let t = Instant::now();
-            s.split(q, t1, t2, Controls::NONE)?;
+            apply_game_op(BenchOp::Split, &mut s, n)?;
             times.push(t.elapsed().as_secs_f64());
-            s.merge(t2, t1, q, Controls::NONE)?;
+            apply_game_op(BenchOp::Merge, &mut s, n)?;
         }
         Ok(times)
     })?;
