@@ -322,7 +322,7 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
     out_of: impl Fn(u64) -> bool,
     extra: PassExtras<T>,
 ) -> BlockSums {
-    use crate::kernels::scan::{add_byte_tables, table_bits};
+    use crate::kernels::scan::{add_byte_tables, fold_tables, table_bits};
     let PassExtras {
         marginals,
         scale,
@@ -357,7 +357,7 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
     let mut stage_a = [zero; STAGE];
     let mut keep_k = [0u64; STAGE];
     let mut keep_a = [zero; STAGE];
-    let mut tables = marginals.then(|| Box::new([[0.0f64; 256]; 8]));
+    let mut tables = marginals.then(|| Box::new([[[0.0f64; 256]; 8]; 2]));
     let (mut gone, mut kept) = ([0.0f64; 2], [0.0f64; 2]);
     let n = keys.len();
     // `DIRECT` (the lean pass without record: the bare measurement's projection): a chunk
@@ -452,7 +452,9 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
     BlockSums {
         gone: gone[0] + gone[1],
         kept: kept[0] + kept[1],
-        bits: tables.as_deref().map_or([0.0; 64], table_bits),
+        bits: tables
+            .as_deref()
+            .map_or([0.0; 64], |t| table_bits(&fold_tables(t))),
     }
 }
 

@@ -209,43 +209,20 @@ pub(crate) fn project_map<T: Amplitude>(
 }
 
 /// Per byte of the key, the probability mass of each byte value: 8 x 256 sums from which every
-/// single-qubit marginal follows (8 table updates per entry instead of one per set bit).
-pub(crate) fn byte_marginals<T: Amplitude>(
-    keys: &[u64],
-    amps: &[Complex<T>],
-) -> Box<[[f64; 256]; 8]> {
+/// single-qubit marginal follows ([`table_bits`]).
+pub(crate) type ByteTables = [[f64; 256]; 8];
+
+/// The byte tables of a run of entries ([`ByteTables`]), by [`add_byte_tables`] on chunks of
+/// two blocks in parallel, summed in chunk order (the same for any thread count).
+pub(crate) fn byte_marginals<T: Amplitude>(keys: &[u64], amps: &[Complex<T>]) -> Box<ByteTables> {
     // Chunks of two blocks: a state of a few hundred thousand entries (a game state after
     // a measurement at 1.5e6) still splits across the threads; each chunk's two tables
     // (32 KiB) are zeroed and summed once, far less than its 131 072 entries cost.
     const BIG: usize = BLOCK * 2;
     let one = |s: usize, e: usize| {
-        // Two sets of tables, even entries into one and odd into the other: consecutive
-        // sorted keys mostly repeat their high bytes, and each update to a repeated slot
-        // waits for the one before it (a store-to-load round trip); two sets halve those
-        // chains. (Four sets no longer fit the first-level cache and were slower.)
-        let (mut t, mut u) = (Box::new([[0.0f64; 256]; 8]), Box::new([[0.0f64; 256]; 8]));
-        let (ks, as_) = (&keys[s..e], &amps[s..e]);
-        let mut kc = ks.chunks_exact(2);
-        let mut ac = as_.chunks_exact(2);
-        for (k, a) in (&mut kc).zip(&mut ac) {
-            let (k0, k1, p0, p1) = (k[0], k[1], norm2(a[0]), norm2(a[1]));
-            for (byte, (tr, ur)) in t.iter_mut().zip(u.iter_mut()).enumerate() {
-                tr[((k0 >> (8 * byte)) & 0xff) as usize] += p0;
-                ur[((k1 >> (8 * byte)) & 0xff) as usize] += p1;
-            }
-        }
-        for (k, a) in kc.remainder().iter().zip(ac.remainder()) {
-            let p = norm2(*a);
-            for (byte, row) in t.iter_mut().enumerate() {
-                row[((k >> (8 * byte)) & 0xff) as usize] += p;
-            }
-        }
-        for (tr, ur) in t.iter_mut().zip(u.iter()) {
-            for (x, y) in tr.iter_mut().zip(ur.iter()) {
-                *x += y;
-            }
-        }
-        t
+        let mut t = Box::new([[[0.0f64; 256]; 8]; 2]);
+        add_byte_tables(&keys[s..e], &amps[s..e], &mut t);
+        fold_tables(&t)
     };
     let parts = map_chunks(keys.len(), BIG, one);
     let mut total = Box::new([[0.0f64; 256]; 8]);
@@ -259,22 +236,42 @@ pub(crate) fn byte_marginals<T: Amplitude>(
     total
 }
 
-/// Entries [`add_byte_tables`] looks at together: the bytes on which all of them agree get
-/// one table update for the lot.
-const TABLE_CHUNK: usize = 16;
+/// The two sets of [`add_byte_tables`] summed into one.
+pub(crate) fn fold_tables(t: &[ByteTables; 2]) -> Box<ByteTables> {
+    let mut out = Box::new(t[0]);
+    for (tr, ur) in out.iter_mut().zip(t[1].iter()) {
+        for (x, y) in tr.iter_mut().zip(ur.iter()) {
+            *x += y;
+        }
+    }
+    out
+}
 
-/// Adds each entry's `|a|^2` to the 8 byte tables of [`byte_marginals`] (`t[byte][value of
-/// that byte of the key]`). Per chunk of [`TABLE_CHUNK`] entries, a byte on which every key of
-/// the chunk agrees (the high bytes of sorted keys, mostly) gets the chunk's summed mass in
-/// one update; only the bytes that vary inside the chunk are updated entry by entry. (Eight
-/// updates per entry would chain through the same table slot whenever consecutive keys
-/// repeat a byte: one store-to-load round trip per entry and byte.) Any key order is right;
-/// sorted keys are fast. The order of the additions is fixed by the input alone.
+/// Entries [`add_byte_tables`] looks at together: the bytes on which all of them agree get
+/// one table update for the lot. (32 against 16 and 8: a little faster on the bench-move
+/// game states, 2026-12-01.)
+const TABLE_CHUNK: usize = 32;
+
+/// Adds each entry's `|a|^2` to the byte tables of [`byte_marginals`] (`t[set][byte][value of
+/// that byte of the key]`; the caller sums the two sets, [`fold_tables`]). Per chunk of
+/// [`TABLE_CHUNK`] entries, a byte on which every key of the chunk agrees (the high bytes of
+/// sorted keys, mostly) gets the chunk's summed mass in one update of set 0; only the bytes
+/// that vary inside the chunk are updated entry by entry, even entries into set 0 and odd
+/// ones into set 1. Each update of a slot waits for the one before it to the same slot (a
+/// store-to-load round trip), and inside a chunk of sorted keys a varying byte still mostly
+/// repeats its value from one entry to the next: the two sets halve those chains, the
+/// agreeing bytes remove them. Any key order is right; sorted keys are fast. The order of the
+/// additions is fixed by the input alone.
+///
+/// Measured on the `qchess bench move` game state after its measurement (5.0e6 survivors,
+/// Intel Xeon VM, 2026-12-01): 35 ms on one thread entry by entry (two sets), 27 ms by chunks
+/// into one set, 20 ms by chunks into two sets (docs/benchmarks.md, "An Intel Xeon VM").
 pub(crate) fn add_byte_tables<T: Amplitude>(
     keys: &[u64],
     amps: &[Complex<T>],
-    t: &mut [[f64; 256]; 8],
+    t: &mut [ByteTables; 2],
 ) {
+    let [t, u] = t;
     for (kc, ac) in keys.chunks(TABLE_CHUNK).zip(amps.chunks(TABLE_CHUNK)) {
         let k0 = kc[0];
         let varying = kc.iter().fold(0u64, |v, &k| v | (k ^ k0));
@@ -284,9 +281,6 @@ pub(crate) fn add_byte_tables<T: Amplitude>(
         }
         let p = &p[..kc.len()];
         let sum: f64 = p.iter().sum();
-        // The varying bytes, updated entry by entry with all of them interleaved (each
-        // row's updates chain through memory when a value repeats; interleaving the rows
-        // keeps several chains in flight).
         let mut rows = [0u32; 8];
         let mut nv = 0;
         for (byte, row) in t.iter_mut().enumerate() {
@@ -298,8 +292,19 @@ pub(crate) fn add_byte_tables<T: Amplitude>(
                 nv += 1;
             }
         }
+        // The varying bytes, entry by entry, all of them interleaved (several chains in
+        // flight), even and odd entries into the two sets.
         let rows = &rows[..nv];
-        for (k, m) in kc.iter().zip(p) {
+        let mut kp = kc.chunks_exact(2);
+        let mut pp = p.chunks_exact(2);
+        for (k, m) in (&mut kp).zip(&mut pp) {
+            for &shift in rows {
+                let byte = (shift / 8) as usize;
+                t[byte][((k[0] >> shift) & 0xff) as usize] += m[0];
+                u[byte][((k[1] >> shift) & 0xff) as usize] += m[1];
+            }
+        }
+        for (k, m) in kp.remainder().iter().zip(pp.remainder()) {
             for &shift in rows {
                 t[(shift / 8) as usize][((k >> shift) & 0xff) as usize] += m;
             }
@@ -309,7 +314,7 @@ pub(crate) fn add_byte_tables<T: Amplitude>(
 
 /// The 64 physical-bit masses of a set of byte tables ([`byte_marginals`]): bit `8 b + j` gets
 /// the mass of every value of byte `b` with bit `j` set. Summed in a fixed order.
-pub(crate) fn table_bits(t: &[[f64; 256]; 8]) -> [f64; 64] {
+pub(crate) fn table_bits(t: &ByteTables) -> [f64; 64] {
     let mut bits = [0.0f64; 64];
     for (byte, row) in t.iter().enumerate() {
         for (j, slot) in bits[8 * byte..8 * byte + 8].iter_mut().enumerate() {
@@ -354,10 +359,11 @@ mod tests {
                     row[((k >> (8 * byte)) & 0xff) as usize] += a.norm_sqr();
                 }
             }
-            let mut got = [[0.0f64; 256]; 8];
-            add_byte_tables(&keys, &amps, &mut got);
+            let mut sets = [[[0.0f64; 256]; 8]; 2];
+            add_byte_tables(&keys, &amps, &mut sets);
+            let got = fold_tables(&sets);
             let total: f64 = want[0].iter().sum();
-            for (wr, gr) in want.iter().zip(&got) {
+            for (wr, gr) in want.iter().zip(got.iter()) {
                 for (w, g) in wr.iter().zip(gr) {
                     assert!((w - g).abs() <= 1e-13 * total, "{w} vs {g}");
                 }
