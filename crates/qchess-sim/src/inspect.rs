@@ -233,14 +233,15 @@ impl<T: Amplitude> State<T> {
                 // Partial sums of 1024 entries, then added up: with equal weights a running
                 // sum's rounding errors all lean the same way (5e-13 seen at 2e5 entries).
                 for (ks, amps) in s.keys[a..b].chunks(1024).zip(s.amps[a..b].chunks(1024)) {
-                    let (mut part, mut t) = ([0.0f64; MARGINALS_OF_MAX], 0.0f64);
-                    for (k, amp) in ks.iter().zip(amps) {
-                        let w = norm2(*amp);
-                        t += w;
-                        for (x, m) in part[..n].iter_mut().zip(&masks[..n]) {
-                            *x += if k & m != 0 { w } else { 0.0 };
-                        }
-                    }
+                    // The common counts of qubits with their own loops (a move's touched
+                    // squares: two or three), every other count through the widest.
+                    let (part, t) = match n {
+                        1 => masked_sums::<T, 1>(ks, amps, &masks),
+                        2 => masked_sums::<T, 2>(ks, amps, &masks),
+                        3 => masked_sums::<T, 3>(ks, amps, &masks),
+                        4 => masked_sums::<T, 4>(ks, amps, &masks),
+                        _ => masked_sums::<T, MARGINALS_OF_MAX>(ks, amps, &masks),
+                    };
                     for (x, y) in acc.iter_mut().zip(part) {
                         *x += y;
                     }
@@ -464,4 +465,50 @@ impl<T: Amplitude> State<T> {
         }
         rho
     }
+}
+
+/// Entries [`masked_sums`] spreads over separate running sums (entry `i` into sum `i % 4`).
+const LANES: usize = 4;
+
+/// `(the masses |a|^2 of the entries whose key meets each mask, the total mass)` of one run
+/// of entries ([`State::qubit_probabilities_of`]), for the first `N` masks (the rest of the
+/// answer zero). Without
+/// branches (a qubit's bit is random from entry to entry in a game state, and a branch on it
+/// mispredicted about every other entry) and over [`LANES`] running sums, so that each
+/// addition waits on the one [`LANES`] entries before it, not on the previous one; the lanes
+/// are added up in lane order, a fixed order whatever the thread count.
+fn masked_sums<T: Amplitude, const N: usize>(
+    keys: &[u64],
+    amps: &[Complex<T>],
+    masks: &[u64; MARGINALS_OF_MAX],
+) -> ([f64; MARGINALS_OF_MAX], f64) {
+    let masks: &[u64; N] = masks[..N].try_into().expect("N <= MARGINALS_OF_MAX");
+    let mut part = [[0.0f64; N]; LANES];
+    let mut t = [0.0f64; LANES];
+    let mut kc = keys.chunks_exact(LANES);
+    let mut ac = amps.chunks_exact(LANES);
+    for (ks, as_) in (&mut kc).zip(&mut ac) {
+        for l in 0..LANES {
+            let (k, w) = (ks[l], norm2(as_[l]));
+            t[l] += w;
+            for (x, m) in part[l].iter_mut().zip(masks) {
+                *x += w * f64::from(u8::from(k & m != 0));
+            }
+        }
+    }
+    for (&k, a) in kc.remainder().iter().zip(ac.remainder()) {
+        let w = norm2(*a);
+        t[0] += w;
+        for (x, m) in part[0].iter_mut().zip(masks) {
+            *x += w * f64::from(u8::from(k & m != 0));
+        }
+    }
+    let mut sums = [0.0f64; MARGINALS_OF_MAX];
+    sums[..N].copy_from_slice(&part[0]);
+    for lane in &part[1..] {
+        for (x, y) in sums.iter_mut().zip(lane) {
+            *x += y;
+        }
+    }
+    (sums, t.iter().sum())
 }
