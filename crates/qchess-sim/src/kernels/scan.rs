@@ -265,7 +265,7 @@ const TABLE_CHUNK: usize = 32;
 ///
 /// Measured on the `qchess bench move` game state after its measurement (5.0e6 survivors,
 /// Intel Xeon VM, 2026-12-01): 35 ms on one thread entry by entry (two sets), 27 ms by chunks
-/// into one set, 20 ms by chunks into two sets (docs/benchmarks.md, "An Intel Xeon VM").
+/// into one set, 20 ms by chunks into two sets (docs/benchmarks.md, "A fourth machine").
 pub(crate) fn add_byte_tables<T: Amplitude>(
     keys: &[u64],
     amps: &[Complex<T>],
