@@ -26,7 +26,10 @@ fn time(runs: usize, sink: &mut f64, mut f: impl FnMut() -> f64) -> (f64, f64) {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let states: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(10_000_000);
+    let states: usize = args
+        .next()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10_000_000);
     let threads: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(1);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
