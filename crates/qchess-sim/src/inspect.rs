@@ -200,7 +200,8 @@ impl<T: Amplitude> State<T> {
     /// Probability that each of `qubits` is 1, in one pass over the state (the single-qubit
     /// marginals of [`State::qubit_probabilities`] for a few qubits only, for a caller that
     /// knows which ones a gate changed). A qubit out of range gets 0. More than
-    /// [`MARGINALS_OF_MAX`] qubits are read from the full 64-qubit pass.
+    /// [`MARGINALS_OF_MAX`] qubits are read from the full 64-qubit pass. The same kernel as
+    /// [`State::marginals_of`].
     ///
     /// ```
     /// use qchess_sim::{Controls, State};
@@ -211,55 +212,8 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn qubit_probabilities_of(&self, qubits: &[u8]) -> Vec<f64> {
-        if qubits.len() > MARGINALS_OF_MAX {
-            let all = self.qubit_probabilities();
-            return qubits
-                .iter()
-                .map(|&q| all.get(usize::from(q)).copied().unwrap_or(0.0))
-                .collect();
-        }
-        // Physical bit masks; a qubit out of range reads no bit (mask 0).
-        let mut masks = [0u64; MARGINALS_OF_MAX];
-        for (m, &q) in masks.iter_mut().zip(qubits) {
-            if q < 64 {
-                *m = 1u64 << self.perm.phys(q);
-            }
-        }
-        let n = qubits.len();
-        let (mut sums, mut norm) = ([0.0f64; MARGINALS_OF_MAX], 0.0f64);
-        for s in &self.sectors {
-            let parts = scan::map_blocks(s.keys.len(), |a, b| {
-                let (mut acc, mut total) = ([0.0f64; MARGINALS_OF_MAX], 0.0f64);
-                // Partial sums of 1024 entries, then added up: with equal weights a running
-                // sum's rounding errors all lean the same way (5e-13 seen at 2e5 entries).
-                for (ks, amps) in s.keys[a..b].chunks(1024).zip(s.amps[a..b].chunks(1024)) {
-                    // The common counts of qubits with their own loops (a move's touched
-                    // squares: two or three), every other count through the widest.
-                    let (part, t) = match n {
-                        1 => masked_sums::<T, 1>(ks, amps, &masks),
-                        2 => masked_sums::<T, 2>(ks, amps, &masks),
-                        3 => masked_sums::<T, 3>(ks, amps, &masks),
-                        4 => masked_sums::<T, 4>(ks, amps, &masks),
-                        _ => masked_sums::<T, MARGINALS_OF_MAX>(ks, amps, &masks),
-                    };
-                    for (x, y) in acc.iter_mut().zip(part) {
-                        *x += y;
-                    }
-                    total += t;
-                }
-                (acc, total)
-            });
-            for (acc, total) in parts {
-                for (x, y) in sums.iter_mut().zip(acc) {
-                    *x += y;
-                }
-                norm += total;
-            }
-        }
-        sums[..n]
-            .iter()
-            .map(|&p| if norm > 0.0 { p / norm } else { p })
-            .collect()
+        // One few-marginals kernel: the compiled one the game's touched-squares read uses.
+        self.marginals_of(qubits)
     }
 
     /// Probability of each board (ancillas marginalised), most probable first, ties by board
@@ -465,50 +419,4 @@ impl<T: Amplitude> State<T> {
         }
         rho
     }
-}
-
-/// Entries [`masked_sums`] spreads over separate running sums (entry `i` into sum `i % 4`).
-const LANES: usize = 4;
-
-/// `(the masses |a|^2 of the entries whose key meets each mask, the total mass)` of one run
-/// of entries ([`State::qubit_probabilities_of`]), for the first `N` masks (the rest of the
-/// answer zero). Without
-/// branches (a qubit's bit is random from entry to entry in a game state, and a branch on it
-/// mispredicted about every other entry) and over [`LANES`] running sums, so that each
-/// addition waits on the one [`LANES`] entries before it, not on the previous one; the lanes
-/// are added up in lane order, a fixed order whatever the thread count.
-fn masked_sums<T: Amplitude, const N: usize>(
-    keys: &[u64],
-    amps: &[Complex<T>],
-    masks: &[u64; MARGINALS_OF_MAX],
-) -> ([f64; MARGINALS_OF_MAX], f64) {
-    let masks: &[u64; N] = masks[..N].try_into().expect("N <= MARGINALS_OF_MAX");
-    let mut part = [[0.0f64; N]; LANES];
-    let mut t = [0.0f64; LANES];
-    let mut kc = keys.chunks_exact(LANES);
-    let mut ac = amps.chunks_exact(LANES);
-    for (ks, as_) in (&mut kc).zip(&mut ac) {
-        for l in 0..LANES {
-            let (k, w) = (ks[l], norm2(as_[l]));
-            t[l] += w;
-            for (x, m) in part[l].iter_mut().zip(masks) {
-                *x += w * f64::from(u8::from(k & m != 0));
-            }
-        }
-    }
-    for (&k, a) in kc.remainder().iter().zip(ac.remainder()) {
-        let w = norm2(*a);
-        t[0] += w;
-        for (x, m) in part[0].iter_mut().zip(masks) {
-            *x += w * f64::from(u8::from(k & m != 0));
-        }
-    }
-    let mut sums = [0.0f64; MARGINALS_OF_MAX];
-    sums[..N].copy_from_slice(&part[0]);
-    for lane in &part[1..] {
-        for (x, y) in sums.iter_mut().zip(lane) {
-            *x += y;
-        }
-    }
-    (sums, t.iter().sum())
 }
