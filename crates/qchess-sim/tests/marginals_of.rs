@@ -20,12 +20,13 @@ fn game_like_state() -> State<f64> {
 fn a_few_marginals_match_the_full_pass() {
     for s in [
         game_like_state(),
-        // Not a multiple of the pass's four running sums: the remainder counts too.
+        // An odd length: the kernel's two lanes of entries leave one over.
         qchess_sim::bench::random_state::<f64>(200_003).unwrap(),
     ] {
         let all = s.qubit_probabilities();
         let qubits: Vec<u8> = vec![0, 10, 20, 21, 11, 30, 41, 63];
-        // Every count from one to MARGINALS_OF_MAX (each has its own loop).
+        // Every count from one to MARGINALS_OF_MAX (`State::marginals_of` compiles one
+        // kernel per count up to four, one for five to eight).
         for len in 1..=qubits.len() {
             let few = s.qubit_probabilities_of(&qubits[..len]);
             assert_eq!(few.len(), len);
