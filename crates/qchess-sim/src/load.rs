@@ -110,7 +110,7 @@ pub fn adaptive_threads() -> bool {
 /// }
 /// ```
 pub fn free_cores() -> Option<usize> {
-    let cores = std::thread::available_parallelism().ok()?.get();
+    let cores = process_cores()?;
     let online = *ONLINE.get_or_init(|| {
         std::fs::read_to_string("/sys/devices/system/cpu/online")
             .ok()
@@ -129,6 +129,27 @@ pub fn free_cores() -> Option<usize> {
     let running = loadavg()?;
     let own = before.max(own_running_threads()?);
     Some(cores.min(machine.saturating_sub(running.saturating_sub(own))))
+}
+
+/// The cores this process may use: `std::thread::available_parallelism`, which reads the
+/// calling thread's affinity, except on a pool worker that pinning bound to one CPU
+/// ([`crate::pin`]), where that says 1 whatever the process may use: there, the CPUs the
+/// process's first thread may run on (`Cpus_allowed_list` of `/proc/self/status`; pinning
+/// never binds a thread outside the pools). Before 2026-12-01 a bound worker's reading made
+/// every check find fewer than two cores free, and every large pass ran on one thread
+/// (docs/benchmarks.md, "A fourth machine").
+fn process_cores() -> Option<usize> {
+    let own = std::thread::available_parallelism().ok()?.get();
+    if !crate::pin::bound_here() {
+        return Some(own);
+    }
+    let status = std::fs::read_to_string("/proc/self/status").ok();
+    let allowed = status.as_deref().and_then(|s| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+            .and_then(cpu_list_len)
+    });
+    Some(allowed.unwrap_or(own).max(own))
 }
 
 /// The machine's online CPUs, read once (`None`: unknown).
@@ -290,6 +311,31 @@ mod tests {
         assert!(spinning >= 2, "{spinning}");
         let cores = std::thread::available_parallelism().unwrap().get();
         assert!(free_cores().unwrap() <= cores);
+    }
+
+    /// On a worker bound to one CPU by pinning, the cores the process may use are still
+    /// all of them (its own affinity says 1): a bound worker's check must not find the
+    /// machine busy because of its own binding.
+    #[test]
+    fn a_bound_worker_still_sees_the_process_cores() {
+        let unbound = std::thread::available_parallelism().unwrap().get();
+        assert_eq!(process_cores(), Some(unbound));
+        let cpus = core_affinity::get_core_ids().unwrap_or_default();
+        let seen = std::thread::spawn(move || {
+            let pinned = cpus
+                .first()
+                .is_some_and(|&c| core_affinity::set_for_current(c));
+            crate::pin::mark_bound_here();
+            let own = std::thread::available_parallelism().unwrap().get();
+            (pinned, own, process_cores())
+        })
+        .join()
+        .unwrap();
+        let (pinned, own, cores) = seen;
+        if pinned {
+            assert_eq!(own, 1, "the bound thread's own affinity is its one CPU");
+        }
+        assert_eq!(cores, Some(unbound));
     }
 
     /// A busy reading means one thread, a quiet one the whole pool; the unit tests run with

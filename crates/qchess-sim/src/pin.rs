@@ -91,6 +91,18 @@ pub(crate) fn ensure_bound() {
     }
 }
 
+/// Whether this thread is a pool worker that [`ensure_bound`] bound to one CPU (or tried to):
+/// its own affinity then says nothing about how many CPUs the process may use.
+pub(crate) fn bound_here() -> bool {
+    BOUND.get()
+}
+
+/// Marks this thread as bound, as [`bind_current_pool`] does on each worker (tests).
+#[cfg(test)]
+pub(crate) fn mark_bound_here() {
+    BOUND.set(true);
+}
+
 /// Binds every worker of the current pool (the global one outside any pool) to one CPU:
 /// worker `i` to the `i`-th CPU this process may use, modulo their number. Where the CPUs
 /// cannot be listed or a worker cannot be bound, it stays where it was (and is not tried
