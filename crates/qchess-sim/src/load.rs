@@ -335,7 +335,12 @@ mod tests {
         if pinned {
             assert_eq!(own, 1, "the bound thread's own affinity is its one CPU");
         }
-        assert_eq!(cores, Some(unbound));
+        // At least the unbound thread's count (more under a CPU quota, which
+        // `available_parallelism` counts and the affinity list does not).
+        assert!(
+            cores.is_some_and(|c| c >= unbound),
+            "{cores:?} vs {unbound}"
+        );
     }
 
     /// A busy reading means one thread, a quiet one the whole pool; the unit tests run with
