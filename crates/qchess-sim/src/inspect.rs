@@ -54,7 +54,8 @@ impl<T: Amplitude> Iterator for SectorEntries<'_, T> {
 /// Up to this many basis states, marginals are summed entry by entry.
 const SMALL_MARGINALS: usize = 1024;
 
-/// Most qubits [`State::qubit_probabilities_of`] sums in its own pass.
+/// Most qubits [`State::qubit_probabilities_of`] (which is [`State::marginals_of`]) sums in
+/// its own pass; more are read from the 64-qubit pass.
 pub const MARGINALS_OF_MAX: usize = 8;
 
 impl<T: Amplitude> State<T> {

@@ -97,7 +97,8 @@ pub fn adaptive_threads() -> bool {
     ADAPTIVE.load(Ordering::Relaxed)
 }
 
-/// The cores this process may use (`std::thread::available_parallelism`), or fewer when the
+/// The cores this process may use (`std::thread::available_parallelism`; on a pool worker
+/// that pinning bound to one CPU, the process's CPUs, not that one), or fewer when the
 /// runnable threads of other processes leave fewer of the machine's online CPUs free right
 /// now; `None` where `/proc` cannot tell (not Linux). The machine-wide count is set against
 /// the machine's CPUs, not this process's share of them: in a container limited to 2 CPUs of

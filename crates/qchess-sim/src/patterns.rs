@@ -1617,9 +1617,10 @@ fn marginals_of_n<T: Amplitude, const N: usize>(
 
 impl<T: Amplitude> State<T> {
     /// Probability that each of `qubits` is 1: [`State::qubit_probabilities_of`] with one
-    /// compiled kernel per count of qubits (up to 8), two interleaved lanes of entries and
-    /// partial sums of 1024 entries; the touched-squares read of a game move. More than 8
-    /// qubits are read from [`State::qubit_probabilities`]. A qubit out of range gets 0.
+    /// compiled kernel per count of qubits (up to [`crate::MARGINALS_OF_MAX`], 8), two
+    /// interleaved lanes of entries and partial sums of 1024 entries; the touched-squares read
+    /// of a game move. More qubits are read from [`State::qubit_probabilities`]. A qubit out
+    /// of range gets 0.
     ///
     /// ```
     /// use qchess_sim::{Controls, State};
@@ -1651,8 +1652,8 @@ impl<T: Amplitude> State<T> {
                 let (s, n) = marginals_of_n(self, &[m(0), m(1), m(2), m(3)]);
                 (s.to_vec(), n)
             }
-            5..=8 => {
-                let mut masks = [0u64; 8];
+            5..=crate::MARGINALS_OF_MAX => {
+                let mut masks = [0u64; crate::MARGINALS_OF_MAX];
                 for (x, &q) in masks.iter_mut().zip(qubits) {
                     *x = mask(q);
                 }
