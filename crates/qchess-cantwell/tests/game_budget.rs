@@ -19,6 +19,13 @@ fn split_game() -> Game {
 /// dense pass needs no bitmap (the simulator sees that in one read of the keys).
 const IN_PLACE: [&str; 4] = ["f3g5", "a3c3^b5", "f1c4", "d2d3"];
 
+/// Moves that need only their undo record: the capture `f3e5` measures `f3` (the record keeps
+/// the branches it removes, here 8 entries, 192 bytes: within the test's 512 bytes of slack)
+/// and then captures the pawn on `e5`, which is there in every branch, so the capture moves
+/// the state's sectors whole, in place. A capture of a piece in superposition copies the
+/// captured branches: [`a_capture_of_a_superposed_piece_beyond_the_budget_is_refused`].
+const RECORD_ONLY: [&str; 1] = ["f3e5"];
+
 #[test]
 fn every_move_kind_beyond_the_budget_is_refused_and_changes_nothing() {
     // Moves of every kind from the same position: split, jump, merge, slide, capture
@@ -55,7 +62,7 @@ fn every_move_kind_beyond_the_budget_is_refused_and_changes_nothing() {
             }
             // Moves that relabel qubits in place (a jump, a pawn step) need no copy and no
             // buffer since undo keeps inverse gates instead of snapshots (issue 10).
-            Ok(_) if IN_PLACE.contains(&mv) => {
+            Ok(_) if IN_PLACE.contains(&mv) || RECORD_ONLY.contains(&mv) => {
                 assert!(g.state().bytes() <= held, "{mv}");
                 g.undo().unwrap();
                 assert_eq!(g.position(), before_pos, "{mv} undo within the budget");
@@ -99,4 +106,40 @@ fn the_budget_counts_undo_snapshots() {
         g.undo().unwrap();
     }
     assert_eq!(g.state_size(), 1);
+}
+
+/// A capture from a square in superposition (`d4`) of a piece in superposition (the knight
+/// split onto `c6` or `a6`) needs the record of its measurement and copies the branches
+/// where the captured piece stands into a new ancilla sector: beyond the budget it is
+/// refused and changes nothing; with room it plays as without a budget, and undoes.
+#[test]
+fn a_capture_of_a_superposed_piece_beyond_the_budget_is_refused() {
+    let mut g = split_game();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    for mv in ["f3^d4g5", "d7d6"] {
+        g.apply(mv, &mut rng).unwrap();
+    }
+    let before_pos = g.position();
+    let before_hist = g.history_notation();
+    let mv = "d4c6";
+    let mut reference = g.clone();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    let played = reference.apply(mv, &mut rng).unwrap();
+    assert_eq!(played.variant.map(|v| v.name()), Some("CAPTURE"), "{played:?}");
+    g.set_memory_budget(g.state().bytes() + 64);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    match g.apply(mv, &mut rng) {
+        Err(GameError::StateTooLarge { asked, available }) => {
+            assert!(asked > available, "{asked} <= {available}");
+        }
+        other => panic!("expected StateTooLarge, got {other:?}"),
+    }
+    assert_eq!(g.position(), before_pos);
+    assert_eq!(g.history_notation(), before_hist);
+    g.set_memory_budget(usize::MAX);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    g.apply(mv, &mut rng).unwrap();
+    assert_eq!(g.position(), reference.position());
+    g.undo().unwrap();
+    assert_eq!(g.position(), before_pos);
 }

@@ -433,19 +433,29 @@ impl<T: Amplitude> State<T> {
             .iter()
             .map(|s| s.keys.iter().filter(|&&k| k & bit != 0).count())
             .collect();
-        self.ask(counts.iter().sum::<usize>() * crate::memory::entry_bytes::<T>())?;
+        // A sector whose every key has `t` occupied moves whole, in place (below): only the
+        // sectors that split ask for new arrays.
+        let copied = |(s, &n): (&Sector<T>, &usize)| n != 0 && n != s.keys.len();
+        let asked: usize = self
+            .sectors
+            .iter()
+            .zip(&counts)
+            .filter(|p| copied(*p))
+            .map(|(_, &n)| n)
+            .sum();
+        self.ask(asked * crate::memory::entry_bytes::<T>())?;
         // Every buffer is reserved before any sector changes, so a failure changes nothing.
         let mut bufs: Vec<(Vec<u64>, Vec<Complex<T>>)> = Vec::new();
-        let oom = |_| SimError::OutOfMemory {
-            states: counts.iter().sum(),
-        };
+        let oom = |_| SimError::OutOfMemory { states: asked };
         bufs.try_reserve_exact(counts.len()).map_err(oom)?;
-        for &n in &counts {
+        for (s, &n) in self.sectors.iter().zip(&counts) {
             // Exactly `n` (`reserve_fixed`): filled once to that length here; a later gate
             // that grows the sector reserves, and rounds, again.
             let (mut keys, mut amps) = (Vec::new(), Vec::new());
-            crate::pages::reserve_fixed(&mut keys, n).map_err(oom)?;
-            crate::pages::reserve_fixed(&mut amps, n).map_err(oom)?;
+            if copied((s, &n)) {
+                crate::pages::reserve_fixed(&mut keys, n).map_err(oom)?;
+                crate::pages::reserve_fixed(&mut amps, n).map_err(oom)?;
+            }
             bufs.push((keys, amps));
         }
         // Held at once: the state and the moved entries' new arrays (before the old
@@ -460,6 +470,21 @@ impl<T: Amplitude> State<T> {
         for ((s, &n_moved), (mut keys, mut amps)) in self.sectors.iter_mut().zip(&counts).zip(bufs)
         {
             if n_moved == 0 {
+                continue;
+            }
+            if n_moved == s.keys.len() {
+                // Every entry moves: clearing a bit that every key has keeps them sorted and
+                // distinct, so the sector's own arrays become the moved sector's (the emptied
+                // sector is dropped by `finish_pass`). No copy, no new pages: a capture after
+                // a measurement that made `t` classical costs one pass over the arrays.
+                let (mut keys, mut amps) =
+                    (std::mem::take(&mut s.keys), std::mem::take(&mut s.amps));
+                scan::clear_bit_times(&mut keys, &mut amps, bit, i);
+                moved.push(Sector {
+                    ancillas: s.ancillas | fresh,
+                    keys,
+                    amps,
+                });
                 continue;
             }
             for (k, a) in s.keys.iter().zip(&s.amps) {
@@ -481,7 +506,10 @@ impl<T: Amplitude> State<T> {
                 amps,
             });
         }
-        // The new ancilla bit is above every existing one: the moved sectors sort last.
+        // The new ancilla bit is above every existing one: the moved sectors sort last. The
+        // emptied sectors go first, so a capture that moved every sector whole reuses their
+        // slots.
+        self.sectors.retain(|s| !s.keys.is_empty());
         self.sectors.extend(moved);
         self.ancilla_count += 1;
         self.finish_pass();

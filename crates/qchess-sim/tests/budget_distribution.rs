@@ -58,9 +58,11 @@ fn a_tiny_budget_refuses_every_growing_operation_and_changes_nothing() {
     };
     too_large(s.split(0, 20, 21, Controls::NONE));
     too_large(s.sqrt_iswap(0, 20, Controls::NONE));
-    // A capture moves the branches where its square is occupied: pick one that is.
+    // A capture copies the branches where its square is occupied into new arrays: pick a
+    // square occupied in some branches and empty in others (one occupied in every branch
+    // moves its sectors whole, asking nothing: the next test).
     let q = (0..64u8)
-        .find(|&q| s.probability(Predicate::One(q)) > 0.1)
+        .find(|&q| (0.1..0.9).contains(&s.probability(Predicate::One(q))))
         .unwrap();
     too_large(s.capture(q).map(|_| ()));
     too_large(s.reserve_buffers(1000));
@@ -70,4 +72,40 @@ fn a_tiny_budget_refuses_every_growing_operation_and_changes_nothing() {
     // With room again the same gate runs.
     s.set_memory_budget(usize::MAX);
     s.sqrt_iswap(0, 20, Controls::NONE).unwrap();
+}
+
+/// A capture of a square occupied in every branch moves every sector whole, in place: it asks
+/// the budget for nothing (so it runs under a budget of the state's bytes), and gives what
+/// eq. 18 gives: each key without the square, under the fresh ancilla, amplitude times `i`.
+#[test]
+fn a_capture_of_a_square_occupied_everywhere_moves_the_sectors_in_place() {
+    let mut checked = 0;
+    for seed in 0..20 {
+        let mut s = game_shaped(seed);
+        let Some(q) = (0..64u8).find(|&q| s.probability(Predicate::One(q)) == 1.0) else {
+            continue;
+        };
+        let before: Vec<(Key, num_complex::Complex<f64>)> = s.entries().collect();
+        s.release_buffers();
+        let bytes = s.bytes();
+        s.set_memory_budget(bytes);
+        let x = s.capture(q).unwrap();
+        assert_eq!(s.bytes(), bytes, "seed {seed}: nothing allocated");
+        let mut want: Vec<(Key, num_complex::Complex<f64>)> = before
+            .iter()
+            .map(|&(k, a)| {
+                let key = Key {
+                    board: k.board & !(1u64 << q),
+                    ancillas: k.ancillas | (1u128 << x),
+                };
+                (key, a * num_complex::Complex::new(0.0, 1.0))
+            })
+            .collect();
+        want.sort_by_key(|e| (e.0.ancillas, e.0.board));
+        let mut got: Vec<(Key, num_complex::Complex<f64>)> = s.entries().collect();
+        got.sort_by_key(|e| (e.0.ancillas, e.0.board));
+        assert_eq!(got, want, "seed {seed}");
+        checked += 1;
+    }
+    assert!(checked >= 10, "{checked}");
 }

@@ -162,6 +162,33 @@ pub(crate) fn phase<T: Amplitude>(
     }
 }
 
+/// Clears `bit` in every key and multiplies every amplitude by `factor`: a capture's
+/// relabel of a sector whose every key has `bit` set (the keys stay sorted and distinct).
+/// In blocks of [`BLOCK`] entries, in parallel when the cores are free.
+pub(crate) fn clear_bit_times<T: Amplitude>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    bit: u64,
+    factor: Complex<T>,
+) {
+    let apply = |ks: &mut [u64], as_: &mut [Complex<T>]| {
+        for k in ks.iter_mut() {
+            *k &= !bit;
+        }
+        for a in as_.iter_mut() {
+            *a = *a * factor;
+        }
+    };
+    if keys.len() <= BLOCK || !crate::load::parallel() {
+        apply(keys, amps);
+    } else {
+        keys.par_chunks_mut(BLOCK)
+            .zip(amps.par_chunks_mut(BLOCK))
+            .with_max_len(1)
+            .for_each(|(ks, as_)| apply(ks, as_));
+    }
+}
+
 /// Which entries a phase acts on.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Selector {
