@@ -125,7 +125,11 @@ fn a_capture_of_a_superposed_piece_beyond_the_budget_is_refused() {
     let mut reference = g.clone();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
     let played = reference.apply(mv, &mut rng).unwrap();
-    assert_eq!(played.variant.map(|v| v.name()), Some("CAPTURE"), "{played:?}");
+    assert_eq!(
+        played.variant.map(|v| v.name()),
+        Some("CAPTURE"),
+        "{played:?}"
+    );
     g.set_memory_budget(g.state().bytes() + 64);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
     match g.apply(mv, &mut rng) {

@@ -283,16 +283,22 @@ const TABLE_CHUNK: usize = 32;
 /// that byte of the key]`; the caller sums the two sets, [`fold_tables`]). Per chunk of
 /// [`TABLE_CHUNK`] entries, a byte on which every key of the chunk agrees (the high bytes of
 /// sorted keys, mostly) gets the chunk's summed mass in one update of set 0; only the bytes
-/// that vary inside the chunk are updated entry by entry, even entries into set 0 and odd
-/// ones into set 1. Each update of a slot waits for the one before it to the same slot (a
-/// store-to-load round trip), and inside a chunk of sorted keys a varying byte still mostly
-/// repeats its value from one entry to the next: the two sets halve those chains, the
-/// agreeing bytes remove them. Any key order is right; sorted keys are fast. The order of the
-/// additions is fixed by the input alone.
+/// that vary inside the chunk are updated per entry or per run. Each update of a slot waits
+/// for the one before it to the same slot (a store-to-load round trip), and inside a chunk of
+/// sorted keys a higher varying byte keeps its value over runs of entries: each such run is
+/// summed in a register and added once. The lowest varying byte, which changes from entry
+/// to entry mostly, is updated entry by entry, even entries into set 0 and odd ones into set
+/// 1 (halving what chains remain). Any key order is right; sorted keys are fast. The order of
+/// the additions is fixed by the input alone.
 ///
 /// Measured on the `qchess bench move` game state after its measurement (5.0e6 survivors,
 /// Intel Xeon VM, 2026-12-01): 35 ms on one thread entry by entry (two sets), 27 ms by chunks
-/// into one set, 20 ms by chunks into two sets (docs/benchmarks.md, "A fourth machine").
+/// into one set, 20 ms by chunks into two sets, 18.6-19.0 ms with the higher bytes by runs
+/// and the chunk's mass in four running sums (0.75e6 survivors: 2.6-2.7 -> 2.3-2.4 ms)
+/// (docs/benchmarks.md, "A fourth machine"). Tried the same day and not kept: 64 per-bit
+/// masked sums per chunk (the compiler vectorised them two lanes wide; no faster), and these
+/// tables summed inside the one-thread projection pass (the move 2.1 ms slower at 1.49e6:
+/// the pass is not idle enough to hide them).
 pub(crate) fn add_byte_tables<T: Amplitude>(
     keys: &[u64],
     amps: &[Complex<T>],
@@ -307,7 +313,18 @@ pub(crate) fn add_byte_tables<T: Amplitude>(
             *slot = norm2(*a);
         }
         let p = &p[..kc.len()];
-        let sum: f64 = p.iter().sum();
+        // Four running sums (one chain of 32 additions would be 128 cycles of latency).
+        let mut lanes = [0.0f64; 4];
+        let mut quads = p.chunks_exact(4);
+        for q in &mut quads {
+            for (l, m) in lanes.iter_mut().zip(q) {
+                *l += m;
+            }
+        }
+        for (l, m) in lanes.iter_mut().zip(quads.remainder()) {
+            *l += m;
+        }
+        let sum = (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]);
         let mut rows = [0u32; 8];
         let mut nv = 0;
         for (byte, row) in t.iter_mut().enumerate() {
@@ -319,22 +336,37 @@ pub(crate) fn add_byte_tables<T: Amplitude>(
                 nv += 1;
             }
         }
-        // The varying bytes, entry by entry, all of them interleaved (several chains in
-        // flight), even and odd entries into the two sets.
-        let rows = &rows[..nv];
+        let Some((&low, high)) = rows[..nv].split_first() else {
+            continue;
+        };
+        // A higher varying byte of sorted keys keeps its value over runs of entries: each
+        // run is summed in a register and added to its slot once (a slot updated entry by
+        // entry would chain every update on the one before, through memory).
+        for &shift in high {
+            let row = &mut t[(shift / 8) as usize];
+            let mut v = (k0 >> shift) & 0xff;
+            let mut run = 0.0f64;
+            for (k, m) in kc.iter().zip(p) {
+                let b = (k >> shift) & 0xff;
+                if b != v {
+                    row[v as usize] += run;
+                    (v, run) = (b, 0.0);
+                }
+                run += m;
+            }
+            row[v as usize] += run;
+        }
+        // The lowest varying byte changes from entry to entry, mostly: entry by entry, even
+        // and odd entries into the two sets.
+        let byte = (low / 8) as usize;
         let mut kp = kc.chunks_exact(2);
         let mut pp = p.chunks_exact(2);
         for (k, m) in (&mut kp).zip(&mut pp) {
-            for &shift in rows {
-                let byte = (shift / 8) as usize;
-                t[byte][((k[0] >> shift) & 0xff) as usize] += m[0];
-                u[byte][((k[1] >> shift) & 0xff) as usize] += m[1];
-            }
+            t[byte][((k[0] >> low) & 0xff) as usize] += m[0];
+            u[byte][((k[1] >> low) & 0xff) as usize] += m[1];
         }
         for (k, m) in kp.remainder().iter().zip(pp.remainder()) {
-            for &shift in rows {
-                t[(shift / 8) as usize][((k >> shift) & 0xff) as usize] += m;
-            }
+            t[byte][((k >> low) & 0xff) as usize] += m;
         }
     }
 }
