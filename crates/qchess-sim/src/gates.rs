@@ -475,8 +475,8 @@ impl<T: Amplitude> State<T> {
             if n_moved == s.keys.len() {
                 // Every entry moves: clearing a bit that every key has keeps them sorted and
                 // distinct, so the sector's own arrays become the moved sector's (the emptied
-                // sector is dropped by `finish_pass`). No copy, no new pages: a capture after
-                // a measurement that made `t` classical costs one pass over the arrays.
+                // sector is dropped below). No copy, no new pages: a capture after a
+                // measurement that made `t` classical costs one pass over the arrays.
                 let (mut keys, mut amps) =
                     (std::mem::take(&mut s.keys), std::mem::take(&mut s.amps));
                 scan::clear_bit_times(&mut keys, &mut amps, bit, i);
