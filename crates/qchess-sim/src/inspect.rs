@@ -144,26 +144,14 @@ impl<T: Amplitude> State<T> {
         if self.len() <= SMALL_MARGINALS {
             return self.qubit_probabilities_direct();
         }
-        let mut total = [[0.0f64; 256]; 8];
+        let mut total = scan::BitMasses::ZERO;
         for s in &self.sectors {
-            let t = scan::byte_marginals(&s.keys, &s.amps);
-            for (tr, pr) in total.iter_mut().zip(t.iter()) {
-                for (x, y) in tr.iter_mut().zip(pr.iter()) {
-                    *x += y;
-                }
-            }
+            total.add(&scan::bit_masses(&s.keys, &s.amps));
         }
-        let norm: f64 = total[0].iter().sum();
-        let mut phys = [0.0f64; 64];
-        for (p, slot) in phys.iter_mut().enumerate() {
-            let (byte, bit) = (p / 8, p % 8);
-            *slot = total[byte]
-                .iter()
-                .enumerate()
-                .filter(|(v, _)| v >> bit & 1 == 1)
-                .map(|(_, m)| m)
-                .sum::<f64>();
-            if norm > 0.0 {
+        let norm = total.total;
+        let mut phys = total.bits();
+        if norm > 0.0 {
+            for slot in phys.iter_mut() {
                 *slot /= norm;
             }
         }

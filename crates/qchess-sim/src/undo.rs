@@ -184,7 +184,7 @@ impl<T: Amplitude> State<T> {
     /// One count pass over the keys (removed entries per block, in parallel), then one pass
     /// that copies each block's removed entries to their slot of the record, compacts the
     /// kept ones in place towards the front of the sector, and sums the masses (and the
-    /// survivors' byte tables) per block; then the survivors are scaled (in parallel).
+    /// survivors' bit masses) per block; then the survivors are scaled (in parallel).
     /// Sums are per block, combined in block order: the same for any thread count.
     /// [`State::force_keeping`] for a caller that has just read the outcome's probability
     /// `probability` (as [`State::probability`] gives it, or one minus it for the outcome
@@ -412,8 +412,8 @@ impl<T: Amplitude> State<T> {
             if n == 0 {
                 kept += crate::kernels::scan::norm_sqr(&s.amps);
                 if marginals {
-                    let t = crate::kernels::scan::byte_marginals(&s.keys, &s.amps);
-                    add_bits(&mut bits, &crate::kernels::scan::table_bits(&t));
+                    let t = crate::kernels::scan::bit_masses(&s.keys, &s.amps);
+                    add_bits(&mut bits, &t.bits());
                 }
                 kept_len.push(s.keys.len());
                 continue;

@@ -31,7 +31,7 @@ pub(crate) struct BlockSums {
 /// tables (`marginals`), multiply the kept amplitudes by `scale`.
 #[derive(Clone, Copy)]
 pub(crate) struct PassExtras<T> {
-    /// Sum the kept entries' byte tables.
+    /// Sum the kept entries' bit masses.
     pub(crate) marginals: bool,
     /// Multiply the kept amplitudes by this factor.
     pub(crate) scale: Option<T>,
@@ -45,7 +45,7 @@ pub(crate) struct PassExtras<T> {
 /// to `rec_keys` / `rec_amps` (with room for all of them; streamed, see `stream.rs`) when
 /// [`PassExtras::record`], and are dropped otherwise; the kept entries are compacted in
 /// place to the sector's front, unscaled or multiplied by `scale` when given. Returns the block sums in block
-/// order; the byte tables of the kept entries are summed (into [`BlockSums::bits`]) only
+/// order; the bit masses of the kept entries are summed (into [`BlockSums::bits`]) only
 /// when `marginals`.
 ///
 /// Every block is its own job ([`project_block`]), claimed in order: it writes its removed
@@ -322,7 +322,7 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
     out_of: impl Fn(u64) -> bool,
     extra: PassExtras<T>,
 ) -> BlockSums {
-    use crate::kernels::scan::{add_byte_tables, fold_tables, table_bits};
+    use crate::kernels::scan::{BitMasses, add_bit_masses};
     let PassExtras {
         marginals,
         scale,
@@ -357,7 +357,7 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
     let mut stage_a = [zero; STAGE];
     let mut keep_k = [0u64; STAGE];
     let mut keep_a = [zero; STAGE];
-    let mut tables = marginals.then(|| Box::new([[[0.0f64; 256]; 8]; 2]));
+    let mut tables = marginals.then_some(BitMasses::ZERO);
     let (mut gone, mut kept) = ([0.0f64; 2], [0.0f64; 2]);
     let n = keys.len();
     // `DIRECT` (the lean pass without record: the bare measurement's projection): a chunk
@@ -417,8 +417,8 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
             put_streamed(to, &stage_k[..s], &stage_a[..s]);
             rec.len = end;
         }
-        if let Some(t) = tables.as_deref_mut() {
-            add_byte_tables(&keep_k[..m], &keep_a[..m], t);
+        if let Some(t) = tables.as_mut() {
+            add_bit_masses(&keep_k[..m], &keep_a[..m], t);
         }
         // The kept entries: the taken places below the block first, then the block's front
         // (`own_w + rest <= e`: never past what this chunk has read).
@@ -452,9 +452,7 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
     BlockSums {
         gone: gone[0] + gone[1],
         kept: kept[0] + kept[1],
-        bits: tables
-            .as_deref()
-            .map_or([0.0; 64], |t| table_bits(&fold_tables(t))),
+        bits: tables.map_or([0.0; 64], |t| t.bits()),
     }
 }
 

@@ -235,157 +235,246 @@ pub(crate) fn project_map<T: Amplitude>(
     w
 }
 
-/// Per byte of the key, the probability mass of each byte value: 8 x 256 sums from which every
-/// single-qubit marginal follows ([`table_bits`]).
-pub(crate) type ByteTables = [[f64; 256]; 8];
+/// Per physical key bit, the probability mass of the entries with that bit set, and the mass
+/// of all entries: every single-qubit marginal of a run of entries is `bits()[b] / total`.
+/// The masses of a bit come in two parts, summed apart and added at the end: from the chunks
+/// of [`add_bit_masses`] in which every key has the bit (`common`), and from those in which
+/// it varies (`varying`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BitMasses {
+    /// Per bit, the masses of the chunks in which every key has it.
+    pub(crate) common: [f64; 64],
+    /// Per bit, the masses of the entries that have it in the chunks in which it varies.
+    pub(crate) varying: [f64; 64],
+    /// Mass of all entries.
+    pub(crate) total: f64,
+}
 
-/// The byte tables of a run of entries ([`ByteTables`]), by [`add_byte_tables`] on chunks of
-/// two blocks in parallel, summed in chunk order (the same for any thread count).
-pub(crate) fn byte_marginals<T: Amplitude>(keys: &[u64], amps: &[Complex<T>]) -> Box<ByteTables> {
-    // Chunks of two blocks: a state of a few hundred thousand entries (a game state after
-    // a measurement at 1.5e6) still splits across the threads; each chunk's two tables
-    // (32 KiB) are zeroed and summed once, far less than its 131 072 entries cost.
-    const BIG: usize = BLOCK * 2;
-    let one = |s: usize, e: usize| {
-        let mut t = Box::new([[[0.0f64; 256]; 8]; 2]);
-        add_byte_tables(&keys[s..e], &amps[s..e], &mut t);
-        fold_tables(&t)
+impl BitMasses {
+    /// No entries.
+    pub(crate) const ZERO: BitMasses = BitMasses {
+        common: [0.0; 64],
+        varying: [0.0; 64],
+        total: 0.0,
     };
-    let parts = map_chunks(keys.len(), BIG, one);
-    let mut total = Box::new([[0.0f64; 256]; 8]);
-    for part in &parts {
-        for (tr, pr) in total.iter_mut().zip(part.iter()) {
-            for (t, p) in tr.iter_mut().zip(pr.iter()) {
-                *t += p;
-            }
+
+    /// Adds `other`'s masses to these, part by part.
+    pub(crate) fn add(&mut self, other: &BitMasses) {
+        for (x, y) in self.common.iter_mut().zip(&other.common) {
+            *x += y;
         }
+        for (x, y) in self.varying.iter_mut().zip(&other.varying) {
+            *x += y;
+        }
+        self.total += other.total;
+    }
+
+    /// Per bit, the mass of the entries that have it. A bit that every entry has gets
+    /// exactly `total` (its varying part is zero, its common part summed as `total` is).
+    pub(crate) fn bits(&self) -> [f64; 64] {
+        std::array::from_fn(|b| self.common[b] + self.varying[b])
+    }
+}
+
+/// The bit masses of a run of entries ([`BitMasses`]), by [`add_bit_masses`] on chunks of two
+/// blocks in parallel, summed in chunk order (the same for any thread count).
+pub(crate) fn bit_masses<T: Amplitude>(keys: &[u64], amps: &[Complex<T>]) -> BitMasses {
+    // Chunks of two blocks: a state of a few hundred thousand entries (a game state after
+    // a measurement at 1.5e6) still splits across the threads.
+    const BIG: usize = BLOCK * 2;
+    let parts = map_chunks(keys.len(), BIG, |s, e| {
+        let mut m = BitMasses::ZERO;
+        add_bit_masses(&keys[s..e], &amps[s..e], &mut m);
+        m
+    });
+    let mut total = BitMasses::ZERO;
+    for part in &parts {
+        total.add(part);
     }
     total
 }
 
-/// The two sets of [`add_byte_tables`] summed into one.
-pub(crate) fn fold_tables(t: &[ByteTables; 2]) -> Box<ByteTables> {
-    let mut out = Box::new(t[0]);
-    for (tr, ur) in out.iter_mut().zip(t[1].iter()) {
-        for (x, y) in tr.iter_mut().zip(ur.iter()) {
-            *x += y;
-        }
-    }
-    out
-}
+/// Entries [`add_bit_masses`] looks at together.
+const MASS_CHUNK: usize = 32;
 
-/// Entries [`add_byte_tables`] looks at together: the bytes on which all of them agree get
-/// one table update for the lot. (32 against 16 and 8: a little faster on the bench-move
-/// game states, 2026-12-01.)
-const TABLE_CHUNK: usize = 32;
+/// Lanes of the masked sums (one 512-bit vector of f64).
+const MASS_LANES: usize = 8;
 
-/// Adds each entry's `|a|^2` to the byte tables of [`byte_marginals`] (`t[set][byte][value of
-/// that byte of the key]`; the caller sums the two sets, [`fold_tables`]). Per chunk of
-/// [`TABLE_CHUNK`] entries, a byte on which every key of the chunk agrees (the high bytes of
-/// sorted keys, mostly) gets the chunk's summed mass in one update of set 0; only the bytes
-/// that vary inside the chunk are updated per entry or per run. Each update of a slot waits
-/// for the one before it to the same slot (a store-to-load round trip), and inside a chunk of
-/// sorted keys a higher varying byte keeps its value over runs of entries: each such run is
-/// summed in a register and added once. The lowest varying byte, which changes from entry
-/// to entry mostly, is updated entry by entry, even entries into set 0 and odd ones into set
-/// 1 (halving what chains remain). Any key order is right; sorted keys are fast. The order of
-/// the additions is fixed by the input alone.
-///
-/// Measured on the `qchess bench move` game state after its measurement (5.0e6 survivors,
-/// Intel Xeon VM, 2026-12-01): 35 ms on one thread entry by entry (two sets), 27 ms by chunks
-/// into one set, 20 ms by chunks into two sets, 18.6-19.0 ms with the higher bytes by runs
-/// and the chunk's mass in four running sums (0.75e6 survivors: 2.6-2.7 -> 2.3-2.4 ms)
-/// (docs/benchmarks.md, "A fourth machine"). Tried the same day and not kept: 64 per-bit
-/// masked sums per chunk (the compiler vectorised them two lanes wide; no faster), and these
-/// tables summed inside the one-thread projection pass (the move 2.1 ms slower at 1.49e6:
-/// the pass is not idle enough to hide them).
-pub(crate) fn add_byte_tables<T: Amplitude>(
-    keys: &[u64],
-    amps: &[Complex<T>],
-    t: &mut [ByteTables; 2],
-) {
-    let [t, u] = t;
-    for (kc, ac) in keys.chunks(TABLE_CHUNK).zip(amps.chunks(TABLE_CHUNK)) {
+/// The keys and masses of one chunk of [`add_bit_masses`], padded to [`MASS_CHUNK`].
+type Chunk = ([u64; MASS_CHUNK], [f64; MASS_CHUNK]);
+
+/// Adds each entry's `|a|^2` to `m`: to `m.total`, and to `m.bits[b]` for every bit `b` set
+/// in its key. Per chunk of [`MASS_CHUNK`] entries: the chunk's mass is summed once
+/// ([`chunk_sum`]); a bit set in every key of the chunk (the high bits of sorted keys,
+/// mostly) gets that sum in one addition, and only the bits that vary inside the chunk get a
+/// masked sum over it ([`varying_sums`]). A bit set in every entry of the run therefore gets
+/// exactly `m.total`'s additions, in the same order: its marginal is exactly 1. Any key order
+/// is right; sorted keys (few varying bits per chunk) are fast. The order of every addition
+/// is fixed by the input alone, and is the same on every machine (the vector path and the
+/// portable one add alike).
+pub(crate) fn add_bit_masses<T: Amplitude>(keys: &[u64], amps: &[Complex<T>], m: &mut BitMasses) {
+    for (kc, ac) in keys.chunks(MASS_CHUNK).zip(amps.chunks(MASS_CHUNK)) {
         let k0 = kc[0];
-        let varying = kc.iter().fold(0u64, |v, &k| v | (k ^ k0));
-        let mut p = [0.0f64; TABLE_CHUNK];
-        for (slot, a) in p.iter_mut().zip(ac) {
+        // A short last chunk is padded with copies of its first key and zero masses: the
+        // padding varies no bit and adds nothing.
+        let mut chunk: Chunk = ([k0; MASS_CHUNK], [0.0; MASS_CHUNK]);
+        chunk.0[..kc.len()].copy_from_slice(kc);
+        for (slot, a) in chunk.1.iter_mut().zip(ac) {
             *slot = norm2(*a);
         }
-        let p = &p[..kc.len()];
-        // Four running sums (one chain of 32 additions would be 128 cycles of latency).
-        let mut lanes = [0.0f64; 4];
-        let mut quads = p.chunks_exact(4);
-        for q in &mut quads {
-            for (l, m) in lanes.iter_mut().zip(q) {
-                *l += m;
-            }
-        }
-        for (l, m) in lanes.iter_mut().zip(quads.remainder()) {
-            *l += m;
-        }
-        let sum = (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]);
-        let mut rows = [0u32; 8];
-        let mut nv = 0;
-        for (byte, row) in t.iter_mut().enumerate() {
-            let shift = 8 * byte as u32;
-            if (varying >> shift) & 0xff == 0 {
-                row[((k0 >> shift) & 0xff) as usize] += sum;
-            } else {
-                rows[nv] = shift;
-                nv += 1;
-            }
-        }
-        let Some((&low, high)) = rows[..nv].split_first() else {
-            continue;
-        };
-        // A higher varying byte of sorted keys keeps its value over runs of entries: each
-        // run is summed in a register and added to its slot once (a slot updated entry by
-        // entry would chain every update on the one before, through memory).
-        for &shift in high {
-            let row = &mut t[(shift / 8) as usize];
-            let mut v = (k0 >> shift) & 0xff;
-            let mut run = 0.0f64;
-            for (k, m) in kc.iter().zip(p) {
-                let b = (k >> shift) & 0xff;
-                if b != v {
-                    row[v as usize] += run;
-                    (v, run) = (b, 0.0);
-                }
-                run += m;
-            }
-            row[v as usize] += run;
-        }
-        // The lowest varying byte changes from entry to entry, mostly: entry by entry, even
-        // and odd entries into the two sets.
-        let byte = (low / 8) as usize;
-        let mut kp = kc.chunks_exact(2);
-        let mut pp = p.chunks_exact(2);
-        for (k, m) in (&mut kp).zip(&mut pp) {
-            t[byte][((k[0] >> low) & 0xff) as usize] += m[0];
-            u[byte][((k[1] >> low) & 0xff) as usize] += m[1];
-        }
-        for (k, m) in kp.remainder().iter().zip(pp.remainder()) {
-            t[byte][((k >> low) & 0xff) as usize] += m;
-        }
+        let varying = chunk.0.iter().fold(0u64, |v, &k| v | (k ^ k0));
+        let sum = chunk_sum(&chunk.1);
+        m.total += sum;
+        chunk_masses(&chunk, (k0 & !varying, varying), sum, m);
     }
 }
 
-/// The 64 physical-bit masses of a set of byte tables ([`byte_marginals`]): bit `8 b + j` gets
-/// the mass of every value of byte `b` with bit `j` set. Summed in a fixed order.
-pub(crate) fn table_bits(t: &ByteTables) -> [f64; 64] {
-    let mut bits = [0.0f64; 64];
-    for (byte, row) in t.iter().enumerate() {
-        for (j, slot) in bits[8 * byte..8 * byte + 8].iter_mut().enumerate() {
-            *slot = row
-                .iter()
-                .enumerate()
-                .filter(|(v, _)| v >> j & 1 == 1)
-                .map(|(_, m)| m)
-                .sum::<f64>();
+/// `sum of p[j]` over the whole chunk: [`MASS_LANES`] lanes (lane `l` adds entries `l`,
+/// `l + 8`, ... in order), reduced by [`lane_total`].
+#[inline(always)]
+fn chunk_sum(p: &[f64; MASS_CHUNK]) -> f64 {
+    let mut lanes = [0.0f64; MASS_LANES];
+    for pg in p.chunks_exact(MASS_LANES) {
+        for (lane, m) in lanes.iter_mut().zip(pg) {
+            *lane += m;
         }
     }
-    bits
+    lane_total(lanes)
+}
+
+/// The lanes added in a fixed tree: the halves of a 512-bit vector, then of the 256-bit
+/// sum, then the two left (what the vector path computes).
+#[inline(always)]
+fn lane_total(lanes: [f64; MASS_LANES]) -> f64 {
+    let [a, b, c, d, e, f, g, h] = lanes;
+    ((a + e) + (c + g)) + ((b + f) + (d + h))
+}
+
+/// One chunk's bit masses into `m`: `sum` (the chunk's mass) to `m.common[b]` for every bit
+/// of `common`, and to `m.varying[b]`, for every bit `b` of `varying`, the chunk's masses
+/// where the key has `b` set, summed in the lanes and order of [`chunk_sum`] (a masked-off
+/// entry adds nothing). With AVX-512 (the build's target CPU has it) the chunk's keys and
+/// masses are held in eight 512-bit registers: each varying bit costs four mask tests and
+/// four masked additions, and the common bits eight masked additions without a branch
+/// ([`chunk_masses_avx512`]); elsewhere the same additions one lane at a time
+/// ([`chunk_masses_portable`]). Both give the same masses, bit for bit.
+#[inline(always)]
+fn chunk_masses(chunk: &Chunk, (common, varying): (u64, u64), sum: f64, m: &mut BitMasses) {
+    #[cfg(all(
+        target_arch = "x86_64",
+        target_feature = "avx512f",
+        qchess_avx512_intrinsics
+    ))]
+    {
+        // SAFETY: `chunk_masses_avx512` is safe code; its call is unsafe only for its
+        // `#[target_feature(enable = "avx512f")]`. This line is compiled only when the build
+        // itself targets AVX-512 (`cfg(target_feature = "avx512f")`: the project builds with
+        // `target-cpu=native`, on the machine that runs it), so the CPU has the feature
+        // (and only with a compiler where the intrinsics are stable: build.rs).
+        #[allow(unsafe_code)]
+        unsafe {
+            chunk_masses_avx512(chunk, (common, varying), sum, m)
+        }
+    }
+    #[cfg(not(all(
+        target_arch = "x86_64",
+        target_feature = "avx512f",
+        qchess_avx512_intrinsics
+    )))]
+    chunk_masses_portable(chunk, (common, varying), sum, m)
+}
+
+/// [`chunk_masses`] without vector intrinsics: the reference of the vector path.
+#[cfg_attr(
+    all(
+        target_arch = "x86_64",
+        target_feature = "avx512f",
+        qchess_avx512_intrinsics
+    ),
+    allow(dead_code)
+)]
+fn chunk_masses_portable(
+    (keys, p): &Chunk,
+    (common, varying): (u64, u64),
+    sum: f64,
+    m: &mut BitMasses,
+) {
+    for (b, slot) in m.common.iter_mut().enumerate() {
+        if (common >> b) & 1 == 1 {
+            *slot += sum;
+        }
+    }
+    let mut vary = varying;
+    while vary != 0 {
+        let b = vary.trailing_zeros();
+        let mut lanes = [0.0f64; MASS_LANES];
+        for (kg, pg) in keys
+            .chunks_exact(MASS_LANES)
+            .zip(p.chunks_exact(MASS_LANES))
+        {
+            for ((lane, k), x) in lanes.iter_mut().zip(kg).zip(pg) {
+                if (k >> b) & 1 == 1 {
+                    *lane += x;
+                }
+            }
+        }
+        m.varying[b as usize] += lane_total(lanes);
+        vary &= vary - 1;
+    }
+}
+
+/// [`chunk_masses`] on AVX-512: each group of eight keys and masses loaded once; per varying
+/// bit a broadcast, four mask tests (`vptestmq`), four masked additions and the reduction of
+/// [`lane_total`]; the common bits as eight masked additions of the broadcast sum, one per
+/// byte of the mask.
+#[cfg(all(
+    target_arch = "x86_64",
+    target_feature = "avx512f",
+    qchess_avx512_intrinsics
+))]
+#[target_feature(enable = "avx512f")]
+// Compiled only where build.rs found Rust 1.89 or later, where these intrinsics are stable.
+#[allow(clippy::incompatible_msrv)]
+fn chunk_masses_avx512(
+    (keys, p): &Chunk,
+    (common, varying): (u64, u64),
+    sum: f64,
+    m: &mut BitMasses,
+) {
+    use std::arch::x86_64::*;
+    // Vectors are read and written as arrays through `bytemuck` (plain bits both ways).
+    let f64s =
+        |a: &[f64]| -> __m512d { bytemuck::cast(<[f64; 8]>::try_from(a).unwrap_or_default()) };
+    let s = _mm512_set1_pd(sum);
+    for (g, lanes) in m.common.chunks_exact_mut(8).enumerate() {
+        let acc = f64s(lanes);
+        let acc = _mm512_mask_add_pd(acc, (common >> (8 * g)) as u8, acc, s);
+        lanes.copy_from_slice(&bytemuck::cast::<__m512d, [f64; 8]>(acc));
+    }
+    if varying == 0 {
+        return;
+    }
+    let k: [__m512i; 4] = std::array::from_fn(|g| {
+        bytemuck::cast(<[u64; 8]>::try_from(&keys[8 * g..8 * g + 8]).unwrap_or_default())
+    });
+    let x: [__m512d; 4] = std::array::from_fn(|g| f64s(&p[8 * g..8 * g + 8]));
+    let mut vary = varying;
+    while vary != 0 {
+        let b = vary.trailing_zeros();
+        let bit = _mm512_set1_epi64((1u64 << b) as i64);
+        let mut acc = _mm512_setzero_pd();
+        for (kg, xg) in k.iter().zip(&x) {
+            acc = _mm512_mask_add_pd(acc, _mm512_test_epi64_mask(*kg, bit), acc, *xg);
+        }
+        // lane_total's tree: halves of 512, halves of 256, the last two.
+        let s4 = _mm256_add_pd(
+            _mm512_castpd512_pd256(acc),
+            _mm512_extractf64x4_pd::<1>(acc),
+        );
+        let s2 = _mm_add_pd(_mm256_castpd256_pd128(s4), _mm256_extractf128_pd::<1>(s4));
+        m.varying[b as usize] += _mm_cvtsd_f64(_mm_add_sd(s2, _mm_unpackhi_pd(s2, s2)));
+        vary &= vary - 1;
+    }
 }
 
 #[cfg(test)]
@@ -393,18 +482,22 @@ mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
 
+    /// The chunked bit masses against the entry-by-entry sums, sorted and unsorted keys, short
+    /// and odd lengths (a padded last chunk); a bit set in every key gets exactly the total,
+    /// a bit set in none exactly zero.
     #[test]
-    fn chunked_byte_tables_match_the_entry_by_entry_sum() {
+    fn chunked_bit_masses_match_the_entry_by_entry_sum() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         for (n, sorted) in [
             (1, true),
             (15, false),
+            (33, true),
             (1000, true),
             (1000, false),
             (70_001, true),
         ] {
             let mut keys: Vec<u64> = (0..n)
-                .map(|_| rng.random::<u64>() & 0xf0f0_00ff_0f03_ff37)
+                .map(|_| (rng.random::<u64>() & 0xf0f0_00ff_0f03_ff37) | (1 << 40))
                 .collect();
             if sorted {
                 keys.sort_unstable();
@@ -412,22 +505,11 @@ mod tests {
             let amps: Vec<Complex<f64>> = (0..n)
                 .map(|_| Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5))
                 .collect();
-            let mut want = [[0.0f64; 256]; 8];
-            for (k, a) in keys.iter().zip(&amps) {
-                for (byte, row) in want.iter_mut().enumerate() {
-                    row[((k >> (8 * byte)) & 0xff) as usize] += a.norm_sqr();
-                }
-            }
-            let mut sets = [[[0.0f64; 256]; 8]; 2];
-            add_byte_tables(&keys, &amps, &mut sets);
-            let got = fold_tables(&sets);
-            let total: f64 = want[0].iter().sum();
-            for (wr, gr) in want.iter().zip(got.iter()) {
-                for (w, g) in wr.iter().zip(gr) {
-                    assert!((w - g).abs() <= 1e-13 * total, "{w} vs {g}");
-                }
-            }
-            let bits = table_bits(&got);
+            let mut got = BitMasses::ZERO;
+            add_bit_masses(&keys, &amps, &mut got);
+            let total: f64 = amps.iter().map(|a| a.norm_sqr()).sum();
+            assert!((got.total - total).abs() <= 1e-13 * total, "n {n}");
+            let bits = got.bits();
             for (j, b) in bits.iter().enumerate() {
                 let direct: f64 = keys
                     .iter()
@@ -435,8 +517,49 @@ mod tests {
                     .filter(|(k, _)| *k >> j & 1 == 1)
                     .map(|(_, a)| a.norm_sqr())
                     .sum();
-                assert!((b - direct).abs() <= 1e-13 * total, "bit {j}");
+                assert!(
+                    (b - direct).abs() <= 1e-13 * total,
+                    "n {n} bit {j}: {b} vs {direct}"
+                );
             }
+            assert_eq!(bits[40], got.total, "n {n}: the bit every key has");
+            assert_eq!(bits[3], 0.0, "n {n}: the bit no key has");
+        }
+    }
+
+    /// The vector path of `chunk_masses` adds exactly as the portable one: the same masses bit
+    /// for bit, on random chunks with every count of varying bits (compiled where the build
+    /// targets AVX-512; elsewhere the portable path is the only one).
+    #[cfg(all(
+        target_arch = "x86_64",
+        target_feature = "avx512f",
+        qchess_avx512_intrinsics
+    ))]
+    #[test]
+    fn the_vector_chunk_masses_are_the_portable_ones_bit_for_bit() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        for round in 0..2000 {
+            let k0: u64 = rng.random();
+            let vary: u64 = rng.random::<u64>() >> (round % 64);
+            let keys: [u64; MASS_CHUNK] =
+                std::array::from_fn(|_| k0 ^ (rng.random::<u64>() & vary));
+            let p: [f64; MASS_CHUNK] = std::array::from_fn(|_| rng.random::<f64>() * 1e-3);
+            let varying = keys.iter().fold(0u64, |v, &k| v | (k ^ keys[0]));
+            let common = keys[0] & !varying;
+            let sum = chunk_sum(&p);
+            let (mut a, mut b) = (BitMasses::ZERO, BitMasses::ZERO);
+            for m in [&mut a, &mut b] {
+                m.common = std::array::from_fn(|i| i as f64 * 0.125);
+                m.varying = std::array::from_fn(|i| i as f64 * 0.375);
+            }
+            chunk_masses_portable(&(keys, p), (common, varying), sum, &mut a);
+            #[allow(unsafe_code)]
+            // SAFETY: compiled only where the build targets AVX-512.
+            unsafe {
+                chunk_masses_avx512(&(keys, p), (common, varying), sum, &mut b)
+            };
+            let bits = |m: &BitMasses| (m.common.map(f64::to_bits), m.varying.map(f64::to_bits));
+            assert_eq!(bits(&a), bits(&b), "round {round}");
         }
     }
 }
