@@ -11,7 +11,8 @@
 //! allows. The advice changes no contents and no allocation; where the kernel refuses it (or
 //! THP is `never`, or the OS is not Linux) nothing happens. This `madvise` is one of the
 //! crate's few unsafe calls (the others: the prefetch hint of `prefetch.rs`, the
-//! non-temporal stores of `stream.rs` and the room grown without zeros of `grow.rs`).
+//! non-temporal stores of `stream.rs`, the room grown without zeros of `grow.rs` and the
+//! call of the AVX-512 marginal kernel in `kernels/scan.rs`).
 //!
 //! Advice alone leaves a buffer that grew on 4 KiB pages where it was faulted before it was
 //! advised or carried by a move: `realloc` moves a large buffer with `mremap` to wherever the
