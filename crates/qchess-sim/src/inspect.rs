@@ -51,9 +51,6 @@ impl<T: Amplitude> Iterator for SectorEntries<'_, T> {
     }
 }
 
-/// Up to this many basis states, marginals are summed entry by entry.
-const SMALL_MARGINALS: usize = 1024;
-
 /// Most qubits [`State::qubit_probabilities_of`] (which is [`State::marginals_of`]) sums in
 /// its own pass; more are read from the 64-qubit pass.
 pub const MARGINALS_OF_MAX: usize = 8;
@@ -141,9 +138,6 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn qubit_probabilities(&self) -> [f64; 64] {
-        if self.len() <= SMALL_MARGINALS {
-            return self.qubit_probabilities_direct();
-        }
         let mut total = scan::BitMasses::ZERO;
         for s in &self.sectors {
             total.add(&scan::bit_masses(&s.keys, &s.amps));
@@ -158,30 +152,6 @@ impl<T: Amplitude> State<T> {
         let mut out = [0.0f64; 64];
         for (q, slot) in out.iter_mut().enumerate() {
             *slot = phys[self.perm.phys(q as u8) as usize];
-        }
-        out
-    }
-
-    /// Marginals by one pass over the set bits of each key: for small states the byte
-    /// tables of the large-state scan (16 KiB to clear and reduce) cost more than the sum.
-    fn qubit_probabilities_direct(&self) -> [f64; 64] {
-        let mut phys = [0.0f64; 64];
-        let mut norm = 0.0f64;
-        for s in &self.sectors {
-            for (k, a) in s.keys.iter().zip(&s.amps) {
-                let w = norm2(*a);
-                norm += w;
-                let mut bits = *k;
-                while bits != 0 {
-                    phys[bits.trailing_zeros() as usize] += w;
-                    bits &= bits - 1;
-                }
-            }
-        }
-        let mut out = [0.0f64; 64];
-        for (q, slot) in out.iter_mut().enumerate() {
-            let p = phys[self.perm.phys(q as u8) as usize];
-            *slot = if norm > 0.0 { p / norm } else { p };
         }
         out
     }

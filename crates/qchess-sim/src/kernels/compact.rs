@@ -27,8 +27,8 @@ pub(crate) struct BlockSums {
     pub(crate) bits: [f64; 64],
 }
 
-/// What the fused projection pass does beside moving entries: sum the kept entries' byte
-/// tables (`marginals`), multiply the kept amplitudes by `scale`.
+/// What the fused projection pass does beside moving entries: sum the kept entries' bit
+/// masses (`marginals`), multiply the kept amplitudes by `scale`.
 #[derive(Clone, Copy)]
 pub(crate) struct PassExtras<T> {
     /// Sum the kept entries' bit masses.
@@ -357,7 +357,7 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
     let mut stage_a = [zero; STAGE];
     let mut keep_k = [0u64; STAGE];
     let mut keep_a = [zero; STAGE];
-    let mut tables = marginals.then_some(BitMasses::ZERO);
+    let mut masses = marginals.then_some(BitMasses::ZERO);
     let (mut gone, mut kept) = ([0.0f64; 2], [0.0f64; 2]);
     let n = keys.len();
     // `DIRECT` (the lean pass without record: the bare measurement's projection): a chunk
@@ -417,7 +417,7 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
             put_streamed(to, &stage_k[..s], &stage_a[..s]);
             rec.len = end;
         }
-        if let Some(t) = tables.as_mut() {
+        if let Some(t) = masses.as_mut() {
             add_bit_masses(&keep_k[..m], &keep_a[..m], t);
         }
         // The kept entries: the taken places below the block first, then the block's front
@@ -452,7 +452,7 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
     BlockSums {
         gone: gone[0] + gone[1],
         kept: kept[0] + kept[1],
-        bits: tables.map_or([0.0; 64], |t| t.bits()),
+        bits: masses.map_or([0.0; 64], |t| t.bits()),
     }
 }
 

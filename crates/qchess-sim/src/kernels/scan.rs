@@ -303,11 +303,11 @@ const MASS_LANES: usize = 8;
 /// The keys and masses of one chunk of [`add_bit_masses`], padded to [`MASS_CHUNK`].
 type Chunk = ([u64; MASS_CHUNK], [f64; MASS_CHUNK]);
 
-/// Adds each entry's `|a|^2` to `m`: to `m.total`, and to `m.bits[b]` for every bit `b` set
-/// in its key. Per chunk of [`MASS_CHUNK`] entries: the chunk's mass is summed once
+/// Adds each entry's `|a|^2` to `m`: to `m.total`, and to the masses of every bit set in its
+/// key (`m.common` or `m.varying`, see [`BitMasses`]). Per chunk of [`MASS_CHUNK`] entries: the chunk's mass is summed once
 /// ([`chunk_sum`]); a bit set in every key of the chunk (the high bits of sorted keys,
 /// mostly) gets that sum in one addition, and only the bits that vary inside the chunk get a
-/// masked sum over it ([`varying_sums`]). A bit set in every entry of the run therefore gets
+/// masked sum over it ([`chunk_masses`]). A bit set in every entry of the run therefore gets
 /// exactly `m.total`'s additions, in the same order: its marginal is exactly 1. Any key order
 /// is right; sorted keys (few varying bits per chunk) are fast. The order of every addition
 /// is fixed by the input alone, and is the same on every machine (the vector path and the
@@ -442,22 +442,19 @@ fn chunk_masses_avx512(
     m: &mut BitMasses,
 ) {
     use std::arch::x86_64::*;
-    // Vectors are read and written as arrays through `bytemuck` (plain bits both ways).
-    let f64s =
-        |a: &[f64]| -> __m512d { bytemuck::cast(<[f64; 8]>::try_from(a).unwrap_or_default()) };
+    // Vectors are read and written as arrays of eight through `bytemuck` (plain bits both
+    // ways); the chunk and the masses split into such arrays exactly.
     let s = _mm512_set1_pd(sum);
-    for (g, lanes) in m.common.chunks_exact_mut(8).enumerate() {
-        let acc = f64s(lanes);
-        let acc = _mm512_mask_add_pd(acc, (common >> (8 * g)) as u8, acc, s);
-        lanes.copy_from_slice(&bytemuck::cast::<__m512d, [f64; 8]>(acc));
+    for (g, lanes) in m.common.as_chunks_mut::<8>().0.iter_mut().enumerate() {
+        let acc: __m512d = bytemuck::cast(*lanes);
+        *lanes = bytemuck::cast(_mm512_mask_add_pd(acc, (common >> (8 * g)) as u8, acc, s));
     }
     if varying == 0 {
         return;
     }
-    let k: [__m512i; 4] = std::array::from_fn(|g| {
-        bytemuck::cast(<[u64; 8]>::try_from(&keys[8 * g..8 * g + 8]).unwrap_or_default())
-    });
-    let x: [__m512d; 4] = std::array::from_fn(|g| f64s(&p[8 * g..8 * g + 8]));
+    let (kg, pg) = (keys.as_chunks::<8>().0, p.as_chunks::<8>().0);
+    let k: [__m512i; 4] = std::array::from_fn(|g| bytemuck::cast(kg[g]));
+    let x: [__m512d; 4] = std::array::from_fn(|g| bytemuck::cast(pg[g]));
     let mut vary = varying;
     while vary != 0 {
         let b = vary.trailing_zeros();
