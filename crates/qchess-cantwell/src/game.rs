@@ -809,9 +809,9 @@ impl<S: QuantumState> Game<S> {
         let mut journal = Journal::new();
         // The maintained marginals are the state's now: a one-square measurement reads them.
         let known = Some(probs_before);
-        let applied =
+        let (applied, tracked) =
             match circuit::apply_recorded_knowing(&mut self.state, &om, rng, &mut journal, known) {
-                Ok(a) => a,
+                Ok(done) => done,
                 Err(e) => {
                     // The circuit took its own steps back (journal), or failed in its checks.
                     if let Some(before) = before {
@@ -828,7 +828,7 @@ impl<S: QuantumState> Game<S> {
                     });
                 }
             };
-        let probs = marginals_after(&journal, &probs_before, &self.state);
+        let probs = marginals_after(tracked, &self.state);
         if !marginals_differ(&probs_before, &probs) {
             if let Some(copy) = before.take_if(|b| same_state(b, &self.state)) {
                 self.state = copy;
@@ -1316,103 +1316,24 @@ fn surely_changes_in_place(c: &Classified, probs: &[f64; 64]) -> bool {
         && probs[to.index() as usize] < 1e-13
 }
 
-/// The square probabilities after a move, from those before it and the move's journal
-/// (issue 10, Deliver 2):
-/// * an iSwap whose controls hold in every branch (uncontrolled, or a path of squares empty
-///   in every branch) relabels its two qubits, so their marginals swap and no other changes:
-///   no pass over the state;
-/// * a split jump (eq. 7) onto two squares empty in every branch, or a split slide (eq. 9)
-///   whose targets and paths are, moves half the source's mass to each target and empties
-///   the source: no pass either;
-/// * gate steps change the occupancy of the squares they act on only (their controls are
-///   read, never changed): a controlled iSwap of a slide its two squares, a split or merge
-///   (slide or not) its three, a capture the captured square, an iSwap on some ancilla
-///   sectors its two. Every other marginal stays as it was, and the touched ones are read
-///   from the state after the move in one pass ([`QuantumState::qubit_probabilities_of`]),
-///   not the 64-square pass;
-/// * a projection (or a whole-state copy) recomputes all of them in one pass, as does an
-///   empty journal (a backend without undo records), except a projection that removed
-///   nothing, which left the state as it was.
-fn marginals_after<S: QuantumState>(
-    journal: &Journal<S>,
-    before: &[f64; 64],
-    state: &S,
-) -> [f64; 64] {
-    let mut probs = *before;
-    if journal.is_empty() {
-        return square_probabilities(state);
-    }
-    let mut touched = 0u64;
-    // Whether `probs` holds every square's marginal after the steps so far (each of them a
-    // relabelling, a split onto empty targets or a projection that removed nothing, worked
-    // out without reading the state).
-    let mut known = true;
-    for step in journal.steps() {
-        match step {
-            Step::Iswap { a, b, controls }
-                if known && controls.ones == 0 && empty_everywhere(controls.zeros, &probs) =>
-            {
-                probs.swap(usize::from(*a), usize::from(*b));
+/// The square probabilities after a move (issue 10, Deliver 2), from what its steps told
+/// of them ([`circuit::Tracked`]: the rules of each step are there): known ones are taken as
+/// they are, the squares later steps touched are read from the state after the move in one
+/// pass ([`QuantumState::qubit_probabilities_of`], not the 64-square pass), and unknown ones
+/// (a projection that did not sum them, a whole-state copy, a backend without undo records)
+/// are all read in one pass.
+fn marginals_after<S: QuantumState>(tracked: circuit::Tracked, state: &S) -> [f64; 64] {
+    match tracked {
+        circuit::Tracked::Known(probs) => probs,
+        circuit::Tracked::Touched(mut probs, touched) => {
+            let squares: Vec<u8> = (0..64u8).filter(|&q| touched >> q & 1 == 1).collect();
+            for (&q, p) in squares.iter().zip(state.qubit_probabilities_of(&squares)) {
+                probs[usize::from(q)] = p;
             }
-            Step::Split { s, t1, t2 } | Step::SplitSlide { s, t1, t2, .. }
-                if known
-                    && probs[usize::from(*t1)] == 0.0
-                    && probs[usize::from(*t2)] == 0.0
-                    && paths_empty(step, &probs) =>
-            {
-                // Eq. 7 with both targets empty in every branch (a split slide whose paths
-                // are empty in every branch is the split, eq. 9): each branch with the piece
-                // on `s` sends half its mass to each target and leaves `s` empty.
-                let half = probs[usize::from(*s)] / 2.0;
-                probs[usize::from(*s)] = 0.0;
-                probs[usize::from(*t1)] = half;
-                probs[usize::from(*t2)] = half;
-            }
-            Step::Iswap { a, b, .. } | Step::IswapWhereAncillas { s: a, t: b, .. } => {
-                known = false;
-                touched |= (1u64 << a) | (1u64 << b);
-            }
-            Step::Capture { t, .. } => {
-                known = false;
-                touched |= 1u64 << t;
-            }
-            Step::Split { s, t1, t2 } | Step::SplitSlide { s, t1, t2, .. } => {
-                known = false;
-                touched |= (1u64 << s) | (1u64 << t1) | (1u64 << t2);
-            }
-            Step::Merge { s1, s2, t } | Step::MergeSlide { s1, s2, t, .. } => {
-                known = false;
-                touched |= (1u64 << s1) | (1u64 << s2) | (1u64 << t);
-            }
-            // A projection that removed nothing (an outcome of probability 1) left the state
-            // exactly as it was (not rescaled): no marginal moved.
-            Step::Projection(removed) if removed.part().len() == 0 => {}
-            Step::Projection(_) | Step::Whole(_) => return square_probabilities(state),
+            probs
         }
+        circuit::Tracked::Unknown => square_probabilities(state),
     }
-    // The swaps done above are kept only for squares no later step touched: read every
-    // touched square from the state after the move, all in one pass.
-    if touched != 0 {
-        let squares: Vec<u8> = (0..64u8).filter(|&q| touched >> q & 1 == 1).collect();
-        for (&q, p) in squares.iter().zip(state.qubit_probabilities_of(&squares)) {
-            probs[usize::from(q)] = p;
-        }
-    }
-    probs
-}
-
-/// Whether every square on the paths of a split slide is empty in every branch (marginal
-/// exactly 0); true for any other step.
-fn paths_empty<S: QuantumState>(step: &Step<S>, probs: &[f64; 64]) -> bool {
-    match step {
-        Step::SplitSlide { p1, p2, .. } => empty_everywhere(p1 | p2, probs),
-        _ => true,
-    }
-}
-
-/// Whether every square of `mask` is empty in every branch (marginal exactly 0).
-fn empty_everywhere(mask: u64, probs: &[f64; 64]) -> bool {
-    (0..64).all(|q| mask >> q & 1 == 0 || probs[q] == 0.0)
 }
 
 /// Whether the move's circuit runs sqrt-iSwaps (splits and merges): their inverse gates

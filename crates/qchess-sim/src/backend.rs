@@ -293,6 +293,21 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
         self.force_keeping(pred, outcome)
     }
 
+    /// [`QuantumState::force_keeping_given`] that also returns the squares' marginals after
+    /// the projection, when the backend sums them in the projection's pass (see
+    /// [`State::force_keeping_given_marginals`]); `None` leaves the caller to read them. The
+    /// default returns `None`.
+    #[allow(clippy::type_complexity)]
+    fn force_keeping_given_marginals(
+        &mut self,
+        pred: Predicate,
+        outcome: bool,
+        probability: f64,
+    ) -> Result<(f64, crate::Removed<Self>, Option<[f64; 64]>), SimError> {
+        let (p, removed) = self.force_keeping_given(pred, outcome, probability)?;
+        Ok((p, removed, None))
+    }
+
     /// A measurement in one read and one projection (see [`State::measure_keeping`]):
     /// `choose` gets the probability that `pred` holds (as [`QuantumState::probability`]
     /// reads it) and picks the outcome, or `None` to change nothing. The default reads the
@@ -653,6 +668,14 @@ macro_rules! local_backend {
                 probability: f64,
             ) -> Result<(f64, crate::Removed<Self>), SimError> {
                 State::force_keeping_given(self, pred, outcome, probability)
+            }
+            fn force_keeping_given_marginals(
+                &mut self,
+                pred: Predicate,
+                outcome: bool,
+                probability: f64,
+            ) -> Result<(f64, crate::Removed<Self>, Option<[f64; 64]>), SimError> {
+                State::force_keeping_given_marginals(self, pred, outcome, probability)
             }
             fn measure_keeping(
                 &mut self,

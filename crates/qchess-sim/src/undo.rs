@@ -228,6 +228,41 @@ impl<T: Amplitude> State<T> {
         Ok((p, removed))
     }
 
+    /// [`State::force_keeping_given`] that also returns the qubit marginals of the state
+    /// after the projection (as [`State::qubit_probabilities`] would read them, within
+    /// rounding), summed in the projection's own pass over the survivors (from their final
+    /// places, in cache, on one thread as on several): a measuring move needs no marginal
+    /// pass of its own after it. `None` when the projection removed nothing (the marginals
+    /// did not change) or the amplitudes are exact.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.split(0, 1, 2, Controls::NONE)?;
+    /// let p = s.probability(Predicate::One(1));
+    /// let (got, removed, marginals) = s.force_keeping_given_marginals(Predicate::One(1), true, p)?;
+    /// assert_eq!(got, p);
+    /// let m = marginals.expect("the projection removed a branch");
+    /// assert_eq!((m[1], m[2]), (1.0, 0.0));
+    /// let plain = s.qubit_probabilities();
+    /// assert!(m.iter().zip(&plain).all(|(a, b)| (a - b).abs() < 1e-15));
+    /// s.unproject(removed)?;
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn force_keeping_given_marginals(
+        &mut self,
+        pred: Predicate,
+        outcome: bool,
+        probability: f64,
+    ) -> Result<Projected<Self>, SimError> {
+        if !T::RENORMALIZES {
+            let (p, removed) = self.force_keeping(pred, outcome)?;
+            return Ok((p, removed, None));
+        }
+        self.check_given(pred, outcome, probability)?;
+        self.force_keeping_inner(pred, outcome, true, Some(probability), None)
+    }
+
     /// The checks of [`State::force_keeping_given`] on the caller's `probability`.
     fn check_given(
         &self,
@@ -401,7 +436,8 @@ impl<T: Amplitude> State<T> {
         let mut records = self.record_buffers(&counts, total)?;
         // The fused pass, sector by sector; masses summed in sector and block order.
         let (mut gone, mut kept) = (0.0f64, 0.0f64);
-        let mut bits = [0.0f64; 64];
+        // The survivors' bit masses (as scaled in the pass), summed in sector and block order.
+        let mut masses = crate::kernels::scan::BitMasses::ZERO;
         let mut kept_len = Vec::new();
         kept_len
             .try_reserve_exact(self.sectors.len())
@@ -411,9 +447,10 @@ impl<T: Amplitude> State<T> {
             let n: usize = per_block.iter().sum();
             if n == 0 {
                 kept += crate::kernels::scan::norm_sqr(&s.amps);
-                if marginals {
-                    let t = crate::kernels::scan::bit_masses(&s.keys, &s.amps);
-                    add_bits(&mut bits, &t.bits());
+                if marginals && in_pass.is_none() {
+                    // Unscaled, as the pass sums the other sectors' survivors (with a given
+                    // probability they are summed once scaled, below).
+                    masses.add(&crate::kernels::scan::bit_masses(&s.keys, &s.amps));
                 }
                 kept_len.push(s.keys.len());
                 continue;
@@ -436,7 +473,7 @@ impl<T: Amplitude> State<T> {
                 gone += b.gone;
                 kept += b.kept;
                 if marginals {
-                    add_bits(&mut bits, &b.bits);
+                    masses.add(&b.masses);
                 }
             }
             kept_len.push(s.keys.len() - n);
@@ -482,14 +519,20 @@ impl<T: Amplitude> State<T> {
             s.amps.truncate(k);
             if !scaled {
                 scale_amps(&mut s.amps, scale);
+                if marginals && in_pass.is_some() {
+                    masses.add(&crate::kernels::scan::bit_masses(&s.keys, &s.amps));
+                }
             }
         }
         self.finish_pass();
         self.shrink_to_survivors();
+        // Every sector's survivors' masses were summed alike: all unscaled, or (with a given
+        // probability) all scaled.
         let marginals = marginals.then(|| {
+            let bits = masses.bits();
             let mut out = [0.0f64; 64];
             for (q, slot) in out.iter_mut().enumerate() {
-                *slot = bits[self.perm.phys(q as u8) as usize] / kept;
+                *slot = bits[self.perm.phys(q as u8) as usize] / masses.total;
             }
             out
         });
@@ -824,12 +867,6 @@ fn copy_removed<T: Amplitude>(
 }
 
 /// Adds `b` to `a`, bit by bit.
-fn add_bits(a: &mut [f64; 64], b: &[f64; 64]) {
-    for (x, y) in a.iter_mut().zip(b) {
-        *x += y;
-    }
-}
-
 /// Multiplies every amplitude by `scale` (blocks in parallel unless the cores are busy, see
 /// `load`), as the projection does.
 fn scale_amps<T: Amplitude>(amps: &mut [Complex<T>], scale: T) {

@@ -2,7 +2,7 @@
 //! paper's section 8, with the readings of rules-notes D1-D8.
 
 use super::error::CircuitError;
-use super::journal::{Journal, Recorder};
+use super::journal::{Journal, Recorder, Tracked};
 use super::move_type::{MoveType, Variant};
 use super::occupancy_move::{OccupancyMove, bit};
 use super::ops::{self, Condition};
@@ -91,23 +91,24 @@ pub fn apply_recorded<S: QuantumState, R: Rng + ?Sized>(
     rng: &mut R,
     journal: &mut Journal<S>,
 ) -> Result<Applied, CircuitError> {
-    apply_recorded_knowing(state, mv, rng, journal, None)
+    apply_recorded_knowing(state, mv, rng, journal, None).map(|(applied, _)| applied)
 }
 
 /// [`apply_recorded`] for a caller that keeps the squares' marginals of `state` (the game):
 /// a measurement of one square before any step of the move takes its probability from
-/// `marginals` instead of reading the state for it (issue 10, Deliver 2).
+/// `marginals` instead of reading the state for it (issue 10, Deliver 2). Returns also what
+/// the move's steps tell of the marginals after it ([`Tracked`]).
 pub(crate) fn apply_recorded_knowing<S: QuantumState, R: Rng + ?Sized>(
     state: &mut S,
     mv: &OccupancyMove,
     rng: &mut R,
     journal: &mut Journal<S>,
     marginals: Option<[f64; 64]>,
-) -> Result<Applied, CircuitError> {
+) -> Result<(Applied, Tracked), CircuitError> {
     let mut rec = Recorder::new(state, journal).knowing(marginals);
     let mark = rec.mark();
     match run(&mut rec, mv, rng) {
-        Ok(applied) => Ok(applied),
+        Ok(applied) => Ok((applied, rec.marginals())),
         Err(e) => {
             if rec.recording() {
                 rec.rollback_to(mark)?;

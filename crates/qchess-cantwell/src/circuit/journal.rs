@@ -269,15 +269,104 @@ fn undo_step<S: QuantumState>(state: &mut S, step: Step<S>) -> Result<(), SimErr
     }
 }
 
+/// What a [`Recorder`] knows of its state's square marginals (issue 10, Deliver 2), worked
+/// out from the steps it took without reading the state where a step allows.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Tracked {
+    /// Every square's marginal as the state is now.
+    Known([f64; 64]),
+    /// The marginals as last known, except on the squares of the mask, which later steps
+    /// changed in ways only the state tells: those are to be read from it.
+    Touched([f64; 64], u64),
+    /// Nothing: every marginal is to be read (no marginals were given, a projection did not
+    /// sum them, or the state was replaced by a copy).
+    Unknown,
+}
+
+impl Tracked {
+    /// The marginals after `step`, applied to a state whose marginals were `self`:
+    /// * an iSwap whose controls hold in every branch (uncontrolled, or a path of squares
+    ///   empty in every branch) relabels its two qubits, so their marginals swap and no
+    ///   other changes;
+    /// * a split jump (eq. 7) onto two squares empty in every branch, or a split slide
+    ///   (eq. 9) whose targets and paths are, moves half the source's mass to each target
+    ///   and empties the source;
+    /// * other gate steps change the occupancy of the squares they act on only (their
+    ///   controls are read, never changed): a controlled iSwap its two squares, a split or
+    ///   merge (slide or not) its three, a capture the captured square, an iSwap on some
+    ///   ancilla sectors its two; those become [`Tracked::Touched`];
+    /// * a projection that removed nothing left the state exactly as it was (not
+    ///   rescaled); any other projection, and a whole-state copy, make them
+    ///   [`Tracked::Unknown`] (a projection that summed them in its pass sets them after,
+    ///   [`Recorder::measure`]).
+    fn after<S: QuantumState>(self, step: &Step<S>) -> Tracked {
+        let squares = match step {
+            Step::Projection(removed) if removed.part().len() == 0 => return self,
+            Step::Projection(_) | Step::Whole(_) => return Tracked::Unknown,
+            Step::Iswap { a, b, .. } | Step::IswapWhereAncillas { s: a, t: b, .. } => {
+                (1u64 << a) | (1u64 << b)
+            }
+            Step::Capture { t, .. } => 1u64 << t,
+            Step::Split { s, t1, t2 } | Step::SplitSlide { s, t1, t2, .. } => {
+                (1u64 << s) | (1u64 << t1) | (1u64 << t2)
+            }
+            Step::Merge { s1, s2, t } | Step::MergeSlide { s1, s2, t, .. } => {
+                (1u64 << s1) | (1u64 << s2) | (1u64 << t)
+            }
+        };
+        match (self, step) {
+            (Tracked::Known(mut probs), Step::Iswap { a, b, controls })
+                if controls.ones == 0 && empty_everywhere(controls.zeros, &probs) =>
+            {
+                probs.swap(usize::from(*a), usize::from(*b));
+                Tracked::Known(probs)
+            }
+            (
+                Tracked::Known(mut probs),
+                Step::Split { s, t1, t2 } | Step::SplitSlide { s, t1, t2, .. },
+            ) if probs[usize::from(*t1)] == 0.0
+                && probs[usize::from(*t2)] == 0.0
+                && paths_empty(step, &probs) =>
+            {
+                // Eq. 7 with both targets empty in every branch (a split slide whose paths
+                // are empty in every branch is the split, eq. 9): each branch with the piece
+                // on `s` sends half its mass to each target and leaves `s` empty.
+                let half = probs[usize::from(*s)] / 2.0;
+                probs[usize::from(*s)] = 0.0;
+                probs[usize::from(*t1)] = half;
+                probs[usize::from(*t2)] = half;
+                Tracked::Known(probs)
+            }
+            (Tracked::Known(probs), _) => Tracked::Touched(probs, squares),
+            (Tracked::Touched(probs, t), _) => Tracked::Touched(probs, t | squares),
+            (Tracked::Unknown, _) => Tracked::Unknown,
+        }
+    }
+}
+
+/// Whether every square on the paths of a split slide is empty in every branch (marginal
+/// exactly 0); true for any other step.
+fn paths_empty<S>(step: &Step<S>, probs: &[f64; 64]) -> bool {
+    match step {
+        Step::SplitSlide { p1, p2, .. } => empty_everywhere(p1 | p2, probs),
+        _ => true,
+    }
+}
+
+/// Whether every square of `mask` is empty in every branch (marginal exactly 0).
+fn empty_everywhere(mask: u64, probs: &[f64; 64]) -> bool {
+    (0..64).all(|q| mask >> q & 1 == 0 || probs[q] == 0.0)
+}
+
 /// A state whose mutating steps are recorded in a journal (when the backend keeps undo
 /// records; otherwise the steps just run). The circuits run on this.
 pub(crate) struct Recorder<'a, S> {
     pub state: &'a mut S,
     journal: &'a mut Journal<S>,
     recording: bool,
-    /// The squares' marginals of `state` as it is now, when the caller keeps them (the game,
-    /// issue 10 Deliver 2); forgotten at the first step that changes the state.
-    known: Option<[f64; 64]>,
+    /// The squares' marginals of `state`, when the caller keeps them (the game, issue 10
+    /// Deliver 2) and the backend keeps undo records, followed through every step.
+    marginals: Tracked,
 }
 
 impl<'a, S: QuantumState> Recorder<'a, S> {
@@ -287,23 +376,35 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
             state,
             journal,
             recording,
-            known: None,
+            marginals: Tracked::Unknown,
         }
     }
 
     /// The same recorder told the squares' marginals of its state as it is now (as
-    /// [`QuantumState::qubit_probabilities`] reads them): a measurement of one square before
-    /// any step has changed the state takes its probability from them instead of reading the
-    /// state ([`Recorder::measure`]).
+    /// [`QuantumState::qubit_probabilities`] reads them), when its backend keeps undo
+    /// records: it follows them through its steps ([`Recorder::marginals`]), and a
+    /// measurement of one square while they are known takes its probability from them
+    /// instead of reading the state, and sums them after its projection in the
+    /// projection's own pass ([`Recorder::measure`]).
     pub fn knowing(mut self, marginals: Option<[f64; 64]>) -> Self {
-        self.known = marginals;
+        self.marginals = match marginals {
+            Some(m) if self.recording => Tracked::Known(m),
+            _ => Tracked::Unknown,
+        };
         self
+    }
+
+    /// What the recorder knows of its state's square marginals after the steps so far.
+    pub fn marginals(&self) -> Tracked {
+        self.marginals
     }
 
     /// The probability that `pred` holds from the known marginals: only for a predicate on
     /// one square, while they are known.
     fn known_probability(&self, pred: Predicate) -> Option<f64> {
-        let marginals = self.known.as_ref()?;
+        let Tracked::Known(marginals) = &self.marginals else {
+            return None;
+        };
         let (mask, value) = pred.mask_value()?;
         if mask.count_ones() != 1 {
             return None;
@@ -327,12 +428,13 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
         let tail = Journal {
             steps: self.journal.steps.split_off(mark),
         };
+        self.marginals = Tracked::Unknown;
         tail.rollback(self.state)
     }
 
+    /// Records `step` (taken on the state), and follows the marginals through it.
     fn push(&mut self, step: Step<S>) {
-        // Every step changes the state: the marginals known before no longer hold.
-        self.known = None;
+        self.marginals = self.marginals.after(&step);
         if self.recording {
             self.journal.steps.push(step);
         }
@@ -378,7 +480,19 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
 
     pub fn capture(&mut self, t: u8) -> Result<u32, SimError> {
         let ancilla = self.state.capture(t)?;
+        let known = match self.marginals {
+            Tracked::Known(mut probs) => {
+                // Eq. 18's capture with no control moves the piece on `t` to the fresh
+                // ancilla in every branch: `t` is empty everywhere after it.
+                probs[usize::from(t)] = 0.0;
+                Some(probs)
+            }
+            _ => None,
+        };
         self.push(Step::Capture { t, ancilla });
+        if let Some(probs) = known {
+            self.marginals = Tracked::Known(probs);
+        }
         Ok(ancilla)
     }
 
@@ -402,7 +516,6 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
 
     pub fn force(&mut self, pred: Predicate, outcome: bool) -> Result<f64, SimError> {
         if !self.recording {
-            self.known = None;
             return self.state.force(pred, outcome);
         }
         let (p, removed) = self.state.force_keeping(pred, outcome)?;
@@ -416,17 +529,18 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
     /// probability as the backend gives it, or `None` when `choose` declined.
     ///
     /// With undo records, a predicate on one square and the marginals known
-    /// ([`Recorder::knowing`], no step taken since), the probability is the known marginal
+    /// ([`Recorder::knowing`], followed through the steps since: [`Tracked`]), the
+    /// probability is the known marginal
     /// and the state is not read for it: the projection follows as
-    /// [`QuantumState::force_keeping_given`] (or [`QuantumState::force_keeping`] when
-    /// `choose` gives no probability), with only a count over the keys before it.
+    /// [`QuantumState::force_keeping_given_marginals`] (or [`QuantumState::force_keeping`]
+    /// when `choose` gives no probability), with only a count over the keys before it, and
+    /// the marginals it summed are known after it ([`Recorder::marginals`]).
     pub fn measure(
         &mut self,
         pred: Predicate,
         choose: &mut dyn FnMut(f64) -> Option<Pick>,
     ) -> Result<Option<f64>, SimError> {
         if !self.recording {
-            self.known = None;
             let Some(Pick { outcome, .. }) = choose(self.state.probability(pred)) else {
                 return Ok(None);
             };
@@ -436,11 +550,21 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
             let Some(Pick { outcome, given }) = choose(read) else {
                 return Ok(None);
             };
-            let (p, removed) = match given {
-                Some(probability) => self.state.force_keeping_given(pred, outcome, probability)?,
-                None => self.state.force_keeping(pred, outcome)?,
+            // The caller keeps marginals: the projection sums those after it in its pass.
+            let (p, removed, summed) = match given {
+                Some(probability) => {
+                    self.state
+                        .force_keeping_given_marginals(pred, outcome, probability)?
+                }
+                None => {
+                    let (p, removed) = self.state.force_keeping(pred, outcome)?;
+                    (p, removed, None)
+                }
             };
             self.push(Step::Projection(Box::new(removed)));
+            if let Some(m) = summed {
+                self.marginals = Tracked::Known(m);
+            }
             return Ok(Some(p));
         }
         let Some((p, removed)) = self.state.measure_keeping(pred, choose)? else {
@@ -452,7 +576,6 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
 
     pub fn project_boards(&mut self, keep: &(dyn Fn(u64) -> bool + Sync)) -> Result<f64, SimError> {
         if !self.recording {
-            self.known = None;
             return self.state.project_boards(keep);
         }
         // No predicate describes the set: the rare case keeps a copy of the state before.
@@ -468,11 +591,12 @@ mod tests {
     use super::*;
     use qchess_sim::State;
 
-    /// A one-square measurement takes its probability from the known marginals until a step
-    /// changes the state; after it, and for a predicate on more than one square, the state
-    /// is read. The projection is the one `force_keeping_given` makes, and undoes exactly.
+    /// A one-square measurement takes its probability from the known marginals while steps
+    /// keep them known (a relabelling iSwap swaps them); after a step that only the state
+    /// tells (a controlled iSwap), and for a predicate on more than one square, the state is
+    /// read. The projection is the one `force_keeping_given` makes, and undoes exactly.
     #[test]
-    fn known_marginals_serve_one_square_measurements_until_a_step() {
+    fn known_marginals_serve_one_square_measurements_while_known() {
         let mut state = State::<f64>::classical(0b01);
         state.split(0, 1, 2, Controls::NONE).unwrap();
         let start: Vec<_> = state.entries().collect();
@@ -500,9 +624,22 @@ mod tests {
                 .is_none()
         );
         assert_eq!(seen, vec![0.25, 0.75, 0.0]);
-        // A step: the known marginals are forgotten.
+        // Uncontrolled iSwaps relabel: the marked marginal moves to square 3 and back.
         rec.iswap(1, 3, Controls::NONE).unwrap();
+        assert!(matches!(rec.marginals(), Tracked::Known(m) if m[3] == 0.25 && m[1] == 0.0));
         rec.iswap(3, 1, Controls::NONE).unwrap();
+        seen.clear();
+        let mut look = |p: f64| {
+            seen.push(p);
+            None
+        };
+        assert!(rec.measure(Predicate::One(1), &mut look).unwrap().is_none());
+        assert_eq!(seen, vec![0.25]);
+        // iSwaps controlled by a square occupied in some branch: only the state tells.
+        let half_full = Controls::empty_path(1 << 2);
+        rec.iswap(1, 3, half_full).unwrap();
+        assert!(matches!(rec.marginals(), Tracked::Touched(_, t) if t == 0b1010));
+        rec.iswap(3, 1, half_full).unwrap();
         seen.clear();
         let mut look = |p: f64| {
             seen.push(p);

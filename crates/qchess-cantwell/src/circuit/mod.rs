@@ -39,6 +39,7 @@ pub(crate) use apply::apply_recorded_knowing;
 pub(crate) use apply::captures_needed;
 pub use apply::{Applied, apply, apply_on, apply_recorded};
 pub use error::CircuitError;
+pub(crate) use journal::Tracked;
 pub use journal::{Journal, Step};
 pub use move_type::{MoveType, Variant};
 pub use occupancy_move::{CastlingSquares, OccupancyMove};

@@ -8,7 +8,7 @@
 use crate::amplitude::Amplitude;
 use crate::kernels::handoff::Regions;
 use crate::kernels::pair::SliceSink;
-use crate::kernels::scan::BLOCK;
+use crate::kernels::scan::{BLOCK, BitMasses, add_bit_masses};
 use num_complex::Complex;
 
 /// Entries a block job (and the undo record's `copy_removed`) stages on the stack before it
@@ -23,8 +23,9 @@ pub(crate) struct BlockSums {
     pub(crate) gone: f64,
     /// Squared norm of its kept entries.
     pub(crate) kept: f64,
-    /// Per physical bit, the squared norm of the kept entries with it set (when asked).
-    pub(crate) bits: [f64; 64],
+    /// The kept entries' bit masses, as multiplied by the pass's scale (when asked; zero
+    /// otherwise).
+    pub(crate) masses: BitMasses,
 }
 
 /// What the fused projection pass does beside moving entries: sum the kept entries' bit
@@ -45,7 +46,7 @@ pub(crate) struct PassExtras<T> {
 /// to `rec_keys` / `rec_amps` (with room for all of them; streamed, see `stream.rs`) when
 /// [`PassExtras::record`], and are dropped otherwise; the kept entries are compacted in
 /// place to the sector's front, unscaled or multiplied by `scale` when given. Returns the block sums in block
-/// order; the bit masses of the kept entries are summed (into [`BlockSums::bits`]) only
+/// order; the bit masses of the kept entries are summed (into [`BlockSums::masses`]) only
 /// when `marginals`.
 ///
 /// Every block is its own job ([`project_block`]), claimed in order: it writes its removed
@@ -53,8 +54,8 @@ pub(crate) struct PassExtras<T> {
 /// straight to their final places (offsets from `per_block` too), taking the places below its
 /// block from the finished blocks under it ([`Regions`]). When [`projects_in_blocks`], as
 /// many workers as the pool has threads claim the blocks; otherwise the calling thread runs
-/// them all in order, or, with a record and without the marginals, makes one pass over the
-/// sector in order ([`project_in_order`], the same results). With a record, `rec_keys` /
+/// them all in order, or, with a record, makes one pass over the sector in order
+/// ([`project_in_order`], the same results). With a record, `rec_keys` /
 /// `rec_amps` are exactly the removed entries' length (index-writable, see
 /// `State::record_buffers`); without, they are empty.
 /// Every entry and every block sum is computed the same way whichever thread runs its
@@ -68,14 +69,14 @@ pub(crate) fn split_project<T: Amplitude>(
     out_of: impl Fn(u64) -> bool + Sync + Copy,
     extra: PassExtras<T>,
 ) -> Vec<BlockSums> {
-    let in_order = extra.record && !extra.marginals && !projects_in_blocks(keys.len());
+    let in_order = extra.record && !projects_in_blocks(keys.len());
     split_project_with(
         keys, amps, per_block, rec_keys, rec_amps, out_of, extra, in_order,
     )
 }
 
-/// [`split_project`], by [`project_in_order`] when `in_order` (asked only with a record and
-/// without the marginals) and by the block jobs otherwise: the same results bit for bit.
+/// [`split_project`], by [`project_in_order`] when `in_order` (asked only with a record)
+/// and by the block jobs otherwise: the same results bit for bit.
 #[allow(clippy::too_many_arguments)]
 fn split_project_with<T: Amplitude>(
     keys: &mut [u64],
@@ -91,9 +92,10 @@ fn split_project_with<T: Amplitude>(
     let recorded = if extra.record { removed } else { 0 };
     debug_assert_eq!((rec_keys.len(), rec_amps.len()), (recorded, recorded));
     if in_order {
-        debug_assert!(extra.record && !extra.marginals);
+        debug_assert!(extra.record);
         // One thread: one pass in order, the kept entries compacted in place (no offsets).
-        return project_in_order(keys, amps, rec_keys, rec_amps, out_of, extra.scale);
+        let rec = (rec_keys, rec_amps);
+        return project_in_order(keys, amps, rec, out_of, extra.scale, extra.marginals);
     }
     let n = keys.len();
     // Where each block's kept entries go: after all the kept entries of the blocks before.
@@ -174,38 +176,44 @@ fn split_project_with<T: Amplitude>(
     sums
 }
 
-/// [`split_project`] with a record and without the marginals on the calling thread alone:
-/// one pass over the sector in order, each kept entry written straight to its final place
-/// (never past the entry being read), each removed one staged and streamed to the record.
-/// The masses (when `scale` is not given) are summed per block exactly as
-/// [`project_block`] sums them, in two lanes by the entry's parity in its block, so the
-/// block sums, the kept entries and the record are bit-identical to the block jobs'.
+/// [`split_project`] with a record on the calling thread alone: one pass over the sector in
+/// order, each kept entry written straight to its final place (never past the entry being
+/// read), each removed one staged and streamed to the record. The masses (when `scale` is
+/// not given) are summed per block exactly as [`project_block`] sums them, in two lanes by
+/// the entry's parity in its block, and with `marginals` the bit masses of each chunk's kept
+/// entries are summed from their final places right after they were written (still in the
+/// first-level cache), as [`project_block`] sums them from its stage: so the block sums, the
+/// kept entries and the record are bit-identical to the block jobs'.
 /// (On one thread the staged block jobs cost more: their kept entries go through a stage
 /// too, and those below their block are written by streaming stores; the one-thread
 /// measuring move's paired ratio fell from 1.50 to 1.26 at 1.49e6, docs/benchmarks.md.)
 fn project_in_order<T: Amplitude>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
-    rec_keys: &mut [u64],
-    rec_amps: &mut [Complex<T>],
+    rec: (&mut [u64], &mut [Complex<T>]),
     out_of: impl Fn(u64) -> bool,
     scale: Option<T>,
+    marginals: bool,
 ) -> Vec<BlockSums> {
     // Two monomorphised copies of the pass: with the factor given (no masses) and without.
-    let rec = (rec_keys, rec_amps);
     match scale {
-        Some(f) => project_in_order_with::<T, false>(keys, amps, rec, out_of, f),
-        None => project_in_order_with::<T, true>(keys, amps, rec, out_of, T::of_f64(1.0)),
+        Some(f) => project_in_order_with::<T, false>(keys, amps, rec, out_of, f, marginals),
+        None => {
+            let f = T::of_f64(1.0);
+            project_in_order_with::<T, true>(keys, amps, rec, out_of, f, marginals)
+        }
     }
 }
 
-/// [`project_in_order`] with the kept amplitudes times `f`, summing the masses when `MASSES`.
+/// [`project_in_order`] with the kept amplitudes times `f`, summing the masses when `MASSES`
+/// and the kept entries' bit masses when `marginals`.
 fn project_in_order_with<T: Amplitude, const MASSES: bool>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
     (rec_keys, rec_amps): (&mut [u64], &mut [Complex<T>]),
     out_of: impl Fn(u64) -> bool,
     f: T,
+    marginals: bool,
 ) -> Vec<BlockSums> {
     let zero = Complex::new(T::zero(), T::zero());
     let n = keys.len();
@@ -215,6 +223,7 @@ fn project_in_order_with<T: Amplitude, const MASSES: bool>(
     let mut sums = Vec::with_capacity(n.div_ceil(BLOCK));
     for base in (0..n).step_by(BLOCK) {
         let (mut gone, mut kept) = ([0.0f64; 2], [0.0f64; 2]);
+        let mut masses = BitMasses::ZERO;
         let end = (base + BLOCK).min(n);
         for c in (base..end).step_by(STAGE) {
             let e = (c + STAGE).min(end);
@@ -228,6 +237,9 @@ fn project_in_order_with<T: Amplitude, const MASSES: bool>(
                 (&mut stage_k, &mut stage_a),
                 (&mut gone, &mut kept),
             );
+            if marginals {
+                add_bit_masses(&keys[w..next], &amps[w..next], &mut masses);
+            }
             w = next;
             put_streamed(
                 (&mut rec_keys[r..r + s], &mut rec_amps[r..r + s]),
@@ -239,7 +251,7 @@ fn project_in_order_with<T: Amplitude, const MASSES: bool>(
         sums.push(BlockSums {
             gone: gone[0] + gone[1],
             kept: kept[0] + kept[1],
-            bits: [0.0; 64],
+            masses,
         });
     }
     crate::stream::fence();
@@ -322,7 +334,6 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
     out_of: impl Fn(u64) -> bool,
     extra: PassExtras<T>,
 ) -> BlockSums {
-    use crate::kernels::scan::{BitMasses, add_bit_masses};
     let PassExtras {
         marginals,
         scale,
@@ -337,8 +348,9 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
     let zero = Complex::new(T::zero(), T::zero());
     // The kept entries' factor (1 when they are scaled afterwards: exact).
     let f = scale.unwrap_or_else(|| T::of_f64(1.0));
-    // With the factor given (the caller's probability) the masses are not needed.
-    let lean = scale.is_some() && !marginals;
+    // With the factor given (the caller's probability) the masses are not needed (the bit
+    // masses, when asked, are summed apart).
+    let lean = scale.is_some();
     let base = b * BLOCK;
     let below = to.1.min(base);
     let mut pieces = if to.0 < below {
@@ -391,7 +403,7 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
             gone_k: &mut stage_k,
             gone_a: &mut stage_a,
         };
-        // Two monomorphised copies of the loop: without the masses (the lean pass) and with.
+        // Two monomorphised copies of the loop: without the masses (a given factor) and with.
         let (m, s) = if lean {
             stage_chunk::<T, false>(
                 &keys[c..e],
@@ -452,7 +464,7 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
     BlockSums {
         gone: gone[0] + gone[1],
         kept: kept[0] + kept[1],
-        bits: masses.map_or([0.0; 64], |t| t.bits()),
+        masses: masses.unwrap_or(BitMasses::ZERO),
     }
 }
 
@@ -697,8 +709,9 @@ mod tests {
     }
 
     /// The one-thread pass in order gives the block jobs' results bit for bit: the kept
-    /// entries, the record, and each block's masses (summed when no scale is given), for
-    /// blocks that lose everything, nothing or a random part, f64 and f32.
+    /// entries, the record, each block's masses (summed when no scale is given) and, when
+    /// asked, its kept entries' bit masses, for blocks that lose everything, nothing or a
+    /// random part, f64 and f32.
     #[test]
     fn the_pass_in_order_matches_the_block_jobs() {
         fn check<T: Amplitude>(keys: &[u64], amps: &[Complex<T>]) {
@@ -718,9 +731,10 @@ mod tests {
             for (mask, value, keep) in cases {
                 let out_of = move |k: u64| (k & mask == value) != keep;
                 let (per_block, removed) = removed_per_block(keys, out_of);
-                for scale in [None, Some(T::of_f64(1.234_567_890_123))] {
+                let scales = [None, Some(T::of_f64(1.234_567_890_123))];
+                for (scale, marginals) in scales.into_iter().flat_map(|s| [(s, false), (s, true)]) {
                     let extra = PassExtras {
-                        marginals: false,
+                        marginals,
                         scale,
                         record: true,
                     };
@@ -736,20 +750,42 @@ mod tests {
                         });
                         k.truncate(n - removed);
                         a.truncate(n - removed);
+                        let masses: Vec<Vec<u64>> = sums
+                            .iter()
+                            .map(|b| {
+                                let m = &b.masses;
+                                let parts = m.common.iter().chain(&m.varying);
+                                parts.chain([&m.total]).map(|x| x.to_bits()).collect()
+                            })
+                            .collect();
                         let sums: Vec<(u64, u64)> = sums
                             .iter()
                             .map(|b| (b.gone.to_bits(), b.kept.to_bits()))
                             .collect();
-                        (k, a, rec_k, rec_a, sums)
+                        (k, a, rec_k, rec_a, sums, masses)
                     };
                     let (blocks, in_order) = (run(false), run(true));
-                    let what = format!("mask {mask:#x} keep {keep} scaled {}", scale.is_some());
+                    let what = format!(
+                        "mask {mask:#x} keep {keep} scaled {} marginals {marginals}",
+                        scale.is_some()
+                    );
                     assert_eq!(in_order.0, blocks.0, "{what}");
                     assert!(in_order.1 == blocks.1, "{what}");
                     assert_eq!(in_order.2, blocks.2, "{what}");
                     assert!(in_order.3 == blocks.3, "{what}");
                     assert_eq!(in_order.4, blocks.4, "{what}");
                     assert_eq!(in_order.4.len(), per_block.len());
+                    assert_eq!(in_order.5, blocks.5, "{what}");
+                    // The bit masses were summed when asked (and only then): without a
+                    // scale each block's total is its kept mass.
+                    for (b, m) in in_order.4.iter().zip(&in_order.5) {
+                        let (total, kept) = (f64::from_bits(m[128]), f64::from_bits(b.1));
+                        if !marginals {
+                            assert_eq!(total, 0.0, "{what}");
+                        } else if scale.is_none() {
+                            assert!((total - kept).abs() <= 1e-12 * kept.max(1.0), "{what}");
+                        }
+                    }
                     if scale.is_none() && removed > 0 && removed < n {
                         // The masses were summed, not left at zero.
                         assert!(in_order.4.iter().any(|&(g, _)| f64::from_bits(g) > 0.0));
