@@ -209,6 +209,20 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
     /// `Controls::empty_path`.
     fn iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError>;
 
+    /// [`QuantumState::iswap`] that also returns the squared norms it moved, `[a to b, b to
+    /// a]`, when the backend summed them in the gate's own pass (see
+    /// [`State::iswap_with_flows`]); `None` leaves the caller to read the marginals. The
+    /// default runs [`QuantumState::iswap`] and returns `None`.
+    fn iswap_with_flows(
+        &mut self,
+        a: u8,
+        b: u8,
+        controls: Controls,
+    ) -> Result<Option<[f64; 2]>, SimError> {
+        self.iswap(a, b, controls)?;
+        Ok(None)
+    }
+
     /// Inverse iSwap: `|01> -> -i|10>`, `|10> -> -i|01>` (undoes [`QuantumState::iswap`]).
     fn iswap_inv(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError>;
 
@@ -604,6 +618,14 @@ macro_rules! local_backend {
             }
             fn iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
                 State::iswap(self, a, b, controls)
+            }
+            fn iswap_with_flows(
+                &mut self,
+                a: u8,
+                b: u8,
+                controls: Controls,
+            ) -> Result<Option<[f64; 2]>, SimError> {
+                State::iswap_with_flows(self, a, b, controls)
             }
             fn iswap_inv(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
                 State::iswap_inv(self, a, b, controls)

@@ -96,25 +96,35 @@ impl<T: Amplitude> State<T> {
 
     /// iSwap^(+-1) of logical `a`, `b` under a physical condition.
     fn iswap_cond(&mut self, a: u8, b: u8, cond: Cond, inverse: bool) -> Result<(), SimError> {
+        self.iswap_cond_flows(a, b, cond, inverse).map(|_| ())
+    }
+
+    /// [`State::iswap_cond`], returning the squared norms the gate moved from `a` to `b` and
+    /// from `b` to `a` when its kernel summed them (the in-place permutation); `None` for a
+    /// relabelling (no condition) and for a small state's merge kernel.
+    fn iswap_cond_flows(
+        &mut self,
+        a: u8,
+        b: u8,
+        cond: Cond,
+        inverse: bool,
+    ) -> Result<Option<[f64; 2]>, SimError> {
         let (pa, pb) = (self.perm.phys(a), self.perm.phys(b));
         if cond.is_always() {
             // Relabel the two qubits and apply the phase where they differ: no data moves.
             self.phase_differ(pa, pb, i_pow(inverse));
             self.perm.swap(a, b);
-            Ok(())
+            Ok(None)
+        } else if self.len() < PERMUTE_IN_PLACE_MIN {
+            // Small states: the merge kernel into a fresh buffer measured faster here.
+            let zero = c(0.0, 0.0);
+            let gate = PairGate::new(pa, pb, cond, zero, i_pow(inverse));
+            self.apply_pair(gate, true, identity, identity)?;
+            Ok(None)
         } else {
-            if self.len() < PERMUTE_IN_PLACE_MIN {
-                // Small states: the merge kernel into a fresh buffer measured faster here.
-                let zero = c(0.0, 0.0);
-                self.apply_pair(
-                    PairGate::new(pa, pb, cond, zero, i_pow(inverse)),
-                    true,
-                    identity,
-                    identity,
-                )
-            } else {
-                self.apply_permutation(pa, pb, cond, i_pow(inverse))
-            }
+            // Up is from the lower physical bit to the higher.
+            let [up, down] = self.apply_permutation(pa, pb, cond, i_pow(inverse))?;
+            Ok(Some(if pa < pb { [up, down] } else { [down, up] }))
         }
     }
 
@@ -159,6 +169,42 @@ impl<T: Amplitude> State<T> {
         self.pair_checks(a, b, controls, false)?;
         let cond = self.cond_of(controls);
         self.iswap_cond(a, b, cond, false)
+    }
+
+    /// [`State::iswap`] that also returns the squared norms it moved, `[a to b, b to a]`
+    /// (the mass of the branches where the piece on `a` went to `b`, and back), when its
+    /// kernel summed them: a controlled iSwap (a slide's) on a state of at least
+    /// 16 384 entries. Then `b`'s marginal after is `b`'s before plus the first minus the
+    /// second (over the state's norm), without a pass over the state. `None` otherwise (an
+    /// uncontrolled iSwap relabels the two qubits: their marginals swap).
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, State};
+    /// // A piece on 0; one on 3 split onto 2 and 4; fourteen more split: 2^15 branches.
+    /// let mut s = State::<f64>::classical(0b1001 | (0x3fff << 8));
+    /// s.split(3, 2, 4, Controls::NONE)?;
+    /// for p in 0..14u8 {
+    ///     s.split(8 + p, 22 + 2 * p, 23 + 2 * p, Controls::NONE)?;
+    /// }
+    /// let before = s.qubit_probabilities();
+    /// // 0 to 1 where square 2 is empty: half the branches.
+    /// let flows = s.iswap_with_flows(0, 1, Controls::empty_path(1 << 2))?;
+    /// let [ab, ba] = flows.expect("the in-place kernel sums them");
+    /// assert!((ab - 0.5).abs() < 1e-12 && ba == 0.0);
+    /// let after = s.qubit_probabilities();
+    /// assert!((after[1] - (before[1] + ab - ba)).abs() < 1e-12);
+    /// assert!((after[0] - (before[0] - ab + ba)).abs() < 1e-12);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn iswap_with_flows(
+        &mut self,
+        a: u8,
+        b: u8,
+        controls: Controls,
+    ) -> Result<Option<[f64; 2]>, SimError> {
+        self.pair_checks(a, b, controls, false)?;
+        let cond = self.cond_of(controls);
+        self.iswap_cond_flows(a, b, cond, false)
     }
 
     /// Inverse iSwap: `|01> -> -i|10>`, `|10> -> -i|01>`.

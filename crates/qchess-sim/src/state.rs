@@ -1195,14 +1195,15 @@ impl<T: Amplitude> State<T> {
     /// vary is permuted by blocks instead (`permute::permute_groups`: each group with a
     /// mover copied to the slot, then written back class block by class block), its slot
     /// the task's length. Each entry is computed the same way whichever task, job or
-    /// kernel runs it.
+    /// kernel runs it. Returns the masses moved up and down (`permute::Flows`), summed
+    /// task by task in task order: the same for any thread count.
     pub(crate) fn apply_permutation(
         &mut self,
         lo: u32,
         hi: u32,
         cond: Cond,
         off: Complex<T>,
-    ) -> Result<(), SimError> {
+    ) -> Result<permute::Flows, SimError> {
         let (lo, hi) = (lo.min(hi), lo.max(hi));
         let threads = crate::load::threads().max(1);
         // Tasks: (sector, start, end).
@@ -1225,7 +1226,7 @@ impl<T: Amplitude> State<T> {
             })
             .collect();
         if counts.iter().all(|&c| c == Some((0, 0))) {
-            return Ok(());
+            return Ok([0.0; 2]);
         }
         // Jobs: (first task, end task, scratch slot entries), about `threads * 4` by entries.
         let per_job = self.len().div_ceil(threads * 4).max(1);
@@ -1278,12 +1279,14 @@ impl<T: Amplitude> State<T> {
             let job_runs: Vec<Run<'_, T>> = runs.by_ref().take(end - first).collect();
             work.push((job_runs, &counts[first..end], (k, v)));
         }
-        work.into_par_iter()
-            .for_each(|(job_runs, job_counts, (sk, sa))| {
+        let per_job: Vec<Vec<permute::Flows>> = work
+            .into_par_iter()
+            .map(|(job_runs, job_counts, (sk, sa))| {
+                let mut flows = Vec::with_capacity(job_runs.len());
                 for ((k, v), &count) in job_runs.into_iter().zip(job_counts) {
                     let Some((u, d)) = count else {
                         let len = k.len();
-                        permute::permute_groups(
+                        flows.push(permute::permute_groups(
                             k,
                             v,
                             lo,
@@ -1292,14 +1295,14 @@ impl<T: Amplitude> State<T> {
                             off,
                             &mut sk[..len],
                             &mut sa[..len],
-                        );
+                        ));
                         continue;
                     };
                     if u + d == 0 {
                         continue;
                     }
                     let len = permute::scratch_len(u, d);
-                    permute::permute_in_place(
+                    flows.push(permute::permute_in_place(
                         k,
                         v,
                         lo,
@@ -1309,12 +1312,20 @@ impl<T: Amplitude> State<T> {
                         (u, d),
                         &mut sk[..len],
                         &mut sa[..len],
-                    );
+                    ));
                 }
-            });
+                flows
+            })
+            .collect();
         self.pool.give(scratch);
         self.finish_pass();
-        Ok(())
+        // Task by task in task order (a task without movers adds nothing).
+        let mut total = [0.0f64; 2];
+        for f in per_job.iter().flatten() {
+            total[0] += f[0];
+            total[1] += f[1];
+        }
+        Ok(total)
     }
 
     /// After a projection (measurement, forced outcome, the kept part of a capture): every

@@ -308,6 +308,27 @@ fn workload(s: &mut State<f64>) -> (Vec<f64>, Vec<(u64, f64)>) {
     s.merge(42, 17, 3, Controls::NONE).unwrap();
     s.iswap(8, 40, Controls::NONE).unwrap();
     s.split_slide(5, 12, 33, 1 << 20, 1 << 21).unwrap();
+    // Slides that sum the masses they move: by blocks (the path above the lower square)
+    // and entry by entry (a path bit below it); the sums are those of the entries that move.
+    for (a, b, path) in [(13u8, 44u8, 1u64 << 30), (50, 36, 1 << 2)] {
+        let moving = |from: u8, to: u8| -> f64 {
+            s.entries()
+                .filter(|(k, _)| k.board >> from & 1 == 1 && k.board >> to & 1 == 0)
+                .filter(|(k, _)| k.board & path == 0)
+                .map(|(_, v)| v.norm_sqr())
+                .sum()
+        };
+        let naive = [moving(a, b), moving(b, a)];
+        let flows = s
+            .iswap_with_flows(a, b, Controls::empty_path(path))
+            .unwrap();
+        let flows = flows.expect("a large state's slide sums its flows");
+        assert!(naive[0] > 0.01 && naive[1] > 0.01, "{naive:?}");
+        for (f, n) in flows.iter().zip(naive) {
+            assert!((f - n).abs() < 1e-12, "{flows:?} against {naive:?}");
+        }
+        out.extend(flows);
+    }
     out.push(s.probability(Predicate::One(12)));
     out.push(s.norm_sqr());
     s.force(Predicate::One(5), false).unwrap();

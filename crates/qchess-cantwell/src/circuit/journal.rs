@@ -344,6 +344,24 @@ impl Tracked {
     }
 }
 
+/// The marginals after an iSwap of `a` and `b` that moved the masses `[a to b, b to a]`
+/// (`QuantumState::iswap_with_flows`) from `probs`: the gate moves mass between its two
+/// squares only. A result within 1e-12 of 0 or 1 may be an exact 0 or 1 (a square emptied or
+/// filled in every branch) that rounding missed: such a square is read from the state
+/// ([`Tracked::Touched`]), so that "empty / occupied in every branch" stays exact.
+fn moved(mut probs: [f64; 64], (a, b): (u8, u8), [ab, ba]: [f64; 2]) -> Tracked {
+    let (a, b) = (usize::from(a), usize::from(b));
+    probs[a] = probs[a] - ab + ba;
+    probs[b] = probs[b] + ab - ba;
+    let unsure = |p: f64| !(1e-12..=1.0 - 1e-12).contains(&p);
+    let read = (u64::from(unsure(probs[a])) << a) | (u64::from(unsure(probs[b])) << b);
+    if read == 0 {
+        Tracked::Known(probs)
+    } else {
+        Tracked::Touched(probs, read)
+    }
+}
+
 /// Whether every square on the paths of a split slide is empty in every branch (marginal
 /// exactly 0); true for any other step.
 fn paths_empty<S>(step: &Step<S>, probs: &[f64; 64]) -> bool {
@@ -449,8 +467,24 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
     }
 
     pub fn iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
-        self.state.iswap(a, b, controls)?;
+        // With the marginals known and controls that do not hold in every branch (a slide
+        // whose path is occupied somewhere), the gate's pass sums the masses it moves.
+        let after = match self.marginals {
+            Tracked::Known(probs)
+                if !(controls.ones == 0 && empty_everywhere(controls.zeros, &probs)) =>
+            {
+                let flows = self.state.iswap_with_flows(a, b, controls)?;
+                flows.map(|f| moved(probs, (a, b), f))
+            }
+            _ => {
+                self.state.iswap(a, b, controls)?;
+                None
+            }
+        };
         self.push(Step::Iswap { a, b, controls });
+        if let Some(tracked) = after {
+            self.marginals = tracked;
+        }
         Ok(())
     }
 
@@ -675,5 +709,70 @@ mod tests {
         );
         journal.rollback(&mut state).unwrap();
         assert_eq!(state.entries().collect::<Vec<_>>(), start);
+    }
+
+    /// A controlled iSwap (a slide whose path is occupied in some branches) on a state large
+    /// enough for the in-place kernel keeps the marginals known from the masses it moved:
+    /// they agree with a fresh pass, and the move is undone.
+    #[test]
+    fn a_slide_keeps_the_marginals_known_from_the_masses_it_moved() {
+        // A piece on 0; one on 3 split onto 2 and 4; fourteen more split: 2^15 branches.
+        let mut state = State::<f64>::classical(0b1001 | (0x3fff << 8));
+        state.split(3, 2, 4, Controls::NONE).unwrap();
+        for p in 0..14u8 {
+            state
+                .split(8 + p, 22 + 2 * p, 23 + 2 * p, Controls::NONE)
+                .unwrap();
+        }
+        let start: Vec<_> = state.entries().collect();
+        let marginals = state.qubit_probabilities();
+        let mut journal = Journal::new();
+        let mut rec = Recorder::new(&mut state, &mut journal).knowing(Some(marginals));
+        // 0 to 1 where square 2 is empty (half the branches), then 1 to 5 where 22 is (a
+        // half independent of it).
+        rec.iswap(0, 1, Controls::empty_path(1 << 2)).unwrap();
+        rec.iswap(1, 5, Controls::empty_path(1 << 22)).unwrap();
+        let Tracked::Known(known) = rec.marginals() else {
+            panic!("not known: {:?}", rec.marginals());
+        };
+        let fresh = state.qubit_probabilities();
+        for (q, (k, f)) in known.iter().zip(&fresh).enumerate() {
+            assert!((k - f).abs() < 1e-12, "square {q}: {k} against {f}");
+        }
+        assert!((known[0] - 0.5).abs() < 1e-12 && (known[5] - 0.25).abs() < 1e-12);
+        assert!((known[1] - 0.25).abs() < 1e-12, "{}", known[1]);
+        journal.rollback(&mut state).unwrap();
+        assert_eq!(state.entries().collect::<Vec<_>>(), start);
+    }
+
+    /// Masses moved onto a square or off it that leave it within rounding of empty or full
+    /// in every branch mark it to be read; others are known.
+    #[test]
+    fn moved_masses_near_empty_or_full_are_read() {
+        let mut probs = [0.0; 64];
+        probs[0] = 0.3;
+        probs[1] = 0.2;
+        // Half of square 0's mass to 1: both known.
+        let Tracked::Known(p) = moved(probs, (0, 1), [0.15, 0.0]) else {
+            panic!("known");
+        };
+        assert_eq!((p[0], p[1]), (0.3 - 0.15, 0.2 + 0.15));
+        // All of it (summed elsewhere with its own rounding): 0 is to be read.
+        let all = 0.3 - 1e-17;
+        assert!(matches!(
+            moved(probs, (0, 1), [all, 0.0]),
+            Tracked::Touched(_, 0b01)
+        ));
+        // Square 1 filled in every branch, and 0 emptied: both read.
+        probs[1] = 0.7;
+        assert!(matches!(
+            moved(probs, (0, 1), [0.3, 0.0]),
+            Tracked::Touched(_, 0b11)
+        ));
+        // Mass back from 1 to 0, neither near 0 or 1.
+        assert!(matches!(
+            moved(probs, (0, 1), [0.0, 0.1]),
+            Tracked::Known(_)
+        ));
     }
 }

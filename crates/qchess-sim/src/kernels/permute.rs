@@ -34,7 +34,17 @@ pub(crate) fn scratch_len(up: usize, down: usize) -> usize {
     up + down + 2
 }
 
-/// Applies the permutation to one run, in place. `movers` is `count_movers` of this run,
+/// The squared norms of the entries a permutation moved, `[up, down]`: up the ones with bit
+/// `lo` set (their mass goes from qubit `lo` to qubit `hi`), down the ones with bit `hi` set.
+pub(crate) type Flows = [f64; 2];
+
+/// Sum of `|v|^2` over `amps`, in order (the masses a run's movers carry, [`Flows`]).
+fn moved_mass<T: Amplitude>(amps: &[Complex<T>]) -> f64 {
+    amps.iter().map(|&v| crate::kernels::scan::norm2(v)).sum()
+}
+
+/// Applies the permutation to one run, in place, and returns its [`Flows`] (summed from
+/// the scratch, in key order). `movers` is `count_movers` of this run,
 /// `sk`/`sa` a scratch of `scratch_len` entries. The run must be closed under the
 /// permutation (whole groups for bit `hi`), which every whole sector is.
 #[allow(clippy::too_many_arguments)]
@@ -48,13 +58,13 @@ pub(crate) fn permute_in_place<T: Amplitude>(
     movers: (usize, usize),
     sk: &mut [u64],
     sa: &mut [Complex<T>],
-) {
+) -> Flows {
     let n = keys.len();
     let (a, b) = (1u64 << lo, 1u64 << hi);
     let ab = a | b;
     let (up, down) = movers;
     if up + down == 0 {
-        return;
+        return [0.0; 2];
     }
     let zero = Complex::new(T::zero(), T::zero());
     // Layout: [0, up keys..] [0, down keys..]; `base` is where the down run starts.
@@ -105,6 +115,8 @@ pub(crate) fn permute_in_place<T: Amplitude>(
     debug_assert_eq!((iu - 1, id - base - 1, w), (up, down, n - up - down));
     let (uk, dk) = sk.split_at(base);
     let (ua, da) = sa.split_at(base);
+    // `|i v|^2 == |v|^2` bit for bit: the phased movers carry their masses.
+    let flows = [moved_mass(&ua[1..]), moved_mass(&da[1..=down])];
     // Backward merge, largest key first: stays sit in [0, w), the output fills [0, n), and
     // `out - i` is the count of movers left. The two mover classes interleave only group
     // by group (a group's `hi` movers land in its lower half, below its `lo` movers), so
@@ -121,6 +133,7 @@ pub(crate) fn permute_in_place<T: Amplitude>(
             merge_run(keys, amps, (&mut i, out), (dk, da, &mut jd), hu, blocks)
         };
     }
+    flows
 }
 
 /// One step of [`permute_in_place`]'s backward merge: merges the stays below `*i` with the
@@ -249,7 +262,7 @@ pub(crate) fn plan(
 /// without a mover is not touched; otherwise its keys, and its amplitudes from that place
 /// on, are copied to the scratch, and the runs are written back from there, a run already
 /// in its place left alone. Same entries, same amplitudes (the same product `off * v`) as
-/// [`permute_in_place`].
+/// [`permute_in_place`]. Returns the [`Flows`], summed group by group in key order.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn permute_groups<T: Amplitude>(
     keys: &mut [u64],
@@ -260,8 +273,9 @@ pub(crate) fn permute_groups<T: Amplitude>(
     off: Complex<T>,
     sk: &mut [u64],
     sa: &mut [Complex<T>],
-) {
+) -> Flows {
     debug_assert!(blocks_apply(lo, cond));
+    let mut flows = [0.0f64; 2];
     let b = 1u64 << hi;
     let ab = (1u64 << lo) | b;
     let above = if hi == 63 { 0 } else { !0u64 << (hi + 1) };
@@ -327,6 +341,8 @@ pub(crate) fn permute_groups<T: Amplitude>(
             if sub.moves {
                 put(&mut wl, m + iu, m + xu, true);
                 put(&mut wu, xl, el, true);
+                flows[0] += moved_mass(&ga[xl..el]);
+                flows[1] += moved_mass(&ga[m + iu..m + xu]);
             } else {
                 put(&mut wl, xl, el, false);
                 put(&mut wu, m + iu, m + xu, false);
@@ -336,6 +352,7 @@ pub(crate) fn permute_groups<T: Amplitude>(
         debug_assert_eq!((wl, wu), (m - up + down, len));
         start = end;
     }
+    flows
 }
 
 /// The end of the group whose keys share `keys[start] & above`: eight keys at a time (the
