@@ -294,7 +294,9 @@ impl Tracked {
     /// * other gate steps change the occupancy of the squares they act on only (their
     ///   controls are read, never changed): a controlled iSwap its two squares, a split or
     ///   merge (slide or not) its three, a capture the captured square, an iSwap on some
-    ///   ancilla sectors its two; those become [`Tracked::Touched`];
+    ///   ancilla sectors its two; those become [`Tracked::Touched`] (but a controlled iSwap
+    ///   whose kernel summed the masses it moved keeps them known, [`Recorder::iswap`], and
+    ///   an uncontrolled capture empties its square, [`Recorder::capture`]);
     /// * a projection that removed nothing left the state exactly as it was (not
     ///   rescaled); any other projection, and a whole-state copy, make them
     ///   [`Tracked::Unknown`] (a projection that summed them in its pass sets them after,
@@ -466,6 +468,9 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
         self.state.probability(pred)
     }
 
+    /// `iswap(a, b, controls)`, recorded. With the marginals known and controls that do not
+    /// hold in every branch, the masses the gate moved (`QuantumState::iswap_with_flows`)
+    /// keep them known ([`moved`]).
     pub fn iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
         // With the marginals known and controls that do not hold in every branch (a slide
         // whose path is occupied somewhere), the gate's pass sums the masses it moves.
@@ -512,6 +517,7 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
         Ok(())
     }
 
+    /// `capture(t)`, recorded: with the marginals known, `t`'s becomes exactly 0.
     pub fn capture(&mut self, t: u8) -> Result<u32, SimError> {
         let ancilla = self.state.capture(t)?;
         let known = match self.marginals {
