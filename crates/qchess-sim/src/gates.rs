@@ -96,18 +96,21 @@ impl<T: Amplitude> State<T> {
 
     /// iSwap^(+-1) of logical `a`, `b` under a physical condition.
     fn iswap_cond(&mut self, a: u8, b: u8, cond: Cond, inverse: bool) -> Result<(), SimError> {
-        self.iswap_cond_flows(a, b, cond, inverse).map(|_| ())
+        self.iswap_cond_flows(a, b, cond, inverse, false)
+            .map(|_| ())
     }
 
-    /// [`State::iswap_cond`], returning the squared norms the gate moved from `a` to `b` and
-    /// from `b` to `a` when its kernel summed them (the in-place permutation); `None` for a
-    /// relabelling (no condition) and for a small state's merge kernel.
+    /// [`State::iswap_cond`]; with `flows`, returning the squared norms the gate moved from
+    /// `a` to `b` and from `b` to `a` when its kernel can sum them (the in-place
+    /// permutation); `None` for a relabelling (no condition), for a small state's merge
+    /// kernel, and without `flows`.
     fn iswap_cond_flows(
         &mut self,
         a: u8,
         b: u8,
         cond: Cond,
         inverse: bool,
+        flows: bool,
     ) -> Result<Option<[f64; 2]>, SimError> {
         let (pa, pb) = (self.perm.phys(a), self.perm.phys(b));
         if cond.is_always() {
@@ -123,8 +126,8 @@ impl<T: Amplitude> State<T> {
             Ok(None)
         } else {
             // Up is from the lower physical bit to the higher.
-            let [up, down] = self.apply_permutation(pa, pb, cond, i_pow(inverse))?;
-            Ok(Some(if pa < pb { [up, down] } else { [down, up] }))
+            let [up, down] = self.apply_permutation(pa, pb, cond, i_pow(inverse), flows)?;
+            Ok(flows.then_some(if pa < pb { [up, down] } else { [down, up] }))
         }
     }
 
@@ -204,7 +207,7 @@ impl<T: Amplitude> State<T> {
     ) -> Result<Option<[f64; 2]>, SimError> {
         self.pair_checks(a, b, controls, false)?;
         let cond = self.cond_of(controls);
-        self.iswap_cond_flows(a, b, cond, false)
+        self.iswap_cond_flows(a, b, cond, false, true)
     }
 
     /// Inverse iSwap: `|01> -> -i|10>`, `|10> -> -i|01>`.

@@ -1195,14 +1195,16 @@ impl<T: Amplitude> State<T> {
     /// vary is permuted by blocks instead (`permute::permute_groups`: each group with a
     /// mover copied to the slot, then written back class block by class block), its slot
     /// the task's length. Each entry is computed the same way whichever task, job or
-    /// kernel runs it. Returns the masses moved up and down (`permute::Flows`), summed
-    /// task by task in task order: the same for any thread count.
+    /// kernel runs it. With `flows`, returns the masses moved up and down
+    /// (`permute::Flows`), summed task by task in task order: the same for any thread
+    /// count (zero without).
     pub(crate) fn apply_permutation(
         &mut self,
         lo: u32,
         hi: u32,
         cond: Cond,
         off: Complex<T>,
+        flows: bool,
     ) -> Result<permute::Flows, SimError> {
         let (lo, hi) = (lo.min(hi), lo.max(hi));
         let threads = crate::load::threads().max(1);
@@ -1282,11 +1284,11 @@ impl<T: Amplitude> State<T> {
         let per_job: Vec<Vec<permute::Flows>> = work
             .into_par_iter()
             .map(|(job_runs, job_counts, (sk, sa))| {
-                let mut flows = Vec::with_capacity(job_runs.len());
+                let mut sums = Vec::with_capacity(job_runs.len());
                 for ((k, v), &count) in job_runs.into_iter().zip(job_counts) {
                     let Some((u, d)) = count else {
                         let len = k.len();
-                        flows.push(permute::permute_groups(
+                        sums.push(permute::permute_groups(
                             k,
                             v,
                             lo,
@@ -1295,6 +1297,7 @@ impl<T: Amplitude> State<T> {
                             off,
                             &mut sk[..len],
                             &mut sa[..len],
+                            flows,
                         ));
                         continue;
                     };
@@ -1302,7 +1305,7 @@ impl<T: Amplitude> State<T> {
                         continue;
                     }
                     let len = permute::scratch_len(u, d);
-                    flows.push(permute::permute_in_place(
+                    sums.push(permute::permute_in_place(
                         k,
                         v,
                         lo,
@@ -1312,9 +1315,10 @@ impl<T: Amplitude> State<T> {
                         (u, d),
                         &mut sk[..len],
                         &mut sa[..len],
+                        flows,
                     ));
                 }
-                flows
+                sums
             })
             .collect();
         self.pool.give(scratch);

@@ -43,8 +43,8 @@ fn moved_mass<T: Amplitude>(amps: &[Complex<T>]) -> f64 {
     amps.iter().map(|&v| crate::kernels::scan::norm2(v)).sum()
 }
 
-/// Applies the permutation to one run, in place, and returns its [`Flows`] (summed from
-/// the scratch, in key order). `movers` is `count_movers` of this run,
+/// Applies the permutation to one run, in place, and returns its [`Flows`] when `sum`
+/// (summed from the scratch, in key order; zero otherwise). `movers` is `count_movers` of this run,
 /// `sk`/`sa` a scratch of `scratch_len` entries. The run must be closed under the
 /// permutation (whole groups for bit `hi`), which every whole sector is.
 #[allow(clippy::too_many_arguments)]
@@ -58,6 +58,7 @@ pub(crate) fn permute_in_place<T: Amplitude>(
     movers: (usize, usize),
     sk: &mut [u64],
     sa: &mut [Complex<T>],
+    sum: bool,
 ) -> Flows {
     let n = keys.len();
     let (a, b) = (1u64 << lo, 1u64 << hi);
@@ -116,7 +117,11 @@ pub(crate) fn permute_in_place<T: Amplitude>(
     let (uk, dk) = sk.split_at(base);
     let (ua, da) = sa.split_at(base);
     // `|i v|^2 == |v|^2` bit for bit: the phased movers carry their masses.
-    let flows = [moved_mass(&ua[1..]), moved_mass(&da[1..=down])];
+    let flows = if sum {
+        [moved_mass(&ua[1..]), moved_mass(&da[1..=down])]
+    } else {
+        [0.0; 2]
+    };
     // Backward merge, largest key first: stays sit in [0, w), the output fills [0, n), and
     // `out - i` is the count of movers left. The two mover classes interleave only group
     // by group (a group's `hi` movers land in its lower half, below its `lo` movers), so
@@ -262,7 +267,8 @@ pub(crate) fn plan(
 /// without a mover is not touched; otherwise its keys, and its amplitudes from that place
 /// on, are copied to the scratch, and the runs are written back from there, a run already
 /// in its place left alone. Same entries, same amplitudes (the same product `off * v`) as
-/// [`permute_in_place`]. Returns the [`Flows`], summed group by group in key order.
+/// [`permute_in_place`]. Returns the [`Flows`] when `sum`, summed group by group in key
+/// order (zero otherwise).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn permute_groups<T: Amplitude>(
     keys: &mut [u64],
@@ -273,6 +279,7 @@ pub(crate) fn permute_groups<T: Amplitude>(
     off: Complex<T>,
     sk: &mut [u64],
     sa: &mut [Complex<T>],
+    sum: bool,
 ) -> Flows {
     debug_assert!(blocks_apply(lo, cond));
     let mut flows = [0.0f64; 2];
@@ -341,8 +348,10 @@ pub(crate) fn permute_groups<T: Amplitude>(
             if sub.moves {
                 put(&mut wl, m + iu, m + xu, true);
                 put(&mut wu, xl, el, true);
-                flows[0] += moved_mass(&ga[xl..el]);
-                flows[1] += moved_mass(&ga[m + iu..m + xu]);
+                if sum {
+                    flows[0] += moved_mass(&ga[xl..el]);
+                    flows[1] += moved_mass(&ga[m + iu..m + xu]);
+                }
             } else {
                 put(&mut wl, xl, el, false);
                 put(&mut wu, m + iu, m + xu, false);
@@ -487,7 +496,7 @@ mod tests {
         let (mut sk, mut sa) = (vec![7u64; len], vec![Complex::new(9.0, 9.0); len]);
         let off = Complex::new(0.0, 1.0);
         permute_in_place(
-            &mut keys, &mut amps, lo, hi, cond, off, movers, &mut sk, &mut sa,
+            &mut keys, &mut amps, lo, hi, cond, off, movers, &mut sk, &mut sa, true,
         );
         keys.into_iter().zip(amps).collect()
     }
@@ -637,6 +646,7 @@ mod tests {
                 Complex::new(0.0, 1.0),
                 &mut sk,
                 &mut sa,
+                true,
             );
             let got: Vec<(u64, Complex<f64>)> = keys.into_iter().zip(amps).collect();
             assert_eq!(got, expected, "case {case}: bits {lo} {hi}, {cond:?}");
