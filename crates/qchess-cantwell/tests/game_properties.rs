@@ -286,3 +286,30 @@ fn split_onto_empty_squares_sets_the_marginals_from_the_source() {
     assert_eq!(r.move_type, split_slide);
     assert_eq!(game.probabilities()[sq("d4")], 0.25);
 }
+
+/// A slide on a superposition large enough for the simulator's in-place kernel (the growth
+/// position, more than 2^14 branches), its path occupied in some branches: the game moves the
+/// two squares' marginals by the masses the kernel moved, and they agree with a fresh pass
+/// (1e-12); undo gives back the marginals before it.
+#[test]
+fn a_slide_on_a_large_state_keeps_the_marginals_fresh() {
+    let (mut game, _) =
+        qchess_cantwell::growth::growth_position::<qchess_sim::State<f64>>(20_000).unwrap();
+    assert!(game.state_size() >= 16_384, "{}", game.state_size());
+    game.set_snapshot_budget(usize::MAX);
+    let before = game.probabilities();
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    game.apply("a1a5", &mut rng).unwrap();
+    let fresh = game.state().qubit_probabilities();
+    let after = game.probabilities();
+    for (i, (p, q)) in after.iter().zip(&fresh).enumerate() {
+        assert!((p - q).abs() <= 1e-12, "square {i}: {p} against {q}");
+    }
+    // The rook moved in some branches only: both squares strictly between 0 and 1.
+    let (a1, a5) = (sq("a1"), sq("a5"));
+    let (b1, b5) = (before[a1], before[a5]);
+    assert!(after[a1] < b1 && after[a1] > 0.0, "{} {b1}", after[a1]);
+    assert!(after[a5] > b5 && after[a5] < 1.0, "{} {b5}", after[a5]);
+    game.undo().unwrap();
+    assert_eq!(game.probabilities(), before);
+}
