@@ -318,7 +318,7 @@ impl Tracked {
         };
         match (self, step) {
             (Tracked::Known(mut probs), Step::Iswap { a, b, controls })
-                if controls.ones == 0 && empty_everywhere(controls.zeros, &probs) =>
+                if relabels(*controls, &probs) =>
             {
                 probs.swap(usize::from(*a), usize::from(*b));
                 Tracked::Known(probs)
@@ -362,6 +362,12 @@ fn moved(mut probs: [f64; 64], (a, b): (u8, u8), [ab, ba]: [f64; 2]) -> Tracked 
     } else {
         Tracked::Touched(probs, read)
     }
+}
+
+/// Whether an iSwap under `controls` relabels its two qubits: its controls hold in every
+/// branch (no square required occupied, every square required empty has marginal exactly 0).
+fn relabels(controls: Controls, probs: &[f64; 64]) -> bool {
+    controls.ones == 0 && empty_everywhere(controls.zeros, probs)
 }
 
 /// Whether every square on the paths of a split slide is empty in every branch (marginal
@@ -452,9 +458,17 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
         tail.rollback(self.state)
     }
 
-    /// Records `step` (taken on the state), and follows the marginals through it.
+    /// Records `step` (taken on the state), and follows the marginals through it by the
+    /// rules of [`Tracked::after`].
     fn push(&mut self, step: Step<S>) {
-        self.marginals = self.marginals.after(&step);
+        let learned = self.marginals.after(&step);
+        self.push_learned(step, learned);
+    }
+
+    /// Records `step` with the marginals after it as the gate itself told them (the masses
+    /// its kernel moved, its projection's pass) or as a rule for that gate gives them.
+    fn push_learned(&mut self, step: Step<S>, learned: Tracked) {
+        self.marginals = learned;
         if self.recording {
             self.journal.steps.push(step);
         }
@@ -474,21 +488,18 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
     pub fn iswap(&mut self, a: u8, b: u8, controls: Controls) -> Result<(), SimError> {
         // With the marginals known and controls that do not hold in every branch (a slide
         // whose path is occupied somewhere), the gate's pass sums the masses it moves.
-        let after = match self.marginals {
-            Tracked::Known(probs)
-                if !(controls.ones == 0 && empty_everywhere(controls.zeros, &probs)) =>
-            {
-                let flows = self.state.iswap_with_flows(a, b, controls)?;
-                flows.map(|f| moved(probs, (a, b), f))
+        let step = Step::Iswap { a, b, controls };
+        match self.marginals {
+            Tracked::Known(probs) if !relabels(controls, &probs) => {
+                match self.state.iswap_with_flows(a, b, controls)? {
+                    Some(flows) => self.push_learned(step, moved(probs, (a, b), flows)),
+                    None => self.push(step),
+                }
             }
             _ => {
                 self.state.iswap(a, b, controls)?;
-                None
+                self.push(step);
             }
-        };
-        self.push(Step::Iswap { a, b, controls });
-        if let Some(tracked) = after {
-            self.marginals = tracked;
         }
         Ok(())
     }
@@ -520,18 +531,15 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
     /// `capture(t)`, recorded: with the marginals known, `t`'s becomes exactly 0.
     pub fn capture(&mut self, t: u8) -> Result<u32, SimError> {
         let ancilla = self.state.capture(t)?;
-        let known = match self.marginals {
+        let step = Step::Capture { t, ancilla };
+        match self.marginals {
             Tracked::Known(mut probs) => {
                 // Eq. 18's capture with no control moves the piece on `t` to the fresh
                 // ancilla in every branch: `t` is empty everywhere after it.
                 probs[usize::from(t)] = 0.0;
-                Some(probs)
+                self.push_learned(step, Tracked::Known(probs));
             }
-            _ => None,
-        };
-        self.push(Step::Capture { t, ancilla });
-        if let Some(probs) = known {
-            self.marginals = Tracked::Known(probs);
+            _ => self.push(step),
         }
         Ok(ancilla)
     }
@@ -601,9 +609,10 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
                     (p, removed, None)
                 }
             };
-            self.push(Step::Projection(Box::new(removed)));
-            if let Some(m) = summed {
-                self.marginals = Tracked::Known(m);
+            let step = Step::Projection(Box::new(removed));
+            match summed {
+                Some(m) => self.push_learned(step, Tracked::Known(m)),
+                None => self.push(step),
             }
             return Ok(Some(p));
         }
