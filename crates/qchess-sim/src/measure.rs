@@ -241,6 +241,7 @@ impl<T: Amplitude> State<T> {
                         marginals: false,
                         scale: Some(scale),
                         record: false,
+                        run_shift: mask.trailing_zeros(),
                     };
                     let out_of = move |k: u64| (k & mask == value) != keep;
                     compact::split_project(

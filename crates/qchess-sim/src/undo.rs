@@ -467,6 +467,7 @@ impl<T: Amplitude> State<T> {
                     marginals,
                     scale: in_pass,
                     record: true,
+                    run_shift: 0,
                 },
             );
             for b in &blocks {

@@ -8,7 +8,7 @@
 use crate::amplitude::Amplitude;
 use crate::kernels::handoff::Regions;
 use crate::kernels::pair::SliceSink;
-use crate::kernels::scan::{BLOCK, BitMasses, add_bit_masses};
+use crate::kernels::scan::{BLOCK, BitMasses, add_bit_masses, one_run};
 use num_complex::Complex;
 
 /// Entries a block job (and the undo record's `copy_removed`) stages on the stack before it
@@ -39,6 +39,11 @@ pub(crate) struct PassExtras<T> {
     /// Copy the removed entries to the record; `false` drops them (the record slices are
     /// then empty).
     pub(crate) record: bool,
+    /// The lowest key bit `out_of` reads (a predicate's mask's lowest bit), so that sorted
+    /// keys agreeing from it up are all removed or all kept: the lean pass without record
+    /// then skips, unread, a chunk whose first and last keys agree there and that it
+    /// removes (`scan::one_run`). 0 where nothing is known (no two distinct keys agree).
+    pub(crate) run_shift: u32,
 }
 
 /// The fused pass of [`State::force_keeping`](crate::State::force_keeping) on one sector:
@@ -338,6 +343,7 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
         marginals,
         scale,
         record,
+        run_shift,
     } = extra;
     let BlockJob {
         keys,
@@ -378,6 +384,10 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
     for c in (0..n).step_by(STAGE) {
         let e = (c + STAGE).min(n);
         if DIRECT {
+            // A chunk that is one run of removed entries: nothing of it is read or written.
+            if one_run(keys[c], keys[e - 1], run_shift) && out_of(keys[c]) {
+                continue;
+            }
             if let Some((pk, pa)) = pieces.get_mut(piece) {
                 if pk.len() - piece_w >= e - c {
                     // Staged, then streamed: the places below the block were read long ago,
@@ -607,7 +617,8 @@ mod tests {
     /// The block jobs without a record (the bare measurement's projection) give the
     /// sequential projection's entries bit for bit, for any thread count, whether the blocks
     /// lose everything, nothing or a random half (so that chunks straddle the places handed
-    /// down from the blocks below and go through the stage).
+    /// down from the blocks below and go through the stage), and whether the removed entries
+    /// come in runs that the pass skips unread (a qubit of the keys' high bits) or not.
     #[test]
     fn block_jobs_without_record_match_the_sequential_projection() {
         let n = 5 * BLOCK + 1234;
@@ -617,6 +628,9 @@ mod tests {
         let cases = [
             (top, top, true),
             (top, top, false),
+            (1 << 30, 1 << 30, true),
+            (1 << 30, 0, true),
+            (0b11 << 29, 0b01 << 29, false),
             (1 << 3, 0, true),
             (0b1001 << 20, 0b0001 << 20, false),
             (0, 0, true),
@@ -640,6 +654,7 @@ mod tests {
                     marginals: false,
                     scale: Some(f),
                     record: false,
+                    run_shift: mask.trailing_zeros(),
                 };
                 let sums = pool.install(|| {
                     split_project(&mut k, &mut a, &per_block, &mut [], &mut [], out_of, extra)
@@ -685,6 +700,7 @@ mod tests {
                     marginals: false,
                     scale: Some(f),
                     record: true,
+                    run_shift: 0,
                 };
                 pool.install(|| {
                     split_project(
@@ -737,6 +753,7 @@ mod tests {
                         marginals,
                         scale,
                         record: true,
+                        run_shift: 0,
                     };
                     let run = |in_order: bool| {
                         let (mut k, mut a) = (keys.to_vec(), amps.to_vec());

@@ -3,7 +3,7 @@
 //! block order, so results are bit-identical for any rayon pool size.
 
 use crate::amplitude::Amplitude;
-use crate::prefetch::{AHEAD, prefetch};
+use crate::prefetch::{AHEAD, KEYS_PER_LINE, prefetch};
 use num_complex::Complex;
 use rayon::prelude::*;
 
@@ -198,8 +198,32 @@ pub(crate) enum Selector {
     Differ { p: u32, q: u32 },
 }
 
+/// Entries of one piece of [`project`]: a piece whose first and last keys agree on every bit
+/// from the mask's lowest up ([`one_run`]) is kept or dropped whole.
+const RUN: usize = 64;
+
+/// Pieces of [`project`] in a row that, when none was one run, make it go on entry by entry
+/// for as many pieces again.
+const MIXED: usize = 8;
+
+/// Whether the sorted keys from `first` to `last` all agree on the bits from `shift` up, so
+/// that a predicate on a mask whose lowest bit is `shift` has one value on all of them
+/// (`shift` 64, an empty mask: any two keys).
+#[inline(always)]
+pub(crate) fn one_run(first: u64, last: u64, shift: u32) -> bool {
+    (first ^ last).checked_shr(shift).unwrap_or(0) == 0
+}
+
 /// Keeps the entries with `(key & mask == value) == keep`, scaling them by `scale`; compacts
 /// in place (order kept) and returns the new length.
+///
+/// In pieces of [`RUN`] entries: a piece that is one run ([`one_run`]) is dropped unread or
+/// moved whole (its lines hinted ahead), any other entry by entry as [`project_map`] does.
+/// A qubit above the state's varied low bits (a random state's middle qubit: runs of about
+/// 1 600 entries) is projected without reading the half it drops; the amplitudes are the
+/// same products either way. (Tried and not kept: the same pieces in the probability scan,
+/// which on the Intel Xeon VM read only the amplitudes more slowly than the scan reads both
+/// arrays; docs/benchmarks.md, "The measuring projection by runs".)
 pub(crate) fn project<T: Amplitude>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
@@ -208,7 +232,57 @@ pub(crate) fn project<T: Amplitude>(
     keep: bool,
     scale: T,
 ) -> usize {
-    project_map(keys, amps, mask, value, keep, |a| a * scale)
+    let shift = mask.trailing_zeros();
+    let n = keys.len();
+    let (mut w, mut r) = (0usize, 0usize);
+    let one = |keys: &mut [u64], amps: &mut [Complex<T>], j: usize, w: &mut usize| {
+        let (k, a) = (keys[j], amps[j]);
+        keys[*w] = k;
+        amps[*w] = a * scale;
+        *w += usize::from((k & mask == value) == keep);
+    };
+    // Pieces in a row that were not one run: from [`MIXED`] on, a qubit among the varied
+    // low bits, the next [`MIXED`] pieces go entry by entry without a look at their ends.
+    let mut mixed = 0usize;
+    while r + RUN <= n {
+        if mixed >= MIXED && r + MIXED * RUN <= n {
+            for j in r..r + MIXED * RUN {
+                one(keys, amps, j, &mut w);
+            }
+            r += MIXED * RUN;
+            continue;
+        }
+        // The next piece but one: its last key, which decides whether it is one run.
+        prefetch(keys, r + 3 * RUN - 1);
+        let k0 = keys[r];
+        if one_run(k0, keys[r + RUN - 1], shift) {
+            mixed = 0;
+            if (k0 & mask == value) == keep {
+                // Most often the next pieces are kept too: their lines are hinted.
+                for c in (0..RUN).step_by(4) {
+                    prefetch(amps, r + 2 * RUN + c);
+                }
+                for c in (0..RUN).step_by(KEYS_PER_LINE) {
+                    prefetch(keys, r + 2 * RUN + c);
+                }
+                for j in 0..RUN {
+                    keys[w + j] = keys[r + j];
+                    amps[w + j] = amps[r + j] * scale;
+                }
+                w += RUN;
+            }
+        } else {
+            mixed += 1;
+            for j in r..r + RUN {
+                one(keys, amps, j, &mut w);
+            }
+        }
+        r += RUN;
+    }
+    for j in r..n {
+        one(keys, amps, j, &mut w);
+    }
+    w
 }
 
 /// Keeps the entries with `(key & mask == value) == keep`, each amplitude replaced by
@@ -478,6 +552,58 @@ fn chunk_masses_avx512(
 mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
+
+    /// The projection by runs keeps exactly the entries and amplitude bits of the
+    /// entry-by-entry pass: states whose keys vary in low bits only (long runs for the high
+    /// qubits), in every bit (no runs), in a few high bits over a fixed background (a game's
+    /// shape), up to key `u64::MAX`; one-bit masks from bit 0 to 63, several-bit masks, the
+    /// empty mask; lengths below, at and off a multiple of the piece; both outcomes.
+    #[test]
+    fn the_projection_by_runs_equals_the_entry_by_entry_pass() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
+        let shapes: [(usize, u64, u64); 5] = [
+            (5000, 0x0000_0000_0000_ffff, 0),
+            (5000, u64::MAX, 0),
+            (3001, 0xff00_0000_0000_0f00, 0x0000_0f00_f0f0_0000),
+            (64 * 40, 0x0000_0000_003f_ffff, 0xffff_ffff_ffc0_0000),
+            (63, 0x0000_0000_0000_0fff, 0),
+        ];
+        let mut cases = 0;
+        for (n, varied, fixed) in shapes {
+            let mut keys: Vec<u64> = (0..n)
+                .map(|_| rng.random::<u64>() & varied | fixed)
+                .collect();
+            keys.sort_unstable();
+            keys.dedup();
+            let amps: Vec<Complex<f64>> = (0..keys.len())
+                .map(|_| Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5))
+                .collect();
+            let masks = (0..64).map(|b| (1u64 << b, 1u64 << b)).chain([
+                (0, 0),
+                (0b1010 << 8, 0b1000 << 8),
+                (0xff << 56, 0),
+                (u64::MAX, 0),
+            ]);
+            for (mask, value) in masks {
+                for keep in [true, false] {
+                    let scale = 1.25;
+                    let (mut ek, mut ea) = (keys.clone(), amps.clone());
+                    let en = project_map(&mut ek, &mut ea, mask, value, keep, |a| a * scale);
+                    let (mut gk, mut ga) = (keys.clone(), amps.clone());
+                    let gn = project(&mut gk, &mut ga, mask, value, keep, scale);
+                    assert_eq!(gn, en, "mask {mask:#x} keep {keep}");
+                    assert_eq!(gk[..gn], ek[..en], "mask {mask:#x} keep {keep}");
+                    let bits = |a: &[Complex<f64>]| -> Vec<(u64, u64)> {
+                        a.iter().map(|z| (z.re.to_bits(), z.im.to_bits())).collect()
+                    };
+                    assert_eq!(bits(&ga[..gn]), bits(&ea[..en]), "mask {mask:#x}");
+                    cases += usize::from(gn > 0 && gn < keys.len());
+                }
+            }
+        }
+        // Most cases keep some entries and drop others.
+        assert!(cases > 200, "{cases}");
+    }
 
     /// The chunked bit masses against the entry-by-entry sums, sorted and unsorted keys, short
     /// and odd lengths (a padded last chunk); a bit set in every key gets exactly the total,
