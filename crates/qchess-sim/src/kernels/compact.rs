@@ -384,8 +384,10 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
     for c in (0..n).step_by(STAGE) {
         let e = (c + STAGE).min(n);
         if DIRECT {
-            // A chunk that is one run of removed entries: nothing of it is read or written.
-            if one_run(keys[c], keys[e - 1], run_shift) && out_of(keys[c]) {
+            // A chunk that is one run: removed, nothing of it is read or written; kept, it is
+            // copied whole (`whole`), by loops the compiler vectorises.
+            let whole = one_run(keys[c], keys[e - 1], run_shift);
+            if whole && out_of(keys[c]) {
                 continue;
             }
             if let Some((pk, pa)) = pieces.get_mut(piece) {
@@ -393,7 +395,7 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
                     // Staged, then streamed: the places below the block were read long ago,
                     // and ordinary stores would read each of their lines again first.
                     let stage = (&mut keep_k[..], &mut keep_a[..]);
-                    let m = compact_to(&keys[c..e], &amps[c..e], stage, keep, f);
+                    let m = compact_to(&keys[c..e], &amps[c..e], stage, keep, f, whole);
                     let to = (&mut pk[piece_w..piece_w + m], &mut pa[piece_w..piece_w + m]);
                     put_streamed(to, &keep_k[..m], &keep_a[..m]);
                     piece_w += m;
@@ -403,7 +405,7 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
                     continue;
                 }
             } else {
-                own_w = compact_within(keys, amps, own_w, c..e, keep, f);
+                own_w = compact_within(keys, amps, own_w, c..e, keep, f, whole);
                 continue;
             }
         }
@@ -481,7 +483,8 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
 /// Writes the entries of `keys` / `amps` for which `keep(key)` holds, amplitudes times `f`,
 /// to the front of `to` (at least as long as `keys`), in order and without a branch on the
 /// data (every entry is written to the next place, and only a kept one takes it); returns
-/// how many were kept.
+/// how many were kept. With `whole` (the caller knows every entry is kept: one run) all of
+/// them, by a plain copy and a scaling loop.
 #[inline(always)]
 fn compact_to<T: Amplitude>(
     keys: &[u64],
@@ -489,9 +492,17 @@ fn compact_to<T: Amplitude>(
     to: (&mut [u64], &mut [Complex<T>]),
     keep: impl Fn(u64) -> bool,
     f: T,
+    whole: bool,
 ) -> usize {
     let (tk, ta) = to;
     let (tk, ta) = (&mut tk[..keys.len()], &mut ta[..keys.len()]);
+    if whole {
+        tk.copy_from_slice(keys);
+        for (d, a) in ta.iter_mut().zip(amps) {
+            *d = *a * f;
+        }
+        return keys.len();
+    }
     let mut w = 0;
     for (&k, &a) in keys.iter().zip(amps) {
         tk[w] = k;
@@ -503,7 +514,10 @@ fn compact_to<T: Amplitude>(
 
 /// [`compact_to`] within one pair of slices: the entries of `range` (at or after `w`) go to
 /// the places from `w` on, never past the entry being read. Returns the next free place.
+/// With `whole` (every entry kept) and the places wholly below the range, as two disjoint
+/// slices.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn compact_within<T: Amplitude>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
@@ -511,8 +525,19 @@ fn compact_within<T: Amplitude>(
     range: std::ops::Range<usize>,
     keep: impl Fn(u64) -> bool,
     f: T,
+    whole: bool,
 ) -> usize {
     debug_assert!(w <= range.start);
+    let len = range.len();
+    if whole && w + len <= range.start {
+        let (kd, ks) = keys.split_at_mut(range.start);
+        kd[w..w + len].copy_from_slice(&ks[..len]);
+        let (ad, as_) = amps.split_at_mut(range.start);
+        for (d, a) in ad[w..w + len].iter_mut().zip(&as_[..len]) {
+            *d = *a * f;
+        }
+        return w + len;
+    }
     for r in range {
         let (k, a) = (keys[r], amps[r]);
         keys[w] = k;
