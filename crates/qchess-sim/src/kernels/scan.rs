@@ -115,18 +115,21 @@ struct PartLanes {
 }
 
 impl PartLanes {
-    /// Adds one step: its sixteen parts widened to f64 (`x`), and `m`, bit `j` set where the
-    /// predicate holds on entry `j`.
+    /// Adds one step: its sixteen parts widened to f64 (`x`), and where the predicate holds
+    /// on each of its eight entries (`holds`).
     #[inline(always)]
-    fn add(&mut self, x: &[f64; 16], m: u8) {
+    fn add(&mut self, x: &[f64; 16], holds: &[bool; STEP]) {
+        // 1 where the part's entry holds, 0 elsewhere: `q * 0.0` adds `+0.0`, which leaves a
+        // lane as it is (squares of finite parts are never negative, so lanes are never
+        // -0.0): the vector path's masked addition, bit for bit. A select or a branch here
+        // compiled to a branch per part (in cache 540-775 against 1 760-2 000 M states/s).
+        let on: [f64; 16] = std::array::from_fn(|l| f64::from(u8::from(holds[l / 2])));
         for h in 0..2 {
             for l in 0..8 {
                 let v = x[8 * h + l];
                 let q = v * v;
                 self.all[h][l] += q;
-                if (m >> (4 * h + l / 2)) & 1 == 1 {
-                    self.yes[h][l] += q;
-                }
+                self.yes[h][l] += q * on[8 * h + l];
             }
         }
     }
@@ -154,16 +157,15 @@ fn prefetch_step<T>(keys: &[u64], parts: &[T], c: usize) {
 
 /// A step's sixteen parts widened to f64 (exactly).
 #[inline(always)]
-fn widen<T: Amplitude>(p: &[T]) -> [f64; 16] {
+fn widen<T: Amplitude>(p: &[T; 2 * STEP]) -> [f64; 2 * STEP] {
     std::array::from_fn(|i| p[i].as_f64())
 }
 
-/// Bit `j` set where the predicate holds on `keys[j]`.
+/// Whether the predicate holds on each of a step's keys (`false` past the end of `keys`, a
+/// last step's).
 #[inline(always)]
-fn holds_mask(keys: &[u64], mask: u64, value: u64) -> u8 {
-    keys.iter()
-        .enumerate()
-        .fold(0u8, |m, (j, &k)| m | (u8::from(k & mask == value) << j))
+fn holds_of(keys: &[u64], mask: u64, value: u64) -> [bool; STEP] {
+    std::array::from_fn(|j| keys.get(j).is_some_and(|&k| k & mask == value))
 }
 
 /// [`probability_block`] for a float type: the keys eight at a time, their amplitudes' parts
@@ -200,11 +202,11 @@ fn probability_parts<T: Amplitude>(
     let (mut lanes, mut count) = probability_parts_portable(keys, parts, mask, value, steps);
     let rest = &keys[steps * STEP..];
     if !rest.is_empty() {
-        let mut p = [T::zero(); 16];
+        let mut p = [T::zero(); 2 * STEP];
         p[..2 * rest.len()].copy_from_slice(&parts[2 * steps * STEP..]);
-        let m = holds_mask(rest, mask, value);
-        lanes.add(&widen(&p), m);
-        count += m.count_ones() as usize;
+        let holds = holds_of(rest, mask, value);
+        lanes.add(&widen(&p), &holds);
+        count += holds.iter().filter(|&&h| h).count();
     }
     let (yes, all) = lanes.totals();
     (yes, all, count)
@@ -239,9 +241,12 @@ fn probability_parts_portable<T: Amplitude>(
         .take(steps);
     for (c, (k, p)) in steps.enumerate() {
         prefetch_step(keys, parts, c);
-        let m = holds_mask(k, mask, value);
-        lanes.add(&widen(p), m);
-        count += m.count_ones() as usize;
+        // As arrays, so that no access is bounds-checked and the lanes vectorise.
+        let k: &[u64; STEP] = k.try_into().expect("a whole step");
+        let p: &[T; 2 * STEP] = p.try_into().expect("a whole step");
+        let holds: [bool; STEP] = std::array::from_fn(|j| k[j] & mask == value);
+        lanes.add(&widen(p), &holds);
+        count += holds.iter().map(|&h| usize::from(h)).sum::<usize>();
     }
     (lanes, count)
 }
