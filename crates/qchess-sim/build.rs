@@ -1,16 +1,21 @@
-//! Build script: one cfg for the AVX-512 marginal kernel (`src/kernels/scan.rs`).
+//! Build script: one cfg for the AVX-512 kernels (`src/kernels/scan.rs`: the marginal pass and
+//! the f32 probability scan).
 //!
-//! The AVX-512 intrinsics it calls are stable from Rust 1.89, above the workspace's
-//! `rust-version` (1.85). `qchess_avx512_intrinsics` is set when the compiler is at least
-//! 1.89; the kernel is compiled only with it (and only when the build targets AVX-512), and
-//! the portable kernel, which adds the same masses bit for bit, otherwise. `autocfg` is
-//! already in the tree (through num-traits).
+//! `qchess_avx512` is set when the build targets an x86-64 CPU with AVX-512 (`avx512f` among
+//! the target features: the project builds with `target-cpu=native`, on the machine that runs
+//! it) and the compiler is at least 1.89, from which the intrinsics the kernels call are
+//! stable (the workspace's `rust-version` is 1.85). The kernels are compiled only with it, and
+//! the portable paths, which add the same values bit for bit, otherwise. `autocfg` is already
+//! in the tree (through num-traits).
 
 fn main() {
     let ac = autocfg::new();
-    autocfg::emit_possibility("qchess_avx512_intrinsics");
-    if ac.probe_rustc_version(1, 89) {
-        autocfg::emit("qchess_avx512_intrinsics");
+    autocfg::emit_possibility("qchess_avx512");
+    let x86_64 = std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "x86_64");
+    let avx512f = std::env::var("CARGO_CFG_TARGET_FEATURE")
+        .is_ok_and(|f| f.split(',').any(|feature| feature == "avx512f"));
+    if x86_64 && avx512f && ac.probe_rustc_version(1, 89) {
+        autocfg::emit("qchess_avx512");
     }
     autocfg::rerun_path("build.rs");
 }

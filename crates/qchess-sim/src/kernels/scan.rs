@@ -183,22 +183,14 @@ fn probability_parts<T: Amplitude>(
     value: u64,
 ) -> (f64, f64, usize) {
     let steps = keys.len() / STEP;
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "avx512f",
-        qchess_avx512_intrinsics
-    ))]
+    #[cfg(qchess_avx512)]
     // SAFETY: `probability_parts_avx512` is safe code; its call is unsafe only for its
     // `#[target_feature(enable = "avx512f")]`. This line is compiled only when the build itself
     // targets AVX-512 (as `chunk_masses`), so the CPU has the feature.
     #[allow(unsafe_code)]
     let (mut lanes, mut count) =
         unsafe { probability_parts_avx512(keys, parts, mask, value, steps) };
-    #[cfg(not(all(
-        target_arch = "x86_64",
-        target_feature = "avx512f",
-        qchess_avx512_intrinsics
-    )))]
+    #[cfg(not(qchess_avx512))]
     let (mut lanes, mut count) = probability_parts_portable(keys, parts, mask, value, steps);
     let rest = &keys[steps * STEP..];
     if !rest.is_empty() {
@@ -214,14 +206,7 @@ fn probability_parts<T: Amplitude>(
 
 /// The first `steps` steps of [`probability_parts`], one lane at a time: the reference of
 /// the vector path.
-#[cfg_attr(
-    all(
-        target_arch = "x86_64",
-        target_feature = "avx512f",
-        qchess_avx512_intrinsics
-    ),
-    allow(dead_code)
-)]
+#[cfg_attr(qchess_avx512, allow(dead_code))]
 #[inline(always)]
 fn probability_parts_portable<T: Amplitude>(
     keys: &[u64],
@@ -254,11 +239,7 @@ fn probability_parts_portable<T: Amplitude>(
 /// [`probability_parts_portable`] on AVX-512: a step's eight keys in one register, one masked
 /// compare for the predicate; its parts widened to two registers of eight f64, squared, added
 /// to `all` and, under the compare's bits doubled (an entry's two parts), to `yes`.
-#[cfg(all(
-    target_arch = "x86_64",
-    target_feature = "avx512f",
-    qchess_avx512_intrinsics
-))]
+#[cfg(qchess_avx512)]
 #[target_feature(enable = "avx512f")]
 #[allow(clippy::incompatible_msrv)]
 fn probability_parts_avx512<T: Amplitude>(
@@ -680,11 +661,7 @@ fn lane_total(lanes: [f64; MASS_LANES]) -> f64 {
 /// ([`chunk_masses_portable`]). Both give the same masses, bit for bit.
 #[inline(always)]
 fn chunk_masses(chunk: &Chunk, (common, varying): (u64, u64), sum: f64, m: &mut BitMasses) {
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "avx512f",
-        qchess_avx512_intrinsics
-    ))]
+    #[cfg(qchess_avx512)]
     {
         // SAFETY: `chunk_masses_avx512` is safe code; its call is unsafe only for its
         // `#[target_feature(enable = "avx512f")]`. This line is compiled only when the build
@@ -696,23 +673,12 @@ fn chunk_masses(chunk: &Chunk, (common, varying): (u64, u64), sum: f64, m: &mut 
             chunk_masses_avx512(chunk, (common, varying), sum, m)
         }
     }
-    #[cfg(not(all(
-        target_arch = "x86_64",
-        target_feature = "avx512f",
-        qchess_avx512_intrinsics
-    )))]
+    #[cfg(not(qchess_avx512))]
     chunk_masses_portable(chunk, (common, varying), sum, m)
 }
 
 /// [`chunk_masses`] without vector intrinsics: the reference of the vector path.
-#[cfg_attr(
-    all(
-        target_arch = "x86_64",
-        target_feature = "avx512f",
-        qchess_avx512_intrinsics
-    ),
-    allow(dead_code)
-)]
+#[cfg_attr(qchess_avx512, allow(dead_code))]
 fn chunk_masses_portable(
     (keys, p): &Chunk,
     (common, varying): (u64, u64),
@@ -747,11 +713,7 @@ fn chunk_masses_portable(
 /// bit a broadcast, four mask tests (`vptestmq`), four masked additions and the reduction of
 /// [`lane_total`]; the common bits as eight masked additions of the broadcast sum, one per
 /// byte of the mask.
-#[cfg(all(
-    target_arch = "x86_64",
-    target_feature = "avx512f",
-    qchess_avx512_intrinsics
-))]
+#[cfg(qchess_avx512)]
 #[target_feature(enable = "avx512f")]
 // Compiled only where build.rs found Rust 1.89 or later, where these intrinsics are stable.
 #[allow(clippy::incompatible_msrv)]
@@ -858,11 +820,7 @@ mod tests {
 
     /// On AVX-512 the vector scan by parts gives the portable lanes and count bit for bit
     /// (compiled where the build targets AVX-512; elsewhere the portable path is the only one).
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "avx512f",
-        qchess_avx512_intrinsics
-    ))]
+    #[cfg(qchess_avx512)]
     #[test]
     fn the_vector_scan_by_parts_is_the_portable_one_bit_for_bit() {
         fn check<T: Amplitude>(n: usize, seed: u64) {
@@ -990,11 +948,7 @@ mod tests {
     /// The vector path of `chunk_masses` adds exactly as the portable one: the same masses bit
     /// for bit, on random chunks with every count of varying bits (compiled where the build
     /// targets AVX-512; elsewhere the portable path is the only one).
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "avx512f",
-        qchess_avx512_intrinsics
-    ))]
+    #[cfg(qchess_avx512)]
     #[test]
     fn the_vector_chunk_masses_are_the_portable_ones_bit_for_bit() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
