@@ -452,7 +452,8 @@ pub(crate) fn project<T: Amplitude>(
         *w += usize::from((k & mask == value) == keep);
     };
     // Pieces in a row that were not one run: from [`MIXED`] on, a qubit among the varied
-    // low bits, the next [`MIXED`] pieces go entry by entry without a look at their ends.
+    // low bits, the next [`MIXED`] pieces go entry by entry without a look at their ends,
+    // then one piece is looked at again.
     let mut mixed = 0usize;
     while r + RUN <= n {
         if mixed >= MIXED && r + MIXED * RUN <= n {
@@ -460,6 +461,8 @@ pub(crate) fn project<T: Amplitude>(
                 one(keys, amps, j, &mut w);
             }
             r += MIXED * RUN;
+            // The next piece is looked at again: runs may start further on.
+            mixed = MIXED - 1;
             continue;
         }
         // The next piece but one: its last key, which decides whether it is one run.
@@ -864,10 +867,20 @@ mod tests {
             (63, 0x0000_0000_0000_0fff, 0),
         ];
         let mut cases = 0;
-        for (n, varied, fixed) in shapes {
-            let mut keys: Vec<u64> = (0..n)
-                .map(|_| rng.random::<u64>() & varied | fixed)
-                .collect();
+        // Sparse keys below 2^40, then dense ones from 2^41: no runs for a middle bit, then
+        // long ones (the pass goes entry by entry for a while, then finds runs again).
+        let mut mixed_then_runs: Vec<u64> = (0..1000).map(|_| rng.random::<u64>() >> 24).collect();
+        mixed_then_runs.extend((0..3000).map(|_| (1u64 << 41) | rng.random::<u64>() >> 50));
+        let mut arrays: Vec<Vec<u64>> = shapes
+            .iter()
+            .map(|&(n, varied, fixed)| {
+                (0..n)
+                    .map(|_| rng.random::<u64>() & varied | fixed)
+                    .collect()
+            })
+            .collect();
+        arrays.push(mixed_then_runs);
+        for mut keys in arrays {
             keys.sort_unstable();
             keys.dedup();
             let amps: Vec<Complex<f64>> = (0..keys.len())
