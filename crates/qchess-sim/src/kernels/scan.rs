@@ -413,7 +413,7 @@ pub(crate) enum Selector {
 const RUN: usize = 64;
 
 /// Pieces of [`project`] in a row that, when none was one run, make it go on entry by entry
-/// for as many pieces again.
+/// to the sector's end.
 const MIXED: usize = 8;
 
 /// Whether the sorted keys from `first` to `last` all agree on the bits from `shift` up, so
@@ -451,9 +451,11 @@ pub(crate) fn project<T: Amplitude>(
         amps[*w] = a * scale;
         *w += usize::from((k & mask == value) == keep);
     };
-    // Pieces in a row that were not one run: from [`MIXED`] on, a qubit among the varied
-    // low bits, the next [`MIXED`] pieces go entry by entry without a look at their ends,
-    // then one piece is looked at again.
+    // Pieces in a row that were not one run: from [`MIXED`] on (a qubit among the varied
+    // low bits) the rest of the sector goes entry by entry, [`MIXED`] pieces at a time,
+    // without a look at their ends. (Looking again at one piece after each such stretch, so
+    // that runs further on are found, cost 14-22 % on a qubit without runs, bit 2 of the
+    // random state at 1e7 on the Intel Xeon VM, even once in 64 pieces: not done.)
     let mut mixed = 0usize;
     while r + RUN <= n {
         if mixed >= MIXED && r + MIXED * RUN <= n {
@@ -461,8 +463,6 @@ pub(crate) fn project<T: Amplitude>(
                 one(keys, amps, j, &mut w);
             }
             r += MIXED * RUN;
-            // The next piece is looked at again: runs may start further on.
-            mixed = MIXED - 1;
             continue;
         }
         // The next piece but one: its last key, which decides whether it is one run.
