@@ -8,7 +8,7 @@
 use crate::amplitude::Amplitude;
 use crate::kernels::handoff::Regions;
 use crate::kernels::pair::SliceSink;
-use crate::kernels::scan::{BLOCK, BitMasses, add_bit_masses, one_run};
+use crate::kernels::scan::{BLOCK, BitMasses, add_bit_masses, compact_range, move_whole, one_run};
 use num_complex::Complex;
 
 /// Entries a block job (and the undo record's `copy_removed`) stages on the stack before it
@@ -405,7 +405,11 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
                     continue;
                 }
             } else {
-                own_w = compact_within(keys, amps, own_w, c..e, keep, f, whole);
+                own_w = if whole {
+                    move_whole(keys, amps, own_w, c..e, f)
+                } else {
+                    compact_range(keys, amps, own_w, c..e, keep, f)
+                };
                 continue;
             }
         }
@@ -507,41 +511,6 @@ fn compact_to<T: Amplitude>(
     for (&k, &a) in keys.iter().zip(amps) {
         tk[w] = k;
         ta[w] = a * f;
-        w += usize::from(keep(k));
-    }
-    w
-}
-
-/// [`compact_to`] within one pair of slices: the entries of `range` (at or after `w`) go to
-/// the places from `w` on, never past the entry being read. Returns the next free place.
-/// With `whole` (every entry kept) and the places wholly below the range, as two disjoint
-/// slices.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn compact_within<T: Amplitude>(
-    keys: &mut [u64],
-    amps: &mut [Complex<T>],
-    mut w: usize,
-    range: std::ops::Range<usize>,
-    keep: impl Fn(u64) -> bool,
-    f: T,
-    whole: bool,
-) -> usize {
-    debug_assert!(w <= range.start);
-    let len = range.len();
-    if whole && w + len <= range.start {
-        let (kd, ks) = keys.split_at_mut(range.start);
-        kd[w..w + len].copy_from_slice(&ks[..len]);
-        let (ad, as_) = amps.split_at_mut(range.start);
-        for (d, a) in ad[w..w + len].iter_mut().zip(&as_[..len]) {
-            *d = *a * f;
-        }
-        return w + len;
-    }
-    for r in range {
-        let (k, a) = (keys[r], amps[r]);
-        keys[w] = k;
-        amps[w] = a * f;
         w += usize::from(keep(k));
     }
     w

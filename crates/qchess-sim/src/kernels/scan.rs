@@ -444,13 +444,8 @@ pub(crate) fn project<T: Amplitude>(
 ) -> usize {
     let shift = mask.trailing_zeros();
     let n = keys.len();
+    let kept = move |k: u64| (k & mask == value) == keep;
     let (mut w, mut r) = (0usize, 0usize);
-    let one = |keys: &mut [u64], amps: &mut [Complex<T>], j: usize, w: &mut usize| {
-        let (k, a) = (keys[j], amps[j]);
-        keys[*w] = k;
-        amps[*w] = a * scale;
-        *w += usize::from((k & mask == value) == keep);
-    };
     // Pieces in a row that were not one run: from [`MIXED`] on (a qubit among the varied
     // low bits) the rest of the sector goes entry by entry, [`MIXED`] pieces at a time,
     // without a look at their ends. (Looking again at one piece after each such stretch, so
@@ -459,9 +454,7 @@ pub(crate) fn project<T: Amplitude>(
     let mut mixed = 0usize;
     while r + RUN <= n {
         if mixed >= MIXED && r + MIXED * RUN <= n {
-            for j in r..r + MIXED * RUN {
-                one(keys, amps, j, &mut w);
-            }
+            w = compact_range(keys, amps, w, r..r + MIXED * RUN, kept, scale);
             r += MIXED * RUN;
             continue;
         }
@@ -470,7 +463,7 @@ pub(crate) fn project<T: Amplitude>(
         let k0 = keys[r];
         if one_run(k0, keys[r + RUN - 1], shift) {
             mixed = 0;
-            if (k0 & mask == value) == keep {
+            if kept(k0) {
                 // Most often the next pieces are kept too: their lines are hinted.
                 for c in (0..RUN).step_by(4) {
                     prefetch(amps, r + 2 * RUN + c);
@@ -478,41 +471,69 @@ pub(crate) fn project<T: Amplitude>(
                 for c in (0..RUN).step_by(KEYS_PER_LINE) {
                     prefetch(keys, r + 2 * RUN + c);
                 }
-                move_run(keys, amps, w, r, scale);
-                w += RUN;
+                w = move_whole(keys, amps, w, r..r + RUN, scale);
             }
         } else {
             mixed += 1;
-            for j in r..r + RUN {
-                one(keys, amps, j, &mut w);
-            }
+            w = compact_range(keys, amps, w, r..r + RUN, kept, scale);
         }
         r += RUN;
     }
-    for j in r..n {
-        one(keys, amps, j, &mut w);
+    compact_range(keys, amps, w, r..n, kept, scale)
+}
+
+/// The entries of `range` (at or after `w`) for which `keep(key)` holds, amplitudes times
+/// `f`, to the places from `w` on, in order and without a branch on the data (every entry is
+/// written to the next place, never past the one being read, and only a kept one takes it).
+/// Returns the next free place. The entry-by-entry step of [`project`] and of the parallel
+/// projection's block jobs (`compact.rs`).
+#[inline(always)]
+pub(crate) fn compact_range<T: Amplitude>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    mut w: usize,
+    range: std::ops::Range<usize>,
+    keep: impl Fn(u64) -> bool,
+    f: T,
+) -> usize {
+    debug_assert!(w <= range.start);
+    for r in range {
+        let (k, a) = (keys[r], amps[r]);
+        keys[w] = k;
+        amps[w] = a * f;
+        w += usize::from(keep(k));
     }
     w
 }
 
-/// Moves the piece at `r` down to `w` (`w <= r`), amplitudes times `scale`: as two disjoint
-/// slices, a loop the compiler vectorises, once the places are a whole piece below (from the
-/// first dropped piece on); entry by entry, in order, while they overlap.
+/// Moves every entry of `range` down to the places from `w` on (`w <= range.start`),
+/// amplitudes times `f`, and returns the next free place: as two disjoint slices (a copy and
+/// a scaling loop the compiler vectorises) when the places lie wholly below the range, entry
+/// by entry in order while they overlap. How [`project`] and the block jobs move a kept run.
 #[inline(always)]
-fn move_run<T: Amplitude>(keys: &mut [u64], amps: &mut [Complex<T>], w: usize, r: usize, scale: T) {
-    if w + RUN <= r {
+pub(crate) fn move_whole<T: Amplitude>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    w: usize,
+    range: std::ops::Range<usize>,
+    f: T,
+) -> usize {
+    debug_assert!(w <= range.start);
+    let (r, len) = (range.start, range.len());
+    if w + len <= r {
         let (kd, ks) = keys.split_at_mut(r);
-        kd[w..w + RUN].copy_from_slice(&ks[..RUN]);
+        kd[w..w + len].copy_from_slice(&ks[..len]);
         let (ad, as_) = amps.split_at_mut(r);
-        for (d, s) in ad[w..w + RUN].iter_mut().zip(&as_[..RUN]) {
-            *d = *s * scale;
+        for (d, s) in ad[w..w + len].iter_mut().zip(&as_[..len]) {
+            *d = *s * f;
         }
     } else {
-        for j in 0..RUN {
+        for j in 0..len {
             keys[w + j] = keys[r + j];
-            amps[w + j] = amps[r + j] * scale;
+            amps[w + j] = amps[r + j] * f;
         }
     }
+    w + len
 }
 
 /// Keeps the entries with `(key & mask == value) == keep`, each amplitude replaced by
