@@ -551,8 +551,8 @@ impl<T: Amplitude> State<T> {
             s.amps.shrink_to_fit();
             moved.push(Sector {
                 ancillas: s.ancillas | fresh,
-                keys,
-                amps,
+                keys: keys.into(),
+                amps: amps.into(),
             });
         }
         // The new ancilla bit is above every existing one: the moved sectors sort last. The
@@ -610,8 +610,8 @@ impl<T: Amplitude> State<T> {
             out.clear();
             flip_run(&s.keys, &s.amps, bit, cond, &mut out.keys, &mut out.amps);
             let old = Buffer {
-                keys: std::mem::replace(&mut s.keys, out.keys),
-                amps: std::mem::replace(&mut s.amps, out.amps),
+                keys: std::mem::replace(&mut s.keys, out.keys.into()).into_whole(),
+                amps: std::mem::replace(&mut s.amps, out.amps.into()).into_whole(),
             };
             self.pool.give(old);
         }

@@ -50,6 +50,7 @@ mod grow;
 mod inspect;
 mod kernels;
 mod key;
+mod lane;
 mod load;
 mod measure;
 mod memory;

@@ -159,9 +159,15 @@ pub(crate) fn reserve_exact<T>(
 /// where `v`'s capacity already holds them or the rounding does not apply. A reservation
 /// asks the memory budget for these too, so the budget counts what is reserved, not only
 /// what is asked.
+#[cfg(test)]
 pub(crate) fn rounding_bytes<T>(v: &Vec<T>, additional: usize) -> usize {
-    let wanted = v.len().saturating_add(additional);
-    if wanted <= v.capacity() {
+    rounding_for::<T>(v.len(), v.capacity(), additional)
+}
+
+/// [`rounding_bytes`] of a vector of `len` elements and `capacity`.
+pub(crate) fn rounding_for<T>(len: usize, capacity: usize, additional: usize) -> usize {
+    let wanted = len.saturating_add(additional);
+    if wanted <= capacity {
         return 0;
     }
     (whole_huge_capacity::<T>(wanted) - wanted).saturating_mul(std::mem::size_of::<T>())

@@ -1231,7 +1231,7 @@ impl<T: Amplitude> State<T> {
         let sectors: Vec<SectorRef<'_, T>> = self
             .sectors
             .iter()
-            .map(|s| (s.keys.as_slice(), s.amps.as_slice()))
+            .map(|s| (&s.keys[..], &s.amps[..]))
             .collect();
         local_effects_on(&sectors, &prepared, threshold)
     }
@@ -1262,7 +1262,7 @@ impl<T: Amplitude> State<T> {
         let sectors: Vec<SectorRef<'_, T>> = self
             .sectors
             .iter()
-            .map(|s| (s.keys.as_slice(), s.amps.as_slice()))
+            .map(|s| (&s.keys[..], &s.amps[..]))
             .collect();
         shares_on(&sectors, &prepared, threshold * norm)
     }

@@ -5,8 +5,9 @@ use crate::amplitude::Amplitude;
 use crate::error::SimError;
 use crate::grow::{self, Down};
 use crate::kernels::pair::{self, PairGate, SliceSink, VecSink};
-use crate::kernels::{expand, permute, spread};
+use crate::kernels::{dense, expand, permute, spread};
 use crate::key::{Cond, Key, Normalization};
+use crate::lane::Lane;
 use crate::memory::{Buffer, Pool, default_cap};
 use crate::perm::BitPerm;
 use num_complex::Complex;
@@ -27,6 +28,15 @@ pub(crate) const PARALLEL_MIN: usize = 1 << 17;
 /// The longest run of whole groups a controlled pair permutation (a slide) permutes as one
 /// task, in cache (16 384 entries: 384 KiB of f64 state); see [`State::apply_permutation`].
 pub(crate) const PERMUTE_CHUNK: usize = 1 << 14;
+
+/// Whether the tests turned the forward pass into a sector's room below off
+/// (`expand::tests::FORWARD_OFF`); never outside the tests.
+fn forward_off() -> bool {
+    #[cfg(test)]
+    return expand::tests::FORWARD_OFF.load(std::sync::atomic::Ordering::Relaxed);
+    #[cfg(not(test))]
+    false
+}
 
 /// One sector's pair permutation (zero diagonal) as independent tasks over key ranges cut at
 /// group boundaries: a permutation keeps each range's size, so every task writes straight
@@ -100,26 +110,28 @@ where
 #[derive(Debug)]
 pub(crate) struct Sector<T> {
     pub ancillas: u128,
-    pub keys: Vec<u64>,
-    pub amps: Vec<Complex<T>>,
+    pub keys: Lane<u64>,
+    pub amps: Lane<Complex<T>>,
 }
 
 impl<T> Sector<T> {
-    /// Heap bytes of the two arrays (their capacity).
+    /// Heap bytes of the two arrays (their allocations, room below the entries included).
     fn bytes(&self) -> usize {
-        self.keys.capacity() * 8 + self.amps.capacity() * std::mem::size_of::<Complex<T>>()
+        self.keys.allocated() * 8 + self.amps.allocated() * std::mem::size_of::<Complex<T>>()
     }
 
     /// What [`Sector::reserve`]`(n)` reserves beyond the `n` entries asked for (the rounding
     /// of `pages::reserve_exact`): asked of the memory budget with them.
     pub(crate) fn rounding_bytes(&self, n: usize) -> usize {
-        crate::pages::rounding_bytes(&self.keys, n) + crate::pages::rounding_bytes(&self.amps, n)
+        self.keys.rounding_bytes(n) + self.amps.rounding_bytes(n)
     }
 
-    /// Reserves room for `n` more entries in both arrays (`pages::reserve_exact`), fallibly.
+    /// Reserves room for `n` more entries above both arrays' entries
+    /// (`pages::reserve_exact`), fallibly; where the room above is too small and the room
+    /// below them is large, the entries are first moved down over it (`Lane::reserve_with`).
     pub(crate) fn reserve(&mut self, n: usize) -> Result<(), std::collections::TryReserveError> {
-        crate::pages::reserve_exact(&mut self.keys, n)?;
-        crate::pages::reserve_exact(&mut self.amps, n)
+        self.keys.reserve_with(n, crate::pages::reserve_exact)?;
+        self.amps.reserve_with(n, crate::pages::reserve_exact)
     }
 
     /// Cuts both arrays to the pass output's `out` entries, keeping up to half the state as
@@ -131,8 +143,8 @@ impl<T> Sector<T> {
         self.keys.truncate(out);
         self.amps.truncate(out);
         let limit = out + out / 2 + 64;
-        if self.keys.capacity() > crate::pages::whole_huge_capacity::<u64>(limit)
-            || self.amps.capacity() > crate::pages::whole_huge_capacity::<Complex<T>>(limit)
+        if self.keys.allocated() > crate::pages::whole_huge_capacity::<u64>(limit)
+            || self.amps.allocated() > crate::pages::whole_huge_capacity::<Complex<T>>(limit)
         {
             self.keys.shrink_to(out);
             self.amps.shrink_to(out);
@@ -145,8 +157,8 @@ impl<T: Clone> Clone for Sector<T> {
     fn clone(&self) -> Self {
         Self {
             ancillas: self.ancillas,
-            keys: crate::pages::copy(&self.keys),
-            amps: crate::pages::copy(&self.amps),
+            keys: crate::pages::copy(&self.keys).into(),
+            amps: crate::pages::copy(&self.amps).into(),
         }
     }
 }
@@ -204,8 +216,8 @@ impl<T: Amplitude> State<T> {
         Self {
             sectors: vec![Sector {
                 ancillas: 0,
-                keys: vec![board],
-                amps: vec![Complex::new(T::one(), T::zero())],
+                keys: vec![board].into(),
+                amps: vec![Complex::new(T::one(), T::zero())].into(),
             }],
             perm: BitPerm::identity(),
             ancilla_count: 0,
@@ -295,8 +307,8 @@ impl<T: Amplitude> State<T> {
                 }
                 _ => sectors.push(Sector {
                     ancillas: k.ancillas,
-                    keys: vec![k.board],
-                    amps: vec![a * scale],
+                    keys: vec![k.board].into(),
+                    amps: vec![a * scale].into(),
                 }),
             }
         }
@@ -372,8 +384,8 @@ impl<T: Amplitude> State<T> {
         let mut state = Self {
             sectors: vec![Sector {
                 ancillas: 0,
-                keys,
-                amps,
+                keys: keys.into(),
+                amps: amps.into(),
             }],
             perm: BitPerm::identity(),
             ancilla_count: 0,
@@ -457,8 +469,8 @@ impl<T: Amplitude> State<T> {
                 }
                 _ => sectors.push(Sector {
                     ancillas: k.ancillas,
-                    keys: vec![k.board],
-                    amps: vec![a],
+                    keys: vec![k.board].into(),
+                    amps: vec![a].into(),
                 }),
             }
         }
@@ -620,8 +632,8 @@ impl<T: Amplitude> State<T> {
             let amps = crate::pages::try_copy(&s.amps).map_err(oom)?;
             sectors.push(Sector {
                 ancillas: s.ancillas,
-                keys,
-                amps,
+                keys: keys.into(),
+                amps: amps.into(),
             });
         }
         Ok(self.with_sectors(sectors, self.budget))
@@ -810,8 +822,8 @@ impl<T: Amplitude> State<T> {
         self.peak = self.peak.max(held);
         for (s, out) in self.sectors.iter_mut().zip(outs) {
             let old = Buffer {
-                keys: std::mem::replace(&mut s.keys, out.keys),
-                amps: std::mem::replace(&mut s.amps, out.amps),
+                keys: std::mem::replace(&mut s.keys, out.keys.into()).into_whole(),
+                amps: std::mem::replace(&mut s.amps, out.amps.into()).into_whole(),
             };
             self.pool.give(old);
         }
@@ -911,7 +923,18 @@ impl<T: Amplitude> State<T> {
                 (words(len + p.grow) - words(len)) * 16
             }))
             .sum();
-        self.reserve_growth(&grow, more_words)?;
+        // Sectors whose gate runs forwards into the room a dense gate before it left below
+        // them (`dense::expand_dense_forward`): it needs no room above.
+        let forward: Vec<bool> = (self.sectors.iter().zip(&grow))
+            .map(|(s, &e)| {
+                pieces.is_empty()
+                    && e > 0
+                    && e <= s.keys.head()
+                    && !forward_off()
+                    && dense::all_dense(&s.keys, gate.lo, gate.hi, T::CHEAP_ARITHMETIC)
+            })
+            .collect();
+        self.reserve_growth_except(&grow, &forward, more_words)?;
         for ((s, f), &e) in self.sectors.iter().zip(flags.iter_mut()).zip(&grow) {
             let need = words(s.keys.len() + e);
             f.try_reserve_exact(need.saturating_sub(f.len()))
@@ -948,16 +971,49 @@ impl<T: Amplitude> State<T> {
                 .zip(flags.par_iter_mut())
                 .zip(wides.par_iter())
                 .zip(grow.par_iter())
-                .for_each(|(((s, f), wide), &e)| {
+                .zip(forward.par_iter())
+                .for_each(|((((s, f), wide), &e), &fwd)| {
                     let len = s.keys.len();
                     if e == 0 && len == 0 {
+                        return;
+                    }
+                    if fwd {
+                        #[cfg(test)]
+                        expand::tests::FORWARDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let from = s.keys.head();
+                        let mut scratch = dense::Scratch::new();
+                        let out = dense::expand_dense_forward(
+                            s.keys.whole_mut(),
+                            s.amps.whole_mut(),
+                            from,
+                            &gate,
+                            &mut scratch,
+                            &pre,
+                            &post,
+                        );
+                        s.keys.set_live(0, out);
+                        s.amps.set_live(0, out);
+                        s.trim(out);
                         return;
                     }
                     f.resize(words(len + e), [0; 2]);
                     s.keys.resize(len + e, 0);
                     s.amps.resize(len + e, zero);
-                    let out =
-                        expand::expand(&mut s.keys, &mut s.amps, len, &gate, f, wide, &pre, &post);
+                    let (from, out) = expand::expand_raised(
+                        &mut s.keys,
+                        &mut s.amps,
+                        len,
+                        &gate,
+                        f,
+                        wide,
+                        &pre,
+                        &post,
+                    );
+                    // The room the cancelled entries left below the output stays there
+                    // (`Lane`): no move of the whole state. A dense gate that creates no
+                    // more than that room later runs forwards into it (above).
+                    s.keys.raise_head(from);
+                    s.amps.raise_head(from);
                     s.trim(out);
                 });
         }
@@ -972,7 +1028,20 @@ impl<T: Amplitude> State<T> {
     /// not use them, so the peak is the grown state) and reserves the growth on every
     /// sector's two arrays, fallibly. Nothing else changes.
     fn reserve_growth(&mut self, grow: &[usize], extra: usize) -> Result<(), SimError> {
+        self.reserve_growth_except(grow, &[], extra)
+    }
+
+    /// [`State::reserve_growth`] where the sectors flagged in `below` grow into the room
+    /// below their entries (`Lane::head`, at least their growth) and reserve nothing; the
+    /// cap counts their growth all the same.
+    fn reserve_growth_except(
+        &mut self,
+        grow: &[usize],
+        below: &[bool],
+        extra: usize,
+    ) -> Result<(), SimError> {
         let (n, g) = (self.len(), grow.iter().sum::<usize>());
+        let above = |i: usize| grow[i] * usize::from(!below.get(i).copied().unwrap_or(false));
         if n + g > self.cap {
             return Err(SimError::CapExceeded {
                 needed: n + g,
@@ -980,18 +1049,17 @@ impl<T: Amplitude> State<T> {
             });
         }
         self.pool.clear();
-        let growth: usize = self
-            .sectors
-            .iter()
-            .zip(grow)
-            .map(|(s, &e)| {
-                let room =
-                    (s.keys.len() + e).saturating_sub(s.keys.capacity().min(s.amps.capacity()));
-                room * crate::memory::entry_bytes::<T>() + s.rounding_bytes(e)
+        let growth: usize = (self.sectors.iter().enumerate())
+            .map(|(i, s)| {
+                let e = above(i);
+                s.keys.growth_for(e) * 8
+                    + s.amps.growth_for(e) * std::mem::size_of::<Complex<T>>()
+                    + s.rounding_bytes(e)
             })
             .sum();
         self.ask(growth + extra)?;
-        for (s, &e) in self.sectors.iter_mut().zip(grow) {
+        for (i, s) in self.sectors.iter_mut().enumerate() {
+            let e = above(i);
             let states = s.keys.len() + e;
             let oom = |_| SimError::OutOfMemory { states };
             s.reserve(e).map_err(oom)?;
@@ -1066,8 +1134,8 @@ impl<T: Amplitude> State<T> {
                 (&mine[..], room(s.keys.capacity()), room(s.amps.capacity()))
             {
                 let (Some((kb, kr)), Some((vb, vr))) = (
-                    grow::split_spare(&mut s.keys, g),
-                    grow::split_spare(&mut s.amps, g),
+                    grow::split_spare(s.keys.vec_mut(), g),
+                    grow::split_spare(s.amps.vec_mut(), g),
                 ) else {
                     unreachable!("the room was checked")
                 };
@@ -1107,8 +1175,8 @@ impl<T: Amplitude> State<T> {
             })
             .collect();
         for (si, fk, fv) in filled {
-            grow::commit(&mut self.sectors[si].keys, fk);
-            grow::commit(&mut self.sectors[si].amps, fv);
+            grow::commit(self.sectors[si].keys.vec_mut(), fk);
+            grow::commit(self.sectors[si].amps.vec_mut(), fv);
         }
         self.finish_pass();
         Ok(true)
@@ -1341,10 +1409,10 @@ impl<T: Amplitude> State<T> {
     pub(crate) fn shrink_to_survivors(&mut self) {
         self.pool.clear();
         for s in &mut self.sectors {
-            if s.keys.capacity() > s.keys.len() {
+            if s.keys.allocated() > s.keys.len() {
                 s.keys.shrink_to_fit();
             }
-            if s.amps.capacity() > s.amps.len() {
+            if s.amps.allocated() > s.amps.len() {
                 s.amps.shrink_to_fit();
             }
         }
@@ -1384,8 +1452,7 @@ mod tests {
         );
         let e = 3_000_000;
         let exact = e * crate::memory::entry_bytes::<f64>();
-        let rounding = crate::pages::rounding_bytes(&base.sectors[0].keys, e)
-            + crate::pages::rounding_bytes(&base.sectors[0].amps, e);
+        let rounding = base.sectors[0].rounding_bytes(e);
         // 5e6 keys (40 MB) round to 5 242 876 (20 pages of 2 MiB), 5e6 amplitudes (80 MB)
         // to 5 111 806 (39 pages), each less glibc's 32 bytes.
         assert_eq!(rounding, 242_876 * 8 + 111_806 * 16);
@@ -1417,8 +1484,8 @@ mod tests {
         let grown = |extra: usize| {
             let mut s = Sector::<f64> {
                 ancillas: 0,
-                keys: Vec::new(),
-                amps: Vec::new(),
+                keys: Vec::new().into(),
+                amps: Vec::new().into(),
             };
             s.reserve(n).expect("room");
             s.keys.resize(n, 0);

@@ -497,8 +497,8 @@ impl<T: Amplitude> State<T> {
                         let r = records.remove(0);
                         merge_into(s, &r);
                         self.pool.give(Buffer {
-                            keys: r.keys,
-                            amps: r.amps,
+                            keys: r.keys.into_whole(),
+                            amps: r.amps.into_whole(),
                         });
                     }
                 }
@@ -595,8 +595,8 @@ impl<T: Amplitude> State<T> {
             amps.truncate(n);
             records.push(Sector {
                 ancillas: s.ancillas,
-                keys,
-                amps,
+                keys: keys.into(),
+                amps: amps.into(),
             });
         }
         Ok(records)
@@ -724,8 +724,8 @@ impl<T: Amplitude> State<T> {
                     // The record's arrays become a free pass buffer (pages kept warm for the
                     // next projection's record or pass); `finish_pass` bounds the pool.
                     self.pool.give(Buffer {
-                        keys: r.keys,
-                        amps: r.amps,
+                        keys: r.keys.into_whole(),
+                        amps: r.amps.into_whole(),
                     });
                 }
                 None => self.sectors.push(r),

@@ -277,6 +277,70 @@ where
     gather(keys, amps, w, layout, (0, span / 64), base, &mut sc, post)
 }
 
+/// Whether every group of `keys` for bit `hi` is a dense group ([`window_bits`] is `hi`),
+/// so that [`expand_dense_forward`] can run the gate on them. Stops at the first that is not.
+pub(crate) fn all_dense(keys: &[u64], lo: u32, hi: u32, cheap: bool) -> bool {
+    let mut pos = 0;
+    while pos < keys.len() {
+        let (_, end) = crate::kernels::pair::group_after(keys, pos, hi);
+        if window_bits(lo, hi, end - pos, cheap) != Some(hi) {
+            return false;
+        }
+        pos = end;
+    }
+    true
+}
+
+/// Pass 2 of a run of dense groups ([`all_dense`]) forwards, into room below the run: the
+/// input is `keys[from..]`, `amps[from..]`, and the output is written from 0 up, group by
+/// group (each group read whole into the scratch first, as [`expand_group`] does, with the
+/// same arithmetic: the output is bit for bit the backward pass's). Returns the output
+/// length. The gate must create at most `from` entries (pass 1's count): an output place is
+/// then never above the input still to be read.
+///
+/// This is how a dense gate uses the room a dense gate before it left below its output
+/// (`Lane`): the merge that undoes a split creates the entries the split cancelled, exactly
+/// that room.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn expand_dense_forward<T, Pre, Post>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    from: usize,
+    gate: &PairGate<T>,
+    scratch: &mut Scratch<T>,
+    pre: &Pre,
+    post: &Post,
+) -> usize
+where
+    T: Amplitude,
+    Pre: Fn(u64, Complex<T>) -> Complex<T>,
+    Post: Fn(u64, Complex<T>) -> Complex<T>,
+{
+    let layout = Layout::new(gate.lo, gate.hi);
+    let span = layout.span;
+    let n = keys.len();
+    let (mut w, mut start) = (0, from);
+    while start < n {
+        let (_, rel_end) = crate::kernels::pair::group_after(&keys[start..], 0, gate.hi);
+        let end = start + rel_end;
+        let base = keys[start] & !(span as u64 - 1);
+        scratch.fit(span);
+        let mut sc = scratch.slices(span);
+        scatter_down(keys, amps, (start, end), (base, 0), layout, &mut sc, pre);
+        apply_quarters(layout, base, gate, &mut sc);
+        let out: usize = sc.occ.iter().map(|&o| usize::from(o)).sum();
+        // The growth so far is at most `from`: the group's output ends at or below the
+        // next group's input.
+        assert!(w + out <= end, "a forward dense pass overtook its input");
+        let top = w + out;
+        let low = gather(keys, amps, top, layout, (0, span / 64), base, &mut sc, post);
+        debug_assert_eq!(low, w);
+        w = top;
+        start = end;
+    }
+    w
+}
+
 /// The window pairs of a wide group, lowest first: calls `f(lower, upper, lbase)` with the
 /// index ranges of the lower-half entries (of `keys[..mid]`) and the upper-half entries (of
 /// `keys[mid..]`, indices into `keys`) of each window pair that holds any, `lbase` the first

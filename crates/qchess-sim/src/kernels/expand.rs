@@ -18,7 +18,7 @@
 //! raw amplitude and its flag. Then the lower half: its entries merged with the new `lo`
 //! entries made from the flagged `hi` entries just written, whose own amplitude is finished
 //! at that moment. Entries whose merged amplitude cancelled are skipped; if any were, the
-//! output starts above 0 and is moved down once at the end. A gate that creates nothing
+//! output starts above 0, and that room below it is left to the sector (`Lane`). A gate that creates nothing
 //! (`G = 0`: the merge that undoes a split) runs forwards instead (`shrink_forward`), so
 //! what cancels closes up as the pass goes and nothing is moved at the end; such a gate is
 //! usually recognised before pass 1 by one read of the keys (`creates_nothing`), and the
@@ -224,7 +224,7 @@ pub(crate) fn mark_unpartnered(
 /// merge that undoes a split, on the state that split made) and no group goes to the
 /// scratch kernels (`dense::window_bits`). Then [`mark_unpartnered`] would flag nothing and
 /// count no wide group, so pass 2 (`shrink_forward`) reads neither its bitmap nor its
-/// counts: the caller may skip pass 1 and its bitmaps and run [`expand`] with empty ones.
+/// counts: the caller may skip pass 1 and its bitmaps and run [`expand_raised`] with empty ones.
 /// One read of the keys, group by group, each lower-half `lo` entry matched with the next
 /// upper-half `hi` entry (in bijection they pair up in order); stops at the first group
 /// that fails.
@@ -423,9 +423,16 @@ pub(crate) fn group_before(keys: &[u64], end: usize, hi: u32) -> (usize, usize) 
 /// Applies the dense `gate` in place to the run `keys[..n]`, `amps[..n]`, where both slices
 /// have length `n + grow` (`grow` = the count from [`mark_unpartnered`], whose `flags`
 /// cover at least `n + grow` bits). `pre` and `post` are the fused input / output phases of
-/// `pair::apply`. Returns the output length; the output is `keys[..len]`, `amps[..len]`.
+/// `pair::apply`. Returns `(from, len)`: the output is `keys[from..from + len]`,
+/// `amps[from..from + len]`.
+///
+/// Where amplitudes cancelled, the pass's output starts above 0. When it is one segment (no
+/// wide group left a gap between its halves) it stays there, against the top of the slices,
+/// and the caller keeps the room below as its sector's `Lane` head: no move of the whole
+/// state (a fifth of a random-state split at 1e7). Otherwise the segments are moved down to
+/// 0 (`from == 0`); a gate that creates nothing runs forwards from 0 anyway.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn expand<T, Pre, Post>(
+pub(crate) fn expand_raised<T, Pre, Post>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
     n: usize,
@@ -434,14 +441,17 @@ pub(crate) fn expand<T, Pre, Post>(
     wide: &[usize],
     pre: Pre,
     post: Post,
-) -> usize
+) -> (usize, usize)
 where
     T: Amplitude,
     Pre: Fn(u64, Complex<T>) -> Complex<T>,
     Post: Fn(u64, Complex<T>) -> Complex<T>,
 {
     let segments = expand_top(keys, amps, n, gate, flags, wide, pre, post);
-    close_gaps(keys, amps, segments.iter().rev().copied(), 0)
+    if let [(from, to)] = segments[..] {
+        return (from, to - from);
+    }
+    (0, close_gaps(keys, amps, segments.iter().rev().copied(), 0))
 }
 
 /// Moves the output `segments` (ascending, disjoint, each at or above where it goes) down to
@@ -474,13 +484,13 @@ pub(crate) struct Piece {
     pub wide: Vec<usize>,
 }
 
-/// [`expand`] of a run cut into `pieces` (consecutive, from 0 to the input length `n`, with
+/// [`expand_raised`] of a run cut into `pieces` (consecutive, from 0 to the input length `n`, with
 /// `keys.len() == amps.len() == n + ` the sum of their `grow`), the pieces run as parallel
 /// tasks. Piece `j` writes exactly `[start_j + G_j, end_j + G_j + grow_j)` (`G_j` the growth of
 /// the pieces before it), so first every piece's input is moved up by its `G_j` (back to front,
 /// a memmove), which makes the pieces' regions disjoint; each then expands in its own region
-/// as [`expand`] does, and a final pass closes the gaps cancellations left. Every entry is
-/// computed as in [`expand`]: the output is bit-identical for any cut and any thread count.
+/// as [`expand_raised`] does, and a final pass closes the gaps cancellations left. Every entry is
+/// computed as in [`expand_raised`]: the output is bit-identical for any cut and any thread count.
 pub(crate) fn expand_pieces<T, Pre, Post>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
@@ -670,7 +680,7 @@ where
     w
 }
 
-/// [`expand`] without the final move: returns the output's segments, highest first (one,
+/// [`expand_raised`] without the final move: returns the output's segments, highest first (one,
 /// `[w, len)`, unless entries cancelled in a wide group's upper half).
 #[allow(clippy::too_many_arguments)]
 fn expand_top<T, Pre, Post>(
@@ -858,6 +868,81 @@ pub(crate) mod tests {
     /// path runs instead, for the comparison of the two.
     pub(crate) static SHRINK_OFF: std::sync::atomic::AtomicBool =
         std::sync::atomic::AtomicBool::new(false);
+
+    /// Turns the forward pass into the room below a sector's entries
+    /// (`dense::expand_dense_forward`) off, so the backward pass runs instead, for the
+    /// comparison of the two.
+    pub(crate) static FORWARD_OFF: std::sync::atomic::AtomicBool =
+        std::sync::atomic::AtomicBool::new(false);
+
+    /// Sectors a dense gate ran forwards into the room below their entries.
+    pub(crate) static FORWARDS: std::sync::atomic::AtomicUsize =
+        std::sync::atomic::AtomicUsize::new(0);
+
+    /// Split and merge, again and again on one state of dense random keys whose amplitudes
+    /// cancel in pairs: each split keeps the room its cancelled entries leave below its
+    /// output (`Lane` head), each merge that undoes it runs forwards into that room, and the
+    /// entries are bit for bit those of the same gates with the forward pass off (the
+    /// backward pass on a sector with room below), on one thread and two (pieces).
+    #[test]
+    fn a_dense_gate_runs_forwards_into_the_room_below_bit_for_bit() {
+        use crate::{Controls, State};
+        use std::sync::atomic::Ordering;
+        let n = 200_000;
+        let (lo, mid, hi) = crate::bench::qubits(n);
+        let base = crate::bench::random_state::<f64>(n).unwrap();
+        let entries = crate::test_states::entry_bits;
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let cycle = |off: bool| {
+                FORWARD_OFF.store(off, Ordering::Relaxed);
+                let before = FORWARDS.load(Ordering::Relaxed);
+                let mut s: State<f64> = base.clone();
+                let mut seen = Vec::new();
+                for _ in 0..3 {
+                    pool.install(|| s.split(mid, lo, hi, Controls::NONE))
+                        .unwrap();
+                    let head = s.sectors[0].keys.head();
+                    assert_eq!(head, s.sectors[0].amps.head());
+                    seen.push((entries(&s), head));
+                    pool.install(|| s.merge(hi, lo, mid, Controls::NONE))
+                        .unwrap();
+                    seen.push((entries(&s), s.sectors[0].keys.head()));
+                }
+                FORWARD_OFF.store(false, Ordering::Relaxed);
+                (s, seen, FORWARDS.load(Ordering::Relaxed) - before)
+            };
+            let (back, back_seen, none) = cycle(true);
+            let (fwd, fwd_seen, forwards) = cycle(false);
+            assert_eq!(none, 0, "threads {threads}: the forward pass was off");
+            for (i, ((e, h), (eb, _))) in fwd_seen.iter().zip(&back_seen).enumerate() {
+                assert!(
+                    e == eb,
+                    "threads {threads}, gate {i}: the same entries and bits"
+                );
+                if threads == 1 {
+                    // The split leaves its cancelled entries' room below (about 5 % of the
+                    // state here); the merge fills it, forwards, from 0.
+                    if i % 2 == 0 {
+                        assert!(*h > n / 50, "gate {i}: room kept below the split ({h})");
+                    } else {
+                        assert_eq!(*h, 0, "gate {i}: the merge wrote from 0");
+                    }
+                }
+            }
+            if threads == 1 {
+                assert_eq!(forwards, 3, "every merge ran forwards");
+            }
+            assert_eq!(fwd.len(), base.len(), "the merges undid the splits");
+            for ((k, v), (kb, vb)) in fwd.entries().zip(base.entries()) {
+                assert!(k == kb && (v - vb).norm() < 1e-12, "{k:?} undone");
+            }
+            assert_eq!(entries(&back), entries(&fwd));
+        }
+    }
 
     /// Gates `State::try_shrink` applied without pass 1.
     pub(crate) static SHRUNK: std::sync::atomic::AtomicUsize =
@@ -1064,9 +1149,16 @@ pub(crate) mod tests {
         k.resize(n + g, 0);
         a.resize(n + g, Complex::new(0.0, 0.0));
         flags.resize((n + g).div_ceil(64) + 1, [0; 2]);
-        let len = expand(&mut k, &mut a, n, gate, &mut flags, &wide, pre, post);
-        k.truncate(len);
-        a.truncate(len);
+        let (from, len) = expand_raised(&mut k, &mut a, n, gate, &mut flags, &wide, pre, post);
+        // Output left above 0 ends at the top, only the room of cancelled entries below it.
+        assert!(
+            from == 0 || (g > 0 && from + len == n + g),
+            "the output's place"
+        );
+        k.truncate(from + len);
+        a.truncate(from + len);
+        k.drain(..from);
+        a.drain(..from);
         if len < n + g {
             CANCELLED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
@@ -1324,8 +1416,8 @@ mod timing {
                 let (lo, mid, _) = crate::bench::qubits(n);
                 (mid, lo)
             };
-            let keys = s.sectors[0].keys.clone();
-            let amps = s.sectors[0].amps.clone();
+            let keys = s.sectors[0].keys.to_vec();
+            let amps = s.sectors[0].amps.to_vec();
             let cond = Cond {
                 mask: 0,
                 value: 0,
@@ -1355,7 +1447,7 @@ mod timing {
                 a.resize(n + g, Complex::new(0.0, 0.0));
                 let tr = t.elapsed();
                 let t = Cpu::now();
-                let len = expand(
+                let (_, len) = expand_raised(
                     &mut k,
                     &mut a,
                     n,
