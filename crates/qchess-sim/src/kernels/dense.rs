@@ -248,15 +248,19 @@ fn count_singles(layout: Layout, base: u64, cond: Cond, occ: &[u8]) -> (usize, u
 }
 
 /// Pass 2 of a dense group: expands the group `keys[start..end]` (whole, for `gate.hi`, with
-/// [`window_bits`] `hi`) in place, writing its output backwards below `w` (`w` at least `end` plus the
-/// growth of this group and of every group below it, as in `expand_top`), and returns the
-/// new `w`. `pre` and `post` are the fused phases of `pair::apply`.
+/// [`window_bits`] `hi`) in place: the group is read into the scratch and the gate applied
+/// there, then its output is written backwards below `top(occupancy)` (the place given the
+/// scratch's occupancy, so a caller may place it by its size), and the new low end of the
+/// output is returned. Backwards from the top (`expand_top`) the place is a fixed `w`, at
+/// least `end` plus the growth of this group and of every group below it;
+/// forwards ([`expand_dense_forward`]) it is just above the output so far. `pre` and `post`
+/// are the fused phases of `pair::apply`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn expand_group<T, Pre, Post>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
     (start, end): (usize, usize),
-    w: usize,
+    top: impl FnOnce(&[u8]) -> usize,
     gate: &PairGate<T>,
     scratch: &mut Scratch<T>,
     pre: &Pre,
@@ -274,6 +278,7 @@ where
     let mut sc = scratch.slices(span);
     scatter_down(keys, amps, (start, end), (base, 0), layout, &mut sc, pre);
     apply_quarters(layout, base, gate, &mut sc);
+    let w = top(sc.occ);
     gather(keys, amps, w, layout, (0, span / 64), base, &mut sc, post)
 }
 
@@ -316,27 +321,24 @@ where
     Pre: Fn(u64, Complex<T>) -> Complex<T>,
     Post: Fn(u64, Complex<T>) -> Complex<T>,
 {
-    let layout = Layout::new(gate.lo, gate.hi);
-    let span = layout.span;
     let n = keys.len();
     let (mut w, mut start) = (0, from);
     while start < n {
         let (_, rel_end) = crate::kernels::pair::group_after(&keys[start..], 0, gate.hi);
         let end = start + rel_end;
-        let base = keys[start] & !(span as u64 - 1);
-        scratch.fit(span);
-        let mut sc = scratch.slices(span);
-        scatter_down(keys, amps, (start, end), (base, 0), layout, &mut sc, pre);
-        apply_quarters(layout, base, gate, &mut sc);
-        let out: usize = sc.occ.iter().map(|&o| usize::from(o)).sum();
-        // The growth so far is at most `from`: the group's output ends at or below the
-        // next group's input.
-        assert!(w + out <= end, "a forward dense pass overtook its input");
-        let top = w + out;
-        let low = gather(keys, amps, top, layout, (0, span / 64), base, &mut sc, post);
+        // The group's output goes just above the output so far.
+        let mut next = w;
+        let top = |occ: &[u8]| {
+            let out: usize = occ.iter().map(|&o| usize::from(o)).sum();
+            // The growth so far is at most `from`: the group's output ends at or below the
+            // next group's input.
+            assert!(w + out <= end, "a forward dense pass overtook its input");
+            next = w + out;
+            next
+        };
+        let low = expand_group(keys, amps, (start, end), top, gate, scratch, pre, post);
         debug_assert_eq!(low, w);
-        w = top;
-        start = end;
+        (w, start) = (next, end);
     }
     w
 }

@@ -609,8 +609,16 @@ where
             let scratch = scratch.get_or_insert_with(dense::Scratch::new);
             // The group's output: `[from, end)`, less the gap a wide group's upper half left.
             let (from, gap) = if wb == gate.hi {
-                let from =
-                    dense::expand_group(keys, amps, (start, end), end, gate, scratch, &pre, &post);
+                let from = dense::expand_group(
+                    keys,
+                    amps,
+                    (start, end),
+                    |_| end,
+                    gate,
+                    scratch,
+                    &pre,
+                    &post,
+                );
                 (from, None)
             } else {
                 let lo_singles = wide[wide_next];
@@ -724,7 +732,16 @@ where
         if let Some(wb) = wb {
             let scratch = scratch.get_or_insert_with(dense::Scratch::new);
             if wb == gate.hi {
-                w = dense::expand_group(keys, amps, (start, end), w, gate, scratch, &pre, &post);
+                w = dense::expand_group(
+                    keys,
+                    amps,
+                    (start, end),
+                    |_| w,
+                    gate,
+                    scratch,
+                    &pre,
+                    &post,
+                );
             } else {
                 wide_left -= 1;
                 let (lo_singles, group) = (wide[wide_left], (start, mid, end));
