@@ -19,6 +19,10 @@
 //! window of the lower half and the window `2^hi` above it, where its partners are, laid out
 //! the same way with the window's top bit standing for bit `hi` ([`expand_wide`]).
 //!
+//! A run whose groups are all dense may also run forwards, into room left below it by an
+//! earlier gate ([`expand_dense_forward`]): each group read whole into the scratch first,
+//! its output written from the bottom up.
+//!
 //! Only amplitude types with cheap arithmetic use this module (`Amplitude::CHEAP_ARITHMETIC`,
 //! an argument of [`window_bits`]).
 //!

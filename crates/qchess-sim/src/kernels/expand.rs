@@ -18,7 +18,10 @@
 //! raw amplitude and its flag. Then the lower half: its entries merged with the new `lo`
 //! entries made from the flagged `hi` entries just written, whose own amplitude is finished
 //! at that moment. Entries whose merged amplitude cancelled are skipped; if any were, the
-//! output starts above 0, and that room below it is left to the sector (`Lane`). A gate that creates nothing
+//! output starts above 0: in one segment it stays there and the room below is left to the
+//! sector (`Lane`), which the next dense gate creating no more entries than that room fills
+//! forwards (`dense::expand_dense_forward`); in several (a wide group's halves) it is moved
+//! down once. A gate that creates nothing
 //! (`G = 0`: the merge that undoes a split) runs forwards instead (`shrink_forward`), so
 //! what cancels closes up as the pass goes and nothing is moved at the end; such a gate is
 //! usually recognised before pass 1 by one read of the keys (`creates_nothing`), and the
