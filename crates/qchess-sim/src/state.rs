@@ -999,6 +999,7 @@ impl<T: Amplitude> State<T> {
                     f.resize(words(len + e), [0; 2]);
                     s.keys.resize(len + e, 0);
                     s.amps.resize(len + e, zero);
+                    let below = s.keys.head();
                     let (from, out) = expand::expand_raised(
                         &mut s.keys,
                         &mut s.amps,
@@ -1006,12 +1007,14 @@ impl<T: Amplitude> State<T> {
                         &gate,
                         f,
                         wide,
+                        below,
                         &pre,
                         &post,
                     );
                     // The room the cancelled entries left below the output stays there
                     // (`Lane`): no move of the whole state. A dense gate that creates no
-                    // more than that room later runs forwards into it (above).
+                    // more than that room later runs forwards into it (above). Segments
+                    // are joined onto the lowest while the room below stays small.
                     s.keys.raise_head(from);
                     s.amps.raise_head(from);
                     s.trim(out);

@@ -20,8 +20,9 @@
 //! at that moment. Entries whose merged amplitude cancelled are skipped; if any were, the
 //! output starts above 0: in one segment it stays there and the room below is left to the
 //! sector (`Lane`), which the next dense gate creating no more entries than that room fills
-//! forwards (`dense::expand_dense_forward`); in several (a wide group's halves) it is moved
-//! down once. A gate that creates nothing
+//! forwards (`dense::expand_dense_forward`); in several (a wide group's halves) they are
+//! joined onto the lowest while the room below stays small, else moved down to 0
+//! (`join_segments`). A gate that creates nothing
 //! (`G = 0`: the merge that undoes a split) runs forwards instead (`shrink_forward`), so
 //! what cancels closes up as the pass goes and nothing is moved at the end; such a gate is
 //! usually recognised before pass 1 by one read of the keys (`creates_nothing`), and the
@@ -50,6 +51,7 @@ use crate::amplitude::Amplitude;
 use crate::kernels::dense;
 use crate::kernels::pair::{PairGate, for_each_group, group_after};
 use crate::key::Cond;
+use crate::lane::Lane;
 use crate::prefetch::{AHEAD, KEYS_PER_LINE, prefetch};
 use num_complex::Complex;
 
@@ -432,8 +434,11 @@ pub(crate) fn group_before(keys: &[u64], end: usize, hi: u32) -> (usize, usize) 
 /// Where amplitudes cancelled, the pass's output starts above 0. When it is one segment (no
 /// wide group left a gap between its halves) it stays there, against the top of the slices,
 /// and the caller keeps the room below as its sector's `Lane` head: no move of the whole
-/// state (a fifth of a random-state split at 1e7). Otherwise the segments are moved down to
-/// 0 (`from == 0`); a gate that creates nothing runs forwards from 0 anyway.
+/// state (a fifth of a random-state split at 1e7). Otherwise (a wide group's upper half
+/// cancelled entries, leaving a gap between its halves' outputs) the segments are joined
+/// onto the lowest, which stays where it is while the room below it is small, `below`
+/// being the room the sector already keeps ([`join_segments`]); else they all go down to 0.
+/// A gate that creates nothing runs forwards from 0 anyway.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn expand_raised<T, Pre, Post>(
     keys: &mut [u64],
@@ -442,6 +447,7 @@ pub(crate) fn expand_raised<T, Pre, Post>(
     gate: &PairGate<T>,
     flags: &mut [Flags],
     wide: &[usize],
+    below: usize,
     pre: Pre,
     post: Post,
 ) -> (usize, usize)
@@ -454,7 +460,40 @@ where
     if let [(from, to)] = segments[..] {
         return (from, to - from);
     }
-    (0, close_gaps(keys, amps, segments.iter().rev().copied(), 0))
+    join_segments(keys, amps, &segments, below)
+}
+
+/// Joins the output `segments` (highest first, disjoint, each at or above where it goes)
+/// into one run: the lowest stays where it is and those above it are moved down onto it,
+/// unless the room that leaves below the run, with the `below` its sector already keeps
+/// there, would be more than one part in [`Lane::SETTLE_SHARE`] of the run: the next growth
+/// that needs room above would then move the whole run down ([`Lane::reserve_with`]), so
+/// all of it goes down to 0 now. Returns where the run starts and its length.
+fn join_segments<T: Copy>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    segments: &[(usize, usize)],
+    below: usize,
+) -> (usize, usize) {
+    let out: usize = segments.iter().map(|&(from, to)| to - from).sum();
+    let lowest = segments.last().map_or(0, |&(from, _)| from);
+    #[cfg(test)]
+    let below = if tests::JOIN_LOW_OFF.load(std::sync::atomic::Ordering::Relaxed) {
+        usize::MAX / (2 * Lane::<u64>::SETTLE_SHARE)
+    } else {
+        below
+    };
+    let start = if (below + lowest).saturating_mul(Lane::<u64>::SETTLE_SHARE) <= out {
+        lowest
+    } else {
+        0
+    };
+    #[cfg(test)]
+    if start > 0 {
+        tests::JOINED_LOW.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    let end = close_gaps(keys, amps, segments.iter().rev().copied(), start);
+    (start, end - start)
 }
 
 /// Moves the output `segments` (ascending, disjoint, each at or above where it goes) down to
@@ -899,6 +938,68 @@ pub(crate) mod tests {
     pub(crate) static FORWARDS: std::sync::atomic::AtomicUsize =
         std::sync::atomic::AtomicUsize::new(0);
 
+    /// Turns the join of an output's segments onto the lowest (`join_segments`) off, so that
+    /// they all go down to 0, for the comparison of the two.
+    pub(crate) static JOIN_LOW_OFF: std::sync::atomic::AtomicBool =
+        std::sync::atomic::AtomicBool::new(false);
+
+    /// Outputs whose segments were joined onto the lowest, left above 0.
+    pub(crate) static JOINED_LOW: std::sync::atomic::AtomicUsize =
+        std::sync::atomic::AtomicUsize::new(0);
+
+    /// Wide merges and splits, again and again on one random state (bit `hi` near the top of
+    /// the keys: one wide group in window pairs): where a group's upper half cancels entries
+    /// the output is in several segments, joined onto the lowest while the room below stays
+    /// small (`join_segments`). The entries are bit for bit those with every segment moved
+    /// down to 0, the room below differs, and the merges undo the splits.
+    #[test]
+    fn an_output_in_segments_joins_onto_the_lowest_bit_for_bit() {
+        use crate::{Controls, State};
+        use std::sync::atomic::Ordering;
+        let n = 200_000;
+        let (lo, mid, hi) = crate::bench::qubits(n);
+        let base = crate::bench::random_state::<f64>(n).unwrap();
+        let entries = crate::test_states::entry_bits;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let cycle = |off: bool| {
+            JOIN_LOW_OFF.store(off, Ordering::Relaxed);
+            let before = JOINED_LOW.load(Ordering::Relaxed);
+            let mut s: State<f64> = base.clone();
+            let mut seen = Vec::new();
+            for _ in 0..3 {
+                pool.install(|| s.merge(lo, hi, mid, Controls::NONE))
+                    .unwrap();
+                seen.push((entries(&s), s.sectors[0].keys.head()));
+                pool.install(|| s.split(mid, hi, lo, Controls::NONE))
+                    .unwrap();
+                seen.push((entries(&s), s.sectors[0].keys.head()));
+            }
+            JOIN_LOW_OFF.store(false, Ordering::Relaxed);
+            (s, seen, JOINED_LOW.load(Ordering::Relaxed) - before)
+        };
+        let (down, down_seen) = {
+            let (s, seen, _) = cycle(true);
+            (s, seen)
+        };
+        let (low, low_seen, joined) = cycle(false);
+        assert!(joined >= 1, "no output joined onto its lowest segment");
+        let mut heads_differ = false;
+        for (i, ((e, h), (ed, hd))) in low_seen.iter().zip(&down_seen).enumerate() {
+            assert!(e == ed, "gate {i}: the same entries and bits");
+            assert_eq!(low.sectors[0].keys.head(), low.sectors[0].amps.head());
+            heads_differ |= h > hd;
+        }
+        assert!(heads_differ, "room was left below a joined output");
+        assert_eq!(entries(&low), entries(&down));
+        assert_eq!(low.len(), base.len(), "the splits undid the merges");
+        for ((k, v), (kb, vb)) in low.entries().zip(base.entries()) {
+            assert!(k == kb && (v - vb).norm() < 1e-12, "{k:?} undone");
+        }
+    }
+
     /// Split and merge, again and again on one state of dense random keys whose amplitudes
     /// cancel in pairs: each split keeps the room its cancelled entries leave below its
     /// output (`Lane` head), each merge that undoes it runs forwards into that room, and the
@@ -1169,12 +1270,16 @@ pub(crate) mod tests {
         k.resize(n + g, 0);
         a.resize(n + g, Complex::new(0.0, 0.0));
         flags.resize((n + g).div_ceil(64) + 1, [0; 2]);
-        let (from, len) = expand_raised(&mut k, &mut a, n, gate, &mut flags, &wide, pre, post);
-        // Output left above 0 ends at the top, only the room of cancelled entries below it.
+        let (from, len) = expand_raised(&mut k, &mut a, n, gate, &mut flags, &wide, 0, pre, post);
+        // Output left above 0 ends at the top, only the room of cancelled entries below it,
+        // or (segments joined onto the lowest) has little room below it.
         assert!(
-            from == 0 || (g > 0 && from + len == n + g),
+            from == 0
+                || (g > 0 && from + len == n + g)
+                || (g > 0 && from + len < n + g && from * Lane::<u64>::SETTLE_SHARE <= len),
             "the output's place"
         );
+
         k.truncate(from + len);
         a.truncate(from + len);
         k.drain(..from);
@@ -1474,6 +1579,7 @@ mod timing {
                     &gate,
                     &mut flags,
                     &wide,
+                    0,
                     |_, v| v,
                     |_, v| v,
                 );
