@@ -1014,7 +1014,7 @@ impl<T: Amplitude> State<T> {
                     // The room the cancelled entries left below the output stays there
                     // (`Lane`): no move of the whole state. A dense gate that creates no
                     // more than that room later runs forwards into it (above). Segments
-                    // are joined onto the lowest while the room below stays small.
+                    // are joined in place while the room below stays small.
                     s.keys.raise_head(from);
                     s.amps.raise_head(from);
                     s.trim(out);

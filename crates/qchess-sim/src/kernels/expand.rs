@@ -21,8 +21,8 @@
 //! output starts above 0: in one segment it stays there and the room below is left to the
 //! sector (`Lane`), which the next dense gate creating no more entries than that room fills
 //! forwards (`dense::expand_dense_forward`); in several (a wide group's halves) they are
-//! joined onto the lowest while the room below stays small, else moved down to 0
-//! (`join_segments`). A gate that creates nothing
+//! joined around the largest that may stay where it is, the room below staying small, else
+//! moved down to 0 (`join_segments`). A gate that creates nothing
 //! (`G = 0`: the merge that undoes a split) runs forwards instead (`shrink_forward`), so
 //! what cancels closes up as the pass goes and nothing is moved at the end; such a gate is
 //! usually recognised before pass 1 by one read of the keys (`creates_nothing`), and the
@@ -436,7 +436,7 @@ pub(crate) fn group_before(keys: &[u64], end: usize, hi: u32) -> (usize, usize) 
 /// and the caller keeps the room below as its sector's `Lane` head: no move of the whole
 /// state (a fifth of a random-state split at 1e7). Otherwise (a wide group's upper half
 /// cancelled entries, leaving a gap between its halves' outputs) the segments are joined
-/// onto the lowest, which stays where it is while the room below it is small, `below`
+/// around the largest that may stay where it is, the room below staying small, `below`
 /// being the room the sector already keeps ([`join_segments`]); else they all go down to 0.
 /// A gate that creates nothing runs forwards from 0 anyway.
 #[allow(clippy::too_many_arguments)]
@@ -464,11 +464,12 @@ where
 }
 
 /// Joins the output `segments` (highest first, disjoint, each at or above where it goes)
-/// into one run: the lowest stays where it is and those above it are moved down onto it,
-/// unless the room that leaves below the run, with the `below` its sector already keeps
-/// there, would be more than one part in [`Lane::SETTLE_SHARE`] of the run: the next growth
-/// that needs room above would then move the whole run down ([`Lane::reserve_with`]), so
-/// all of it goes down to 0 now. Returns where the run starts and its length.
+/// into one run around the largest segment that may stay where it is: those above it moved
+/// down onto it, those below it up under it. A segment may stay if the room that leaves
+/// below the run, with the `below` its sector already keeps there, is at most one part in
+/// [`Lane::SETTLE_SHARE`] of the run; more, and the next growth that needs room above would
+/// move the whole run down ([`Lane::reserve_with`]). If none may, all of it goes down to 0.
+/// Returns where the run starts and its length.
 fn join_segments<T: Copy>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
@@ -476,24 +477,48 @@ fn join_segments<T: Copy>(
     below: usize,
 ) -> (usize, usize) {
     let out: usize = segments.iter().map(|&(from, to)| to - from).sum();
-    let lowest = segments.last().map_or(0, |&(from, _)| from);
     #[cfg(test)]
-    let below = if tests::JOIN_LOW_OFF.load(std::sync::atomic::Ordering::Relaxed) {
+    let below = if tests::JOIN_OFF.load(std::sync::atomic::Ordering::Relaxed) {
         usize::MAX / (2 * Lane::<u64>::SETTLE_SHARE)
     } else {
         below
     };
-    let start = if (below + lowest).saturating_mul(Lane::<u64>::SETTLE_SHARE) <= out {
-        lowest
-    } else {
-        0
+    let small = |room: usize| (below + room).saturating_mul(Lane::<u64>::SETTLE_SHARE) <= out;
+    // The segment to keep, lowest first, and where the run then starts: its start less the
+    // segments below it.
+    let mut keep: Option<(usize, usize)> = None;
+    let mut under = 0;
+    for (i, &(from, to)) in segments.iter().enumerate().rev() {
+        let len = |i: usize| segments[i].1 - segments[i].0;
+        if small(from - under) && keep.is_none_or(|(k, _)| to - from > len(k)) {
+            keep = Some((i, from - under));
+        }
+        under += to - from;
+    }
+    let Some((m, start)) = keep else {
+        return (0, close_gaps(keys, amps, segments.iter().rev().copied(), 0));
     };
     #[cfg(test)]
     if start > 0 {
-        tests::JOINED_LOW.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tests::JOINED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
-    let end = close_gaps(keys, amps, segments.iter().rev().copied(), start);
-    (start, end - start)
+    let top = close_gaps(
+        keys,
+        amps,
+        segments[..m].iter().rev().copied(),
+        segments[m].1,
+    );
+    let mut bottom = segments[m].0;
+    for &(from, to) in &segments[m + 1..] {
+        let dst = bottom - (to - from);
+        if dst != from {
+            keys.copy_within(from..to, dst);
+            amps.copy_within(from..to, dst);
+        }
+        bottom = dst;
+    }
+    debug_assert_eq!(bottom, start);
+    (start, top - start)
 }
 
 /// Moves the output `segments` (ascending, disjoint, each at or above where it goes) down to
@@ -938,22 +963,22 @@ pub(crate) mod tests {
     pub(crate) static FORWARDS: std::sync::atomic::AtomicUsize =
         std::sync::atomic::AtomicUsize::new(0);
 
-    /// Turns the join of an output's segments onto the lowest (`join_segments`) off, so that
-    /// they all go down to 0, for the comparison of the two.
-    pub(crate) static JOIN_LOW_OFF: std::sync::atomic::AtomicBool =
+    /// Turns the join of an output's segments in place (`join_segments`) off, so that they
+    /// all go down to 0, for the comparison of the two.
+    pub(crate) static JOIN_OFF: std::sync::atomic::AtomicBool =
         std::sync::atomic::AtomicBool::new(false);
 
-    /// Outputs whose segments were joined onto the lowest, left above 0.
-    pub(crate) static JOINED_LOW: std::sync::atomic::AtomicUsize =
+    /// Outputs whose segments were joined in place, left above 0.
+    pub(crate) static JOINED: std::sync::atomic::AtomicUsize =
         std::sync::atomic::AtomicUsize::new(0);
 
     /// Wide merges and splits, again and again on one random state (bit `hi` near the top of
     /// the keys: one wide group in window pairs): where a group's upper half cancels entries
-    /// the output is in several segments, joined onto the lowest while the room below stays
-    /// small (`join_segments`). The entries are bit for bit those with every segment moved
-    /// down to 0, the room below differs, and the merges undo the splits.
+    /// the output is in several segments, joined around the largest that may stay while the
+    /// room below stays small (`join_segments`). The entries are bit for bit those with every
+    /// segment moved down to 0, the room below differs, and the merges undo the splits.
     #[test]
-    fn an_output_in_segments_joins_onto_the_lowest_bit_for_bit() {
+    fn an_output_in_segments_joins_in_place_bit_for_bit() {
         use crate::{Controls, State};
         use std::sync::atomic::Ordering;
         let n = 200_000;
@@ -965,8 +990,8 @@ pub(crate) mod tests {
             .build()
             .unwrap();
         let cycle = |off: bool| {
-            JOIN_LOW_OFF.store(off, Ordering::Relaxed);
-            let before = JOINED_LOW.load(Ordering::Relaxed);
+            JOIN_OFF.store(off, Ordering::Relaxed);
+            let before = JOINED.load(Ordering::Relaxed);
             let mut s: State<f64> = base.clone();
             let mut seen = Vec::new();
             for _ in 0..3 {
@@ -977,15 +1002,15 @@ pub(crate) mod tests {
                     .unwrap();
                 seen.push((entries(&s), s.sectors[0].keys.head()));
             }
-            JOIN_LOW_OFF.store(false, Ordering::Relaxed);
-            (s, seen, JOINED_LOW.load(Ordering::Relaxed) - before)
+            JOIN_OFF.store(false, Ordering::Relaxed);
+            (s, seen, JOINED.load(Ordering::Relaxed) - before)
         };
         let (down, down_seen) = {
             let (s, seen, _) = cycle(true);
             (s, seen)
         };
         let (low, low_seen, joined) = cycle(false);
-        assert!(joined >= 1, "no output joined onto its lowest segment");
+        assert!(joined >= 1, "no output joined in place");
         let mut heads_differ = false;
         for (i, ((e, h), (ed, hd))) in low_seen.iter().zip(&down_seen).enumerate() {
             assert!(e == ed, "gate {i}: the same entries and bits");
@@ -1272,7 +1297,7 @@ pub(crate) mod tests {
         flags.resize((n + g).div_ceil(64) + 1, [0; 2]);
         let (from, len) = expand_raised(&mut k, &mut a, n, gate, &mut flags, &wide, 0, pre, post);
         // Output left above 0 ends at the top, only the room of cancelled entries below it,
-        // or (segments joined onto the lowest) has little room below it.
+        // or (segments joined in place) has little room below it.
         assert!(
             from == 0
                 || (g > 0 && from + len == n + g)
