@@ -289,12 +289,13 @@ where
 /// Whether every group of `keys` for bit `hi` is a dense group ([`window_bits`] is `hi`),
 /// so that [`expand_dense_forward`] can run the gate on them. Stops at the first that is not.
 pub(crate) fn all_dense(keys: &[u64], lo: u32, hi: u32, cheap: bool) -> bool {
-    let mut pos = 0;
+    let (mut pos, mut guess) = (0, (0, 0));
     while pos < keys.len() {
-        let (_, end) = crate::kernels::pair::group_after(keys, pos, hi);
+        let (mid, end) = crate::kernels::pair::group_after_near(keys, pos, hi, guess);
         if window_bits(lo, hi, end - pos, cheap) != Some(hi) {
             return false;
         }
+        guess = (mid - pos, end - pos);
         pos = end;
     }
     true
@@ -326,10 +327,10 @@ where
     Post: Fn(u64, Complex<T>) -> Complex<T>,
 {
     let n = keys.len();
-    let (mut w, mut start) = (0, from);
+    let (mut w, mut start, mut guess) = (0, from, (0, 0));
     while start < n {
-        let (_, rel_end) = crate::kernels::pair::group_after(&keys[start..], 0, gate.hi);
-        let end = start + rel_end;
+        let (mid, end) = crate::kernels::pair::group_after_near(keys, start, gate.hi, guess);
+        guess = (mid - start, end - start);
         // The group's output goes just above the output so far.
         let mut next = w;
         let top = |occ: &[u8]| {

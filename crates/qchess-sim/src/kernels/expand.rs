@@ -49,7 +49,7 @@
 
 use crate::amplitude::Amplitude;
 use crate::kernels::dense;
-use crate::kernels::pair::{PairGate, for_each_group, group_after};
+use crate::kernels::pair::{PairGate, for_each_group, group_after, partition_near};
 use crate::key::Cond;
 use crate::lane::Lane;
 use crate::prefetch::{AHEAD, KEYS_PER_LINE, prefetch};
@@ -399,12 +399,30 @@ impl Filler {
 /// of its upper half (bit `hi` set): `(start, mid)`.
 #[inline]
 pub(crate) fn group_before(keys: &[u64], end: usize, hi: u32) -> (usize, usize) {
+    group_before_near(keys, end, hi, (0, 0))
+}
+
+/// [`group_before`] searching near `guess`, the `(end - start, mid - start)` the group is
+/// expected to have (`pair::partition_near`; `(0, 0)` for none: a gallop backwards from
+/// `end`).
+#[inline]
+pub(crate) fn group_before_near(
+    keys: &[u64],
+    end: usize,
+    hi: u32,
+    (len, lower): (usize, usize),
+) -> (usize, usize) {
     let b = 1u64 << hi;
     let prefix = if hi == 63 {
         0
     } else {
         keys[end - 1] >> (hi + 1) << (hi + 1)
     };
+    if len > 0 && len < end {
+        let start = partition_near(keys, (0, end), end - len, |k| k < prefix);
+        let mid = partition_near(keys, (start, end), start + lower, |k| k < prefix | b);
+        return (start, mid);
+    }
     // Gallop backwards for the first key >= prefix.
     let mut step = 1usize;
     let mut hi_idx = end; // keys[hi_idx..end] >= prefix
@@ -793,8 +811,11 @@ where
     let mut scratch = None;
     let (mut segments, mut top) = (Vec::new(), total);
     let mut wide_left = wide.len();
+    // The last group's shape, where the next one's boundaries are searched first.
+    let mut guess = (0, 0);
     while end > 0 {
-        let (start, mid) = group_before(&keys[..n], end, gate.hi);
+        let (start, mid) = group_before_near(&keys[..n], end, gate.hi, guess);
+        guess = (end - start, mid - start);
         let wb = dense::window_bits(gate.lo, gate.hi, end - start, T::CHEAP_ARITHMETIC);
         if let Some(wb) = wb {
             let scratch = scratch.get_or_insert_with(dense::Scratch::new);
@@ -962,6 +983,27 @@ pub(crate) mod tests {
     /// Sectors a dense gate ran forwards into the room below their entries.
     pub(crate) static FORWARDS: std::sync::atomic::AtomicUsize =
         std::sync::atomic::AtomicUsize::new(0);
+
+    /// `group_before_near` is `group_before` for every guess, on random sorted keys.
+    #[test]
+    fn a_group_found_backwards_from_a_guess_is_the_same_group() {
+        let mut seed = 5u64;
+        for case in 0..200 {
+            let n = 1 + (splitmix(&mut seed) % 300) as usize;
+            let mut keys: Vec<u64> = (0..n).map(|_| splitmix(&mut seed) % 2000).collect();
+            keys.sort_unstable();
+            let hi = (splitmix(&mut seed) % 11) as u32;
+            let mut end = n;
+            while end > 0 {
+                let (start, mid) = group_before(&keys, end, hi);
+                for guess in [(0, 0), (1, 0), (end - start, mid - start), (3, 9), (n, 1)] {
+                    let near = group_before_near(&keys, end, hi, guess);
+                    assert_eq!(near, (start, mid), "case {case}: group ending at {end}");
+                }
+                end = start;
+            }
+        }
+    }
 
     /// Turns the join of an output's segments in place (`join_segments`) off, so that they
     /// all go down to 0, for the comparison of the two.

@@ -190,21 +190,71 @@ pub(crate) fn gallop_while(keys: &[u64], from: usize, holds: impl Fn(u64) -> boo
     }
 }
 
+/// The first index in `[lo, hi)` whose key fails `holds` (true on a prefix of
+/// `keys[lo..hi]`), searched outwards from `guess`: a probe there, then exponential steps
+/// away from it and a binary search, so an answer near the guess costs a few probes near
+/// it. Without a guess inside `(lo, hi)`, [`gallop_while`] from `lo`.
+///
+/// Group boundaries in a large state are far apart in memory and each probe of a search
+/// from the group's start is a cache miss; the next group's boundary is usually about as
+/// far as the last one's (a random state's groups are of about one size), so its guess is
+/// the last group's length.
+#[inline]
+pub(crate) fn partition_near(
+    keys: &[u64],
+    (lo, hi): (usize, usize),
+    guess: usize,
+    holds: impl Fn(u64) -> bool,
+) -> usize {
+    if guess <= lo || guess >= hi {
+        return gallop_while(&keys[..hi], lo, holds);
+    }
+    if holds(keys[guess]) {
+        return gallop_while(&keys[..hi], guess + 1, holds);
+    }
+    // The answer is in [lo, guess]: gallop backwards, `keys[b]` failing.
+    let (mut b, mut step) = (guess, 1);
+    loop {
+        if b - lo <= step {
+            return lo + keys[lo..b].partition_point(|&k| holds(k));
+        }
+        let probe = b - step;
+        if holds(keys[probe]) {
+            return probe + 1 + keys[probe + 1..b].partition_point(|&k| holds(k));
+        }
+        b = probe;
+        step *= 2;
+    }
+}
+
 /// The group for bit `hi` that starts at `start` (`start < keys.len()`, the first index of a
 /// group): `(mid, end)`, where `[start, mid)` has bit `hi` clear and `[mid, end)` has it set.
 #[inline]
 pub(crate) fn group_after(keys: &[u64], start: usize, hi: u32) -> (usize, usize) {
+    group_after_near(keys, start, hi, (0, 0))
+}
+
+/// [`group_after`] searching near `guess`, the `(mid - start, end - start)` the group is
+/// expected to have ([`partition_near`]; `(0, 0)` for none).
+#[inline]
+pub(crate) fn group_after_near(
+    keys: &[u64],
+    start: usize,
+    hi: u32,
+    guess: (usize, usize),
+) -> (usize, usize) {
     let b = 1u64 << hi;
     let span_shift = hi + 1;
+    let n = keys.len();
     if span_shift == 64 {
-        return (gallop_lower_bound(keys, start, b), keys.len());
+        return (gallop_lower_bound(keys, start, b), n);
     }
     let prefix = keys[start] >> span_shift << span_shift;
     let end = match prefix.checked_add(1u64 << span_shift) {
-        Some(bound) => gallop_lower_bound(keys, start, bound),
-        None => keys.len(),
+        Some(bound) => partition_near(keys, (start, n), start + guess.1, |k| k < bound),
+        None => n,
     };
-    let mid = start + gallop_lower_bound(&keys[start..end], 0, prefix | b);
+    let mid = partition_near(keys, (start, end), start + guess.0, |k| k < prefix | b);
     (mid, end)
 }
 
@@ -212,10 +262,11 @@ pub(crate) fn group_after(keys: &[u64], start: usize, hi: u32) -> (usize, usize)
 /// `[start, mid)` has bit `hi` clear and `[mid, end)` has it set.
 #[inline]
 pub(crate) fn for_each_group(keys: &[u64], hi: u32, mut f: impl FnMut(usize, usize, usize)) {
-    let mut pos = 0;
+    let (mut pos, mut guess) = (0, (0, 0));
     while pos < keys.len() {
-        let (mid, end) = group_after(keys, pos, hi);
+        let (mid, end) = group_after_near(keys, pos, hi, guess);
         f(pos, mid, end);
+        guess = (mid - pos, end - pos);
         pos = end;
     }
 }
@@ -348,6 +399,39 @@ pub(crate) fn apply<T, Pre, Post, S>(
 #[cfg(test)]
 mod tests {
     use super::group_chunks;
+
+    /// `partition_near` is `partition_point` on `[lo, hi)` for every guess, inside the range
+    /// or not, near the answer or far; and `group_after_near` is `group_after` for every
+    /// guess.
+    #[test]
+    fn a_search_from_a_guess_finds_the_partition_point() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        for case in 0..300 {
+            let n = rng.random_range(1..400usize);
+            let mut keys: Vec<u64> = (0..n).map(|_| rng.random_range(0..1000u64)).collect();
+            keys.sort_unstable();
+            let lo = rng.random_range(0..n);
+            let hi = rng.random_range(lo..=n);
+            let bound = rng.random_range(0..1100u64);
+            let holds = |k: u64| k < bound;
+            let want = lo + keys[lo..hi].partition_point(|&k| holds(k));
+            for guess in 0..=n + 1 {
+                let got = super::partition_near(&keys, (lo, hi), guess, holds);
+                assert_eq!(got, want, "case {case}: [{lo}, {hi}) guess {guess}");
+            }
+            let hib = rng.random_range(0..10u32);
+            let mut start = 0;
+            while start < n {
+                let (mid, end) = super::group_after(&keys, start, hib);
+                for guess in [(0, 0), (1, 2), (mid - start, end - start), (7, 3), (n, n)] {
+                    let near = super::group_after_near(&keys, start, hib, guess);
+                    assert_eq!(near, (mid, end), "case {case}: group at {start}");
+                }
+                start = end;
+            }
+        }
+    }
 
     /// Every cut falls between groups, the ranges cover the run in order, a range is at most
     /// `max` long unless it is one group, and a range stops only where the next group would
