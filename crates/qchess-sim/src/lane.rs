@@ -101,6 +101,7 @@ impl<T> Lane<T> {
 
     /// Makes the live elements start `by` elements higher: the pass that wrote them from the
     /// top down left `by` unused places below them (each already initialised).
+    #[cfg(test)]
     pub(crate) fn raise_head(&mut self, by: usize) {
         assert!(self.head + by <= self.buf.len(), "head past the end");
         self.head += by;

@@ -999,24 +999,25 @@ impl<T: Amplitude> State<T> {
                     f.resize(words(len + e), [0; 2]);
                     s.keys.resize(len + e, 0);
                     s.amps.resize(len + e, zero);
-                    let below = s.keys.head();
+                    let head = s.keys.head();
                     let (from, out) = expand::expand_raised(
-                        &mut s.keys,
-                        &mut s.amps,
+                        s.keys.whole_mut(),
+                        s.amps.whole_mut(),
+                        head,
                         len,
                         &gate,
                         f,
                         wide,
-                        below,
                         &pre,
                         &post,
                     );
                     // The room the cancelled entries left below the output stays there
                     // (`Lane`): no move of the whole state. A dense gate that creates no
                     // more than that room later runs forwards into it (above). Segments
-                    // are joined in place while the room below stays small.
-                    s.keys.raise_head(from);
-                    s.amps.raise_head(from);
+                    // are joined in place while the room below stays small, else moved
+                    // down to 0 with the room below given back.
+                    s.keys.set_live(from, from + out);
+                    s.amps.set_live(from, from + out);
                     s.trim(out);
                 });
         }

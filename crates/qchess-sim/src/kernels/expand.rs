@@ -443,29 +443,30 @@ pub(crate) fn group_before_near(
     (start, mid)
 }
 
-/// Applies the dense `gate` in place to the run `keys[..n]`, `amps[..n]`, where both slices
-/// have length `n + grow` (`grow` = the count from [`mark_unpartnered`], whose `flags`
-/// cover at least `n + grow` bits). `pre` and `post` are the fused input / output phases of
-/// `pair::apply`. Returns `(from, len)`: the output is `keys[from..from + len]`,
+/// Applies the dense `gate` in place to the run `keys[head..head + n]`, `amps[head..head +
+/// n]`, where both slices have length `head + n + grow` (`grow` = the count from
+/// [`mark_unpartnered`], whose `flags` cover at least `n + grow` bits; `head` the room the
+/// sector keeps below its entries, `Lane`). `pre` and `post` are the fused input / output
+/// phases of `pair::apply`. Returns `(from, len)`: the output is `keys[from..from + len]`,
 /// `amps[from..from + len]`.
 ///
-/// Where amplitudes cancelled, the pass's output starts above 0. When it is one segment (no
-/// wide group left a gap between its halves) it stays there, against the top of the slices,
-/// and the caller keeps the room below as its sector's `Lane` head: no move of the whole
-/// state (a fifth of a random-state split at 1e7). Otherwise (a wide group's upper half
-/// cancelled entries, leaving a gap between its halves' outputs) the segments are joined
-/// around the largest that may stay where it is, the room below staying small, `below`
-/// being the room the sector already keeps ([`join_segments`]); else they all go down to 0.
-/// A gate that creates nothing runs forwards from 0 anyway.
+/// Where amplitudes cancelled, the pass's output starts above `head`. When it is one segment
+/// (no wide group left a gap between its halves) it stays there, against the top of the
+/// slices, and the caller keeps the room below as its sector's `Lane` head: no move of the
+/// whole state (a fifth of a random-state split at 1e7). Otherwise (a wide group's upper
+/// half cancelled entries, leaving a gap between its halves' outputs) the segments are joined
+/// around the largest that may stay where it is, the room below staying small
+/// ([`join_segments`]); else they all go down to 0, over the room below too. A gate that
+/// creates nothing runs forwards from `head` anyway.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn expand_raised<T, Pre, Post>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
+    head: usize,
     n: usize,
     gate: &PairGate<T>,
     flags: &mut [Flags],
     wide: &[usize],
-    below: usize,
     pre: Pre,
     post: Post,
 ) -> (usize, usize)
@@ -474,34 +475,36 @@ where
     Pre: Fn(u64, Complex<T>) -> Complex<T>,
     Post: Fn(u64, Complex<T>) -> Complex<T>,
 {
-    let segments = expand_top(keys, amps, n, gate, flags, wide, pre, post);
+    let (live_k, live_a) = (&mut keys[head..], &mut amps[head..]);
+    let mut segments = expand_top(live_k, live_a, n, gate, flags, wide, pre, post);
     if let [(from, to)] = segments[..] {
-        return (from, to - from);
+        return (head + from, to - from);
     }
-    join_segments(keys, amps, &segments, below)
+    for s in &mut segments {
+        *s = (head + s.0, head + s.1);
+    }
+    join_segments(keys, amps, &segments)
 }
 
 /// Joins the output `segments` (highest first, disjoint, each at or above where it goes)
 /// into one run around the largest segment that may stay where it is: those above it moved
 /// down onto it, those below it up under it. A segment may stay if the room that leaves
-/// below the run, with the `below` its sector already keeps there, is at most one part in
-/// [`Lane::SETTLE_SHARE`] of the run; more, and the next growth that needs room above would
-/// move the whole run down ([`Lane::reserve_with`]). If none may, all of it goes down to 0.
-/// Returns where the run starts and its length.
+/// below the run (from index 0: the sector's room below its entries included) is at most one
+/// part in [`Lane::SETTLE_SHARE`] of the run; more, and the next growth that needs room
+/// above would move the whole run down ([`Lane::reserve_with`]). If none may, all of it goes
+/// down to 0, which gives the sector's room below back too. Returns where the run starts and
+/// its length.
 fn join_segments<T: Copy>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
     segments: &[(usize, usize)],
-    below: usize,
 ) -> (usize, usize) {
     let out: usize = segments.iter().map(|&(from, to)| to - from).sum();
     #[cfg(test)]
-    let below = if tests::JOIN_OFF.load(std::sync::atomic::Ordering::Relaxed) {
-        usize::MAX / (2 * Lane::<u64>::SETTLE_SHARE)
-    } else {
-        below
-    };
-    let small = |room: usize| (below + room).saturating_mul(Lane::<u64>::SETTLE_SHARE) <= out;
+    let off = tests::JOIN_OFF.load(std::sync::atomic::Ordering::Relaxed);
+    #[cfg(not(test))]
+    let off = false;
+    let small = |room: usize| !off && room.saturating_mul(Lane::<u64>::SETTLE_SHARE) <= out;
     // The segment to keep, lowest first, and where the run then starts: its start less the
     // segments below it.
     let mut keep: Option<(usize, usize)> = None;
@@ -1018,7 +1021,8 @@ pub(crate) mod tests {
     /// the keys: one wide group in window pairs): where a group's upper half cancels entries
     /// the output is in several segments, joined around the largest that may stay while the
     /// room below stays small (`join_segments`). The entries are bit for bit those with every
-    /// segment moved down to 0, the room below differs, and the merges undo the splits.
+    /// segment moved down to 0, the room below differs (and is given back when a later
+    /// output's segments may not stay), and the merges undo the splits.
     #[test]
     fn an_output_in_segments_joins_in_place_bit_for_bit() {
         use crate::{Controls, State};
@@ -1053,6 +1057,14 @@ pub(crate) mod tests {
         };
         let (low, low_seen, joined) = cycle(false);
         assert!(joined >= 1, "no output joined in place");
+        // A gate whose segments may not stay moves them down to 0 over the room a gate before
+        // it left below: the room is given back, it does not pile up.
+        let heads: Vec<usize> = low_seen.iter().map(|&(_, h)| h).collect();
+        let first_room = heads.iter().position(|&h| h > 0);
+        assert!(
+            first_room.is_some_and(|i| heads[i..].contains(&0)),
+            "room below kept and then given back: {heads:?}"
+        );
         let mut heads_differ = false;
         for (i, ((e, h), (ed, hd))) in low_seen.iter().zip(&down_seen).enumerate() {
             assert!(e == ed, "gate {i}: the same entries and bits");
@@ -1337,7 +1349,7 @@ pub(crate) mod tests {
         k.resize(n + g, 0);
         a.resize(n + g, Complex::new(0.0, 0.0));
         flags.resize((n + g).div_ceil(64) + 1, [0; 2]);
-        let (from, len) = expand_raised(&mut k, &mut a, n, gate, &mut flags, &wide, 0, pre, post);
+        let (from, len) = expand_raised(&mut k, &mut a, 0, n, gate, &mut flags, &wide, pre, post);
         // Output left above 0 ends at the top, only the room of cancelled entries below it,
         // or (segments joined in place) has little room below it.
         assert!(
@@ -1642,11 +1654,11 @@ mod timing {
                 let (_, len) = expand_raised(
                     &mut k,
                     &mut a,
+                    0,
                     n,
                     &gate,
                     &mut flags,
                     &wide,
-                    0,
                     |_, v| v,
                     |_, v| v,
                 );
