@@ -962,8 +962,12 @@ impl<T: Amplitude> State<T> {
             }
             s.keys.resize(n + g, 0);
             s.amps.resize(n + g, zero);
-            let out =
-                expand::expand_pieces(&mut s.keys, &mut s.amps, &mut pieces, &gate, &pre, &post);
+            let head = s.keys.head();
+            let (keys, amps) = (s.keys.whole_mut(), s.amps.whole_mut());
+            let (from, out) =
+                expand::expand_pieces(keys, amps, head, &mut pieces, &gate, &pre, &post);
+            s.keys.set_live(from, from + out);
+            s.amps.set_live(from, from + out);
             s.trim(out);
         } else {
             self.sectors
@@ -1228,7 +1232,11 @@ impl<T: Amplitude> State<T> {
             .par_iter_mut()
             .zip(by_sector.par_iter_mut())
             .for_each(|(s, pieces)| {
-                let out = expand::expand_pieces(&mut s.keys, &mut s.amps, pieces, gate, pre, post);
+                let head = s.keys.head();
+                let (keys, amps) = (s.keys.whole_mut(), s.amps.whole_mut());
+                let (from, out) = expand::expand_pieces(keys, amps, head, pieces, gate, pre, post);
+                s.keys.set_live(from, from + out);
+                s.amps.set_live(from, from + out);
                 s.trim(out);
             });
         #[cfg(test)]

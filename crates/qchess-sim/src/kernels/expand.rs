@@ -572,27 +572,32 @@ pub(crate) struct Piece {
     pub wide: Vec<usize>,
 }
 
-/// [`expand_raised`] of a run cut into `pieces` (consecutive, from 0 to the input length `n`, with
-/// `keys.len() == amps.len() == n + ` the sum of their `grow`), the pieces run as parallel
-/// tasks. Piece `j` writes exactly `[start_j + G_j, end_j + G_j + grow_j)` (`G_j` the growth of
-/// the pieces before it), so first every piece's input is moved up by its `G_j` (back to front,
-/// a memmove), which makes the pieces' regions disjoint; each then expands in its own region
-/// as [`expand_raised`] does, and a final pass closes the gaps cancellations left. Every entry is
-/// computed as in [`expand_raised`]: the output is bit-identical for any cut and any thread count.
+/// [`expand_raised`] of a run cut into `pieces` (consecutive, from 0 to the input length `n`
+/// counted from `head`, with `keys.len() == amps.len() == head + n + ` the sum of their
+/// `grow`), the pieces run as parallel tasks. Piece `j` writes exactly
+/// `[start_j + G_j, end_j + G_j + grow_j)` (from `head`; `G_j` the growth of the pieces
+/// before it), so first every piece's input is moved up by its `G_j` (back to front, a
+/// memmove), which makes the pieces' regions disjoint; each then expands in its own region as [`expand_raised`] does, and the
+/// pieces' output segments are joined as there ([`join_segments`]). Returns `(from, len)`,
+/// the output's place. Every entry is computed as in [`expand_raised`]: the output is
+/// bit-identical for any cut and any thread count.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn expand_pieces<T, Pre, Post>(
-    keys: &mut [u64],
-    amps: &mut [Complex<T>],
+    whole_keys: &mut [u64],
+    whole_amps: &mut [Complex<T>],
+    head: usize,
     pieces: &mut [Piece],
     gate: &PairGate<T>,
     pre: &Pre,
     post: &Post,
-) -> usize
+) -> (usize, usize)
 where
     T: Amplitude,
     Pre: Fn(u64, Complex<T>) -> Complex<T> + Sync,
     Post: Fn(u64, Complex<T>) -> Complex<T> + Sync,
 {
     use rayon::prelude::*;
+    let (keys, amps) = (&mut whole_keys[head..], &mut whole_amps[head..]);
     // Move each piece's input to the bottom of its output region, last piece first.
     let mut before: Vec<usize> = Vec::with_capacity(pieces.len());
     let mut g = 0;
@@ -638,14 +643,18 @@ where
             (segments, k.len())
         })
         .collect();
-    // Close the gaps (only where entries cancelled), front to back.
-    let mut base = 0;
+    // Join the pieces' outputs (each in segments where entries cancelled), highest first.
+    let mut base = head;
     let mut all = Vec::new();
     for (segments, size) in tops {
         all.extend(segments.iter().rev().map(|&(a, b)| (base + a, base + b)));
         base += size;
     }
-    close_gaps(keys, amps, all.into_iter(), 0)
+    all.reverse();
+    if all.is_empty() {
+        return (head, 0);
+    }
+    join_segments(whole_keys, whole_amps, &all)
 }
 
 /// Pass 2 of a gate that creates no entry (pass 1 found every pair entry partnered, so
@@ -1401,9 +1410,15 @@ pub(crate) mod tests {
         let (mut k, mut a) = (keys.to_vec(), amps.to_vec());
         k.resize(keys.len() + g, 0);
         a.resize(keys.len() + g, Complex::new(0.0, 0.0));
-        let len = expand_pieces(&mut k, &mut a, &mut pieces, gate, &pre, &post);
-        k.truncate(len);
-        a.truncate(len);
+        let (from, len) = expand_pieces(&mut k, &mut a, 0, &mut pieces, gate, &pre, &post);
+        assert!(
+            from == 0 || from * Lane::<u64>::SETTLE_SHARE <= len,
+            "the output's place"
+        );
+        k.truncate(from + len);
+        a.truncate(from + len);
+        k.drain(..from);
+        a.drain(..from);
         (k, a, pieces.len())
     }
 
@@ -1705,8 +1720,8 @@ mod timing {
                     k.resize(n + g, 0);
                     a.resize(n + g, Complex::new(0.0, 0.0));
                     let t = std::time::Instant::now();
-                    let len = pool.install(|| {
-                        expand_pieces(&mut k, &mut a, &mut pieces, &gate, &|_, v| v, &|_, v| v)
+                    let (_, len) = pool.install(|| {
+                        expand_pieces(&mut k, &mut a, 0, &mut pieces, &gate, &|_, v| v, &|_, v| v)
                     });
                     let t2 = t.elapsed();
                     eprintln!(
