@@ -13,6 +13,7 @@
 use crate::amplitude::Amplitude;
 use crate::kernels::pair::gallop_while;
 use crate::key::Cond;
+use crate::prefetch::{AHEAD, KEYS_PER_LINE, prefetch};
 use num_complex::Complex;
 
 /// Movers of one range: `(lo set and hi clear, hi set and lo clear)` where `cond` holds.
@@ -21,7 +22,19 @@ use num_complex::Complex;
 /// `lo` is the one set.
 pub(crate) fn count_movers(keys: &[u64], lo: u32, hi: u32, cond: Cond) -> (usize, usize) {
     let (mut movers, mut up) = (0u64, 0u64);
-    for &k in keys {
+    // A line of keys at a time, the line `AHEAD` entries on hinted: one stream read at the
+    // memory's pace, not at the pace the hardware prefetcher alone keeps.
+    let lines = keys.chunks_exact(KEYS_PER_LINE);
+    let rest = lines.remainder();
+    for (c, line) in lines.enumerate() {
+        prefetch(keys, c * KEYS_PER_LINE + AHEAD);
+        for &k in line {
+            let m = (k >> lo ^ k >> hi) & u64::from(cond.holds(k));
+            movers += m & 1;
+            up += m & k >> lo & 1;
+        }
+    }
+    for &k in rest {
         let m = (k >> lo ^ k >> hi) & u64::from(cond.holds(k));
         movers += m & 1;
         up += m & k >> lo & 1;
@@ -79,10 +92,19 @@ pub(crate) fn permute_in_place<T: Amplitude>(
     // scratch and its stays moved down to their compacted places, each by its bitmap's set
     // bits. Movers first: a stay may land on a mover's place in the same chunk. A chunk
     // without movers whose stays are already in place is not written.
+    let amps_per_line = (64 / std::mem::size_of::<Complex<T>>()).max(1);
     let (mut w, mut iu, mut id) = (0usize, 1usize, base + 1);
     let mut r0 = 0;
     while r0 < n {
         let len = (n - r0).min(64);
+        // Both arrays hinted `AHEAD` entries on, a line at a time (memory-bound: the
+        // hardware prefetcher alone keeps a slower pace).
+        for l in (0..64).step_by(KEYS_PER_LINE) {
+            prefetch(keys, r0 + AHEAD + l);
+        }
+        for l in (0..64).step_by(amps_per_line) {
+            prefetch(amps, r0 + AHEAD + l);
+        }
         let (mut um, mut dm) = (0u64, 0u64);
         for (t, &k) in keys[r0..r0 + len].iter().enumerate() {
             let c = cond.holds(k);
