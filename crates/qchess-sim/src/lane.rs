@@ -99,14 +99,6 @@ impl<T> Lane<T> {
         self.buf.push(v);
     }
 
-    /// Makes the live elements start `by` elements higher: the pass that wrote them from the
-    /// top down left `by` unused places below them (each already initialised).
-    #[cfg(test)]
-    pub(crate) fn raise_head(&mut self, by: usize) {
-        assert!(self.head + by <= self.buf.len(), "head past the end");
-        self.head += by;
-    }
-
     /// The whole vector, room below included, for a pass that places its output anywhere
     /// in it (then [`Lane::set_live`]).
     pub(crate) fn whole_mut(&mut self) -> &mut [T] {
@@ -218,7 +210,7 @@ mod tests {
     #[test]
     fn a_lane_reads_and_grows_from_its_head() {
         let mut l = Lane::from(vec![9u64, 9, 1, 2, 3]);
-        l.raise_head(2);
+        l.set_live(2, 5);
         assert_eq!(&*l, &[1, 2, 3]);
         assert_eq!((l.len(), l.head()), (3, 2));
         l.truncate(2);
@@ -240,7 +232,7 @@ mod tests {
         let mut v = Vec::with_capacity(8);
         v.extend([0u64, 0, 0, 1, 2, 3, 4, 5]);
         let mut l = Lane::from(v);
-        l.raise_head(3);
+        l.set_live(3, 8);
         let cap = l.allocated();
         // 8 slots, 5 live: room for 3 more only once moved down.
         l.reserve_with(3, |v, n| v.try_reserve_exact(n)).unwrap();
@@ -250,7 +242,7 @@ mod tests {
         let mut w = Vec::with_capacity(8);
         w.extend([0u64, 1, 2]);
         let mut m = Lane::from(w);
-        m.raise_head(1);
+        m.set_live(1, 3);
         m.reserve_with(4, |v, n| v.try_reserve_exact(n)).unwrap();
         assert_eq!((m.head(), &*m), (1, &[1u64, 2][..]));
         // Too little room above, and a room below of at most one part in SETTLE_SHARE of
@@ -259,7 +251,7 @@ mod tests {
         let mut v = Vec::with_capacity(live + 2);
         v.extend(0..(live + 2) as u64);
         let mut g = Lane::from(v);
-        g.raise_head(2);
+        g.set_live(2, live + 2);
         assert_eq!(g.growth_for(5), 5);
         g.reserve_with(5, |v, n| v.try_reserve_exact(n)).unwrap();
         assert_eq!((g.head(), g[0], g.len()), (2, 2, live));
@@ -269,7 +261,7 @@ mod tests {
     #[test]
     fn shrinking_drops_the_room_below() {
         let mut l = Lane::from(vec![0u64, 0, 4, 5]);
-        l.raise_head(2);
+        l.set_live(2, 4);
         l.shrink_to(2);
         assert_eq!((l.head(), &*l), (0, &[4u64, 5][..]));
         assert!(l.allocated() >= 2);

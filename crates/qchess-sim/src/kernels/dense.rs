@@ -31,7 +31,7 @@
 
 use crate::amplitude::Amplitude;
 use crate::kernels::expand::Filler;
-use crate::kernels::pair::PairGate;
+use crate::kernels::pair::{GroupWalk, PairGate};
 use crate::key::Cond;
 use crate::prefetch::{AHEAD, prefetch};
 use num_complex::Complex;
@@ -289,14 +289,11 @@ where
 /// Whether every group of `keys` for bit `hi` is a dense group ([`window_bits`] is `hi`),
 /// so that [`expand_dense_forward`] can run the gate on them. Stops at the first that is not.
 pub(crate) fn all_dense(keys: &[u64], lo: u32, hi: u32, cheap: bool) -> bool {
-    let (mut pos, mut guess) = (0, (0, 0));
-    while pos < keys.len() {
-        let (mid, end) = crate::kernels::pair::group_after_near(keys, pos, hi, guess);
-        if window_bits(lo, hi, end - pos, cheap) != Some(hi) {
+    let mut walk = GroupWalk::default();
+    while let Some((start, _, end)) = walk.next(keys, hi) {
+        if window_bits(lo, hi, end - start, cheap) != Some(hi) {
             return false;
         }
-        guess = (mid - pos, end - pos);
-        pos = end;
     }
     true
 }
@@ -326,11 +323,8 @@ where
     Pre: Fn(u64, Complex<T>) -> Complex<T>,
     Post: Fn(u64, Complex<T>) -> Complex<T>,
 {
-    let n = keys.len();
-    let (mut w, mut start, mut guess) = (0, from, (0, 0));
-    while start < n {
-        let (mid, end) = crate::kernels::pair::group_after_near(keys, start, gate.hi, guess);
-        guess = (mid - start, end - start);
+    let (mut w, mut walk) = (0, GroupWalk::at(from));
+    while let Some((start, _, end)) = walk.next(keys, gate.hi) {
         // The group's output goes just above the output so far.
         let mut next = w;
         let top = |occ: &[u8]| {
@@ -343,7 +337,7 @@ where
         };
         let low = expand_group(keys, amps, (start, end), top, gate, scratch, pre, post);
         debug_assert_eq!(low, w);
-        (w, start) = (next, end);
+        w = next;
     }
     w
 }

@@ -49,7 +49,7 @@
 
 use crate::amplitude::Amplitude;
 use crate::kernels::dense;
-use crate::kernels::pair::{PairGate, for_each_group, group_after, partition_near};
+use crate::kernels::pair::{GroupWalk, PairGate, for_each_group, partition_near};
 use crate::key::Cond;
 use crate::lane::Lane;
 use crate::prefetch::{AHEAD, KEYS_PER_LINE, prefetch};
@@ -238,9 +238,8 @@ pub(crate) fn creates_nothing(keys: &[u64], lo: u32, hi: u32, cond: Cond, cheap:
     let ab = a | b;
     let delta = b - a;
     let is_h = |k: u64| k & ab == b && cond.holds(k);
-    let (mut start, mut hinted) = (0, 0);
-    while start < keys.len() {
-        let (mid, end) = group_after(keys, start, hi);
+    let (mut walk, mut hinted) = (GroupWalk::default(), 0);
+    while let Some((start, mid, end)) = walk.next(keys, hi) {
         if dense::window_bits(lo, hi, end - start, cheap).is_some() {
             return false;
         }
@@ -264,7 +263,6 @@ pub(crate) fn creates_nothing(keys: &[u64], lo: u32, hi: u32, cond: Cond, cheap:
         if keys[j..end].iter().any(|&k| is_h(k)) {
             return false;
         }
-        start = end;
     }
     true
 }
@@ -684,7 +682,6 @@ where
     Pre: Fn(u64, Complex<T>) -> Complex<T>,
     Post: Fn(u64, Complex<T>) -> Complex<T>,
 {
-    let n = keys.len();
     let a = 1u64 << gate.lo;
     let b = 1u64 << gate.hi;
     let ab = a | b;
@@ -694,11 +691,10 @@ where
     let is_l = |k: u64| k & ab == a && cond.holds(k);
     let is_h = |k: u64| k & ab == b && cond.holds(k);
     let mut w = 0;
-    let mut start = 0;
+    let mut walk = GroupWalk::default();
     let mut scratch = None;
     let mut wide_next = 0;
-    while start < n {
-        let (mid, end) = group_after(keys, start, gate.hi);
+    while let Some((start, mid, end)) = walk.next(keys, gate.hi) {
         let wb = dense::window_bits(gate.lo, gate.hi, end - start, T::CHEAP_ARITHMETIC);
         if let Some(wb) = wb {
             #[cfg(test)]
@@ -727,7 +723,6 @@ where
             };
             let (g0, g1) = gap.unwrap_or((end, end));
             w = close_gaps(keys, amps, [(from, g0), (g1, end)].into_iter(), w);
-            start = end;
             continue;
         }
         // Lower half: each lo entry with its partner, the next hi entry of the upper half.
@@ -779,7 +774,6 @@ where
                 w += 1;
             }
         }
-        start = end;
     }
     debug_assert_eq!(wide_next, wide.len());
     w

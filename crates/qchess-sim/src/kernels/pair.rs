@@ -258,16 +258,43 @@ pub(crate) fn group_after_near(
     (mid, end)
 }
 
+/// A walk over the groups of a run for bit `hi`, first to last: [`GroupWalk::next`] gives
+/// each as `(start, mid, end)`, its boundaries searched near the last group's shape
+/// ([`group_after_near`]). It holds no borrow of the keys, so a pass may rewrite the keys
+/// below the group it is at (a forward pass writing its output there).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct GroupWalk {
+    pos: usize,
+    guess: (usize, usize),
+}
+
+impl GroupWalk {
+    /// A walk whose first group starts at `pos`.
+    pub(crate) fn at(pos: usize) -> Self {
+        Self { pos, guess: (0, 0) }
+    }
+
+    /// The next group of `keys` for bit `hi`, or `None` at the end: `[start, mid)` has bit
+    /// `hi` clear and `[mid, end)` has it set.
+    #[inline]
+    pub(crate) fn next(&mut self, keys: &[u64], hi: u32) -> Option<(usize, usize, usize)> {
+        let start = self.pos;
+        if start >= keys.len() {
+            return None;
+        }
+        let (mid, end) = group_after_near(keys, start, hi, self.guess);
+        (self.pos, self.guess) = (end, (mid - start, end - start));
+        Some((start, mid, end))
+    }
+}
+
 /// The groups of a run for bit `hi`: calls `f(start, mid, end)` for each group, where
-/// `[start, mid)` has bit `hi` clear and `[mid, end)` has it set.
+/// `[start, mid)` has bit `hi` clear and `[mid, end)` has it set ([`GroupWalk`]).
 #[inline]
 pub(crate) fn for_each_group(keys: &[u64], hi: u32, mut f: impl FnMut(usize, usize, usize)) {
-    let (mut pos, mut guess) = (0, (0, 0));
-    while pos < keys.len() {
-        let (mid, end) = group_after_near(keys, pos, hi, guess);
-        f(pos, mid, end);
-        guess = (mid - pos, end - pos);
-        pos = end;
+    let mut walk = GroupWalk::default();
+    while let Some((start, mid, end)) = walk.next(keys, hi) {
+        f(start, mid, end);
     }
 }
 
