@@ -173,9 +173,8 @@ pub(crate) fn mark_unpartnered(
             };
             #[cfg(test)]
             counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let scratch = (&mut occ, &mut bitmap);
             let group = &keys[start..end];
-            let (l, h) = dense::count_wide(group, mid - start, (lo, hi, wb), cond, scratch);
+            let (l, h) = dense::count_wide(group, mid - start, (lo, hi, wb), cond, &mut occ);
             if wb < hi {
                 // At least 2^13 entries per wide group: a few words in all.
                 wide.push(l);
