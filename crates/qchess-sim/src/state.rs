@@ -960,8 +960,9 @@ impl<T: Amplitude> State<T> {
             for p in &mut pieces {
                 p.flags.resize(words(p.end - p.start + p.grow), [0; 2]);
             }
-            s.keys.resize(n + g, 0);
-            s.amps.resize(n + g, zero);
+            // The pass writes every grown slot before it reads it: no zeros first.
+            s.keys.grow_stale(n + g, 0);
+            s.amps.grow_stale(n + g, zero);
             let head = s.keys.head();
             let (keys, amps) = (s.keys.whole_mut(), s.amps.whole_mut());
             let (from, out) =
@@ -1001,8 +1002,10 @@ impl<T: Amplitude> State<T> {
                         return;
                     }
                     f.resize(words(len + e), [0; 2]);
-                    s.keys.resize(len + e, 0);
-                    s.amps.resize(len + e, zero);
+                    // The pass writes every grown slot before it reads it (from the top
+                    // down): no zeros first, `Lane::grow_stale`.
+                    s.keys.grow_stale(len + e, 0);
+                    s.amps.grow_stale(len + e, zero);
                     let head = s.keys.head();
                     let (from, out) = expand::expand_raised(
                         s.keys.whole_mut(),
