@@ -1334,6 +1334,13 @@ pub(crate) mod tests {
     }
 
     /// Runs the in-place kernel on a copy of the run and returns its output.
+    /// Grows both arrays to `len` with values no pass may read: keys far above every
+    /// other, amplitudes NaN.
+    fn grow_with_garbage(k: &mut Vec<u64>, a: &mut Vec<Complex<f64>>, len: usize) {
+        k.resize(len, u64::MAX - 1);
+        a.resize(len, Complex::new(f64::NAN, f64::NAN));
+    }
+
     fn in_place(
         keys: &[u64],
         amps: &[Complex<f64>],
@@ -1348,8 +1355,9 @@ pub(crate) mod tests {
             keys, gate.lo, gate.hi, gate.cond, &mut flags, &mut wide, true,
         );
         let (mut k, mut a) = (keys.to_vec(), amps.to_vec());
-        k.resize(n + g, 0);
-        a.resize(n + g, Complex::new(0.0, 0.0));
+        // The grown room holds stale values, as a lane's room above does
+        // (`Lane::grow_stale`): the pass must write every slot of it before it reads it.
+        grow_with_garbage(&mut k, &mut a, n + g);
         flags.resize((n + g).div_ceil(64) + 1, [0; 2]);
         let (from, len) = expand_raised(&mut k, &mut a, 0, n, gate, &mut flags, &wide, pre, post);
         // Output left above 0 ends at the top, only the room of cancelled entries below it,
@@ -1401,8 +1409,7 @@ pub(crate) mod tests {
             .collect();
         let g: usize = pieces.iter().map(|p| p.grow).sum();
         let (mut k, mut a) = (keys.to_vec(), amps.to_vec());
-        k.resize(keys.len() + g, 0);
-        a.resize(keys.len() + g, Complex::new(0.0, 0.0));
+        grow_with_garbage(&mut k, &mut a, keys.len() + g);
         let (from, len) = expand_pieces(&mut k, &mut a, 0, &mut pieces, gate, &pre, &post);
         assert!(
             from == 0 || from * Lane::<u64>::SETTLE_SHARE <= len,
