@@ -16,6 +16,13 @@
 //! ([`Lane::reserve_with`]). Anything that needs a plain `Vec` of the live elements moves
 //! them down first ([`Lane::vec_mut`]: nothing to do when the head is 0). Both arrays of a
 //! sector always have the same head.
+//!
+//! A lane that shrinks also keeps the elements above its live ones, initialized, as room
+//! above (a tail): a dense gate's in-place pass, which writes every new element before it
+//! reads it, grows into them as they are ([`Lane::grow_stale`]) instead of having zeros
+//! written over them first (about 6 % of a random split at 1e7, docs/benchmarks.md, "Pass 1
+//! of dense groups on a byte per offset; a lane's room above"). Every other growth writes
+//! its value, and whatever hands the vector out whole drops the tail first.
 
 use std::ops::{Deref, DerefMut};
 
@@ -140,8 +147,8 @@ impl<T> Lane<T> {
         self.head = from;
     }
 
-    /// Moves the live elements down to 0 (nothing to do when the head is 0); the room above
-    /// goes with them.
+    /// Moves the live elements down to 0 (nothing to do when the head is 0), dropping the
+    /// room above first (the move would carry it too).
     pub(crate) fn settle(&mut self) {
         if self.head > 0 {
             self.drop_tail();
