@@ -1333,7 +1333,6 @@ pub(crate) mod tests {
         z ^ (z >> 31)
     }
 
-    /// Runs the in-place kernel on a copy of the run and returns its output.
     /// Grows both arrays to `len` with values no pass may read: keys far above every
     /// other, amplitudes NaN.
     fn grow_with_garbage(k: &mut Vec<u64>, a: &mut Vec<Complex<f64>>, len: usize) {
@@ -1341,6 +1340,7 @@ pub(crate) mod tests {
         a.resize(len, Complex::new(f64::NAN, f64::NAN));
     }
 
+    /// Runs the in-place kernel on a copy of the run and returns its output.
     fn in_place(
         keys: &[u64],
         amps: &[Complex<f64>],
