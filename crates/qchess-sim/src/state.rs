@@ -152,6 +152,27 @@ impl<T> Sector<T> {
     }
 }
 
+impl<T: Amplitude> Sector<T> {
+    /// Runs an in-place pass over both arrays whole (their room below included, the live
+    /// entries from `head`, the third argument), grown first to `len` live entries without
+    /// zeros (`Lane::grow_stale`: the pass must write every grown slot before it reads it),
+    /// and takes the pass's output `(from, out)` as the live entries, trimmed.
+    fn pass_in_place(
+        &mut self,
+        len: usize,
+        pass: impl FnOnce(&mut [u64], &mut [Complex<T>], usize) -> (usize, usize),
+    ) {
+        self.keys.grow_stale(len, 0);
+        self.amps
+            .grow_stale(len, Complex::new(T::zero(), T::zero()));
+        let head = self.keys.head();
+        let (from, out) = pass(self.keys.whole_mut(), self.amps.whole_mut(), head);
+        self.keys.set_live(from, from + out);
+        self.amps.set_live(from, from + out);
+        self.trim(out);
+    }
+}
+
 /// `Vec::clone` of both arrays, in buffers advised for huge pages (`pages`).
 impl<T: Clone> Clone for Sector<T> {
     fn clone(&self) -> Self {
@@ -954,22 +975,14 @@ impl<T: Amplitude> State<T> {
                 .map(|p| p.flags.capacity() * 16)
                 .sum::<usize>();
         self.peak = self.peak.max(held);
-        let zero = Complex::new(T::zero(), T::zero());
         if !pieces.is_empty() {
             let s = &mut self.sectors[0];
             for p in &mut pieces {
                 p.flags.resize(words(p.end - p.start + p.grow), [0; 2]);
             }
-            // The pass writes every grown slot before it reads it: no zeros first.
-            s.keys.grow_stale(n + g, 0);
-            s.amps.grow_stale(n + g, zero);
-            let head = s.keys.head();
-            let (keys, amps) = (s.keys.whole_mut(), s.amps.whole_mut());
-            let (from, out) =
-                expand::expand_pieces(keys, amps, head, &mut pieces, &gate, &pre, &post);
-            s.keys.set_live(from, from + out);
-            s.amps.set_live(from, from + out);
-            s.trim(out);
+            s.pass_in_place(n + g, |keys, amps, head| {
+                expand::expand_pieces(keys, amps, head, &mut pieces, &gate, &pre, &post)
+            });
         } else {
             self.sectors
                 .par_iter_mut()
@@ -985,47 +998,30 @@ impl<T: Amplitude> State<T> {
                     if fwd {
                         #[cfg(test)]
                         expand::tests::FORWARDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let from = s.keys.head();
                         let mut scratch = dense::Scratch::new();
-                        let out = dense::expand_dense_forward(
-                            s.keys.whole_mut(),
-                            s.amps.whole_mut(),
-                            from,
-                            &gate,
-                            &mut scratch,
-                            &pre,
-                            &post,
-                        );
-                        s.keys.set_live(0, out);
-                        s.amps.set_live(0, out);
-                        s.trim(out);
+                        s.pass_in_place(len, |keys, amps, from| {
+                            let out = dense::expand_dense_forward(
+                                keys,
+                                amps,
+                                from,
+                                &gate,
+                                &mut scratch,
+                                &pre,
+                                &post,
+                            );
+                            (0, out)
+                        });
                         return;
                     }
                     f.resize(words(len + e), [0; 2]);
-                    // The pass writes every grown slot before it reads it (from the top
-                    // down): no zeros first, `Lane::grow_stale`.
-                    s.keys.grow_stale(len + e, 0);
-                    s.amps.grow_stale(len + e, zero);
-                    let head = s.keys.head();
-                    let (from, out) = expand::expand_raised(
-                        s.keys.whole_mut(),
-                        s.amps.whole_mut(),
-                        head,
-                        len,
-                        &gate,
-                        f,
-                        wide,
-                        &pre,
-                        &post,
-                    );
-                    // The room the cancelled entries left below the output stays there
+                    // The room the cancelled entries leave below the output stays there
                     // (`Lane`): no move of the whole state. A dense gate that creates no
                     // more than that room later runs forwards into it (above). Segments
                     // are joined in place while the room below stays small, else moved
                     // down to 0 with the room below given back.
-                    s.keys.set_live(from, from + out);
-                    s.amps.set_live(from, from + out);
-                    s.trim(out);
+                    s.pass_in_place(len + e, |keys, amps, head| {
+                        expand::expand_raised(keys, amps, head, len, &gate, f, wide, &pre, &post)
+                    });
                 });
         }
         self.finish_pass();
@@ -1235,12 +1231,10 @@ impl<T: Amplitude> State<T> {
             .par_iter_mut()
             .zip(by_sector.par_iter_mut())
             .for_each(|(s, pieces)| {
-                let head = s.keys.head();
-                let (keys, amps) = (s.keys.whole_mut(), s.amps.whole_mut());
-                let (from, out) = expand::expand_pieces(keys, amps, head, pieces, gate, pre, post);
-                s.keys.set_live(from, from + out);
-                s.amps.set_live(from, from + out);
-                s.trim(out);
+                let len = s.keys.len();
+                s.pass_in_place(len, |keys, amps, head| {
+                    expand::expand_pieces(keys, amps, head, pieces, gate, pre, post)
+                });
             });
         #[cfg(test)]
         expand::tests::SHRUNK.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -22,23 +22,20 @@ use num_complex::Complex;
 /// `lo` is the one set.
 pub(crate) fn count_movers(keys: &[u64], lo: u32, hi: u32, cond: Cond) -> (usize, usize) {
     let (mut movers, mut up) = (0u64, 0u64);
+    let mut count = |k: u64| {
+        let m = (k >> lo ^ k >> hi) & u64::from(cond.holds(k));
+        movers += m & 1;
+        up += m & k >> lo & 1;
+    };
     // A line of keys at a time, the line `AHEAD` entries on hinted: one stream read at the
     // memory's pace, not at the pace the hardware prefetcher alone keeps.
     let lines = keys.chunks_exact(KEYS_PER_LINE);
     let rest = lines.remainder();
     for (c, line) in lines.enumerate() {
         prefetch(keys, c * KEYS_PER_LINE + AHEAD);
-        for &k in line {
-            let m = (k >> lo ^ k >> hi) & u64::from(cond.holds(k));
-            movers += m & 1;
-            up += m & k >> lo & 1;
-        }
+        line.iter().for_each(|&k| count(k));
     }
-    for &k in rest {
-        let m = (k >> lo ^ k >> hi) & u64::from(cond.holds(k));
-        movers += m & 1;
-        up += m & k >> lo & 1;
-    }
+    rest.iter().for_each(|&k| count(k));
     (up as usize, (movers - up) as usize)
 }
 
