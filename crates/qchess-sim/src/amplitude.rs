@@ -62,6 +62,14 @@ pub trait Amplitude:
         let _ = amps;
         None
     }
+    /// Writes `v` to `*dst`: with non-temporal stores where the type is a plain float
+    /// (`stream::store_pod`), else an ordinary store. The same value lands either way. An
+    /// implementation detail of the simulator's kernels.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn stream_to(dst: &mut Complex<Self>, v: Complex<Self>) {
+        *dst = v;
+    }
     /// [`Amplitude::as_words`] for a slice to write.
     #[doc(hidden)]
     fn as_words_mut(amps: &mut [Complex<Self>]) -> Option<&mut [u64]> {
@@ -158,6 +166,10 @@ macro_rules! float_amplitude {
             }
             fn as_words_mut(amps: &mut [Complex<Self>]) -> Option<&mut [u64]> {
                 bytemuck::try_cast_slice_mut(amps).ok()
+            }
+            #[inline(always)]
+            fn stream_to(dst: &mut Complex<Self>, v: Complex<Self>) {
+                crate::stream::store_pod(dst, v);
             }
             fn of_f64(x: f64) -> Self {
                 $of(x)

@@ -872,6 +872,8 @@ impl<T: Amplitude> State<T> {
             return Ok(());
         }
         let n = self.len();
+        let mut gate = gate;
+        gate.cold = n.saturating_mul(crate::memory::entry_bytes::<T>()) >= dense::COLD_BYTES;
         let threads = crate::load::threads();
         let oom = |_| SimError::OutOfMemory { states: n };
         // Pass 1: one bitmap per sector (or per piece), sized for its output later (the

@@ -45,6 +45,50 @@ fn store(dst: &mut u64, value: u64) {
     }
 }
 
+/// Writes `value` to `*dst` with non-temporal stores on x86-64 (a word of 8 bytes at a time
+/// where the type's alignment allows, else of 4), with an ordinary store elsewhere or for a
+/// type of another shape. The bytes written are `value`'s either way; call [`fence`] before
+/// other threads may read `dst`. How a pass writes entries to lines nothing has read lately
+/// (the wide pair groups' write-back, `kernels::dense`), saving the read for ownership.
+#[inline(always)]
+pub(crate) fn store_pod<V: bytemuck::Pod>(dst: &mut V, value: V) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let bytes = bytemuck::bytes_of(&value);
+        let (size, align) = (std::mem::size_of::<V>(), std::mem::align_of::<V>());
+        if align >= 8 && size % 8 == 0 {
+            let p = std::ptr::from_mut(dst).cast::<i64>();
+            for (i, c) in bytes.chunks_exact(8).enumerate() {
+                let w = i64::from_ne_bytes(c.try_into().expect("8 bytes"));
+                #[allow(unsafe_code)]
+                // SAFETY: `dst` is a live, exclusively borrowed `V` aligned to 8 whose size is a
+                // multiple of 8, so word `i < size / 8` lies inside it and is aligned; `V` is
+                // `Pod`, so the bytes written (`value`'s own) make a valid `V`. The intrinsic is
+                // `unsafe` for its raw pointer and its `sse2` feature, part of the x86-64
+                // baseline.
+                unsafe {
+                    core::arch::x86_64::_mm_stream_si64(p.add(i), w);
+                }
+            }
+            return;
+        }
+        if align >= 4 && size % 4 == 0 {
+            let p = std::ptr::from_mut(dst).cast::<i32>();
+            for (i, c) in bytes.chunks_exact(4).enumerate() {
+                let w = i32::from_ne_bytes(c.try_into().expect("4 bytes"));
+                #[allow(unsafe_code)]
+                // SAFETY: as above, with words of 4 bytes: `V` is aligned to 4 and its size a
+                // multiple of 4.
+                unsafe {
+                    core::arch::x86_64::_mm_stream_si32(p.add(i), w);
+                }
+            }
+            return;
+        }
+    }
+    *dst = value;
+}
+
 /// Orders every non-temporal store made so far by this thread before its later stores
 /// (`sfence`): a block job calls it before it hands its results on, so a thread that sees
 /// them also sees the streamed record. Nothing off x86-64.
@@ -78,5 +122,39 @@ mod tests {
         assert_eq!(part[0], 7);
         assert_eq!(&part[1..8], &src[500..507]);
         assert_eq!(part[8], 7);
+    }
+
+    #[test]
+    fn a_streamed_value_is_written_whole_and_alone() {
+        use num_complex::Complex;
+        // Words of 8 bytes (f64 parts, keys), of 4 (f32 parts), and a type of neither shape.
+        let mut a = [Complex::new(1.0f64, 2.0); 3];
+        super::store_pod(
+            &mut a[1],
+            Complex::new(-0.0, f64::from_bits(0x7ff8_0000_dead_beef)),
+        );
+        let mut b = [Complex::new(1.0f32, 2.0); 3];
+        super::store_pod(&mut b[1], Complex::new(3.5, -7.25));
+        let mut k = [5u64; 3];
+        super::store_pod(&mut k[1], u64::MAX - 1);
+        let mut c = [9u8; 3];
+        super::store_pod(&mut c[1], 200u8);
+        super::fence();
+        assert_eq!(
+            (a[0], a[2]),
+            (Complex::new(1.0, 2.0), Complex::new(1.0, 2.0))
+        );
+        assert_eq!(a[1].re.to_bits(), (-0.0f64).to_bits());
+        assert_eq!(a[1].im.to_bits(), 0x7ff8_0000_dead_beef);
+        assert_eq!(
+            b,
+            [
+                Complex::new(1.0, 2.0),
+                Complex::new(3.5, -7.25),
+                Complex::new(1.0, 2.0)
+            ]
+        );
+        assert_eq!(k, [5, u64::MAX - 1, 5]);
+        assert_eq!(c, [9, 200, 9]);
     }
 }

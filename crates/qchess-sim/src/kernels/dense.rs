@@ -294,7 +294,7 @@ where
     scatter_down(keys, amps, (start, end), (base, 0), layout, &mut sc, pre);
     apply_quarters(layout, base, gate, &mut sc);
     let w = top(sc.occ);
-    gather(keys, amps, w, layout, (0, span / 64), base, &mut sc, post)
+    gather::<T, Post, false>(keys, amps, w, layout, (0, span / 64), base, &mut sc, post)
 }
 
 /// Whether every group of `keys` for bit `hi` is a dense group ([`window_bits`] is `hi`),
@@ -491,6 +491,17 @@ where
     let gb = keys[start] >> (gate.hi + 1) << (gate.hi + 1);
     scratch.fit(span);
     let mut sc = scratch.slices(span);
+    // The write-back streams past the caches (non-temporal stores, no read for ownership)
+    // for f64 entries of a large group in a state the caches cannot hold (`gate.cold`): the
+    // lines it writes were last touched a whole state's traffic ago.
+    let stream = gate.cold
+        && std::mem::size_of::<Complex<T>>() == 16
+        && T::as_words(&amps[..0]).is_some()
+        && end - start >= STREAM_MIN;
+    #[cfg(test)]
+    if stream {
+        crate::kernels::expand::tests::STREAMED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
     let (mut ru, mut rl) = (u_bottom + n_up, mid);
     let (mut wu, mut wl) = (w, u_bottom);
     loop {
@@ -512,20 +523,32 @@ where
         );
         rl = scatter_down(keys, amps, (start, rl), (lbase, 0), layout, &mut sc, pre);
         apply_quarters(layout, lbase, gate, &mut sc);
-        wu = gather(
-            keys,
-            amps,
-            wu,
-            layout,
-            (half / 64, span / 64),
-            ubase,
-            &mut sc,
-            post,
-        );
-        wl = gather(keys, amps, wl, layout, (0, half / 64), lbase, &mut sc, post);
+        let (up, low) = ((half / 64, span / 64), (0, half / 64));
+        if stream {
+            wu = gather::<T, Post, true>(keys, amps, wu, layout, up, ubase, &mut sc, post);
+            wl = gather::<T, Post, true>(keys, amps, wl, layout, low, lbase, &mut sc, post);
+        } else {
+            wu = gather::<T, Post, false>(keys, amps, wu, layout, up, ubase, &mut sc, post);
+            wl = gather::<T, Post, false>(keys, amps, wl, layout, low, lbase, &mut sc, post);
+        }
     }
+    // The write-back streamed past the cache (above): ordered before any later store, so a
+    // thread handed the output sees it.
+    crate::stream::fence();
     (wl, (wu > u_bottom).then_some((u_bottom, wu)))
 }
+
+/// Entries from which a wide group's write-back streams ([`expand_wide`]): a group much
+/// larger than a core's L2.
+const STREAM_MIN: usize = 1 << 18;
+
+/// State bytes (keys and amplitudes) from which a dense gate's pass counts as cold
+/// ([`PairGate::cold`]): its wide groups' write-back streams. Measured on the Intel Xeon VM
+/// (random merge f64, one thread, M states/s, streamed against not): 5e6 states (120 MB)
+/// 77.6 against 83.3, 7e6 (168 MB) 85.3 against 79.9, 1e7 86.0 against 78.8; below, the
+/// lines written were still in its last-level cache (docs/benchmarks.md, "The wide groups'
+/// write-back streamed").
+pub(crate) const COLD_BYTES: usize = 160 << 20;
 
 /// The scratch's three arrays, cut to one span.
 struct Slices<'a, T> {
@@ -586,7 +609,7 @@ where
 /// occupancy, and returns the new `w`. A word's entries go to the next `popcount` places.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn gather<T, Post>(
+fn gather<T, Post, const STREAM: bool>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
     mut w: usize,
@@ -621,8 +644,12 @@ where
             let i: &[T; 64] = im[p..p + 64].try_into().expect("64 slots");
             for ((kd, ad), u) in places {
                 let k = kbase + u as u64;
-                *kd = k;
-                *ad = post(k, Complex::new(r[u & 63], i[u & 63]));
+                if STREAM {
+                    put_streamed((kd, ad), k, post(k, Complex::new(r[u & 63], i[u & 63])));
+                } else {
+                    *kd = k;
+                    *ad = post(k, Complex::new(r[u & 63], i[u & 63]));
+                }
             }
         } else {
             // Offsets alternate between the classes of bit lo in chunks of 2^lo; each
@@ -634,12 +661,25 @@ where
                 let j = ((u >> 1) & !am | (u & am)) & 31;
                 // The class's slot by arithmetic, not a branch on the random bit `lo`.
                 let q = p0 + ((u >> lo) & 1) * (p1 - p0) + j;
-                *kd = k;
-                *ad = post(k, Complex::new(re[q], im[q]));
+                if STREAM {
+                    put_streamed((kd, ad), k, post(k, Complex::new(re[q], im[q])));
+                } else {
+                    *kd = k;
+                    *ad = post(k, Complex::new(re[q], im[q]));
+                }
             }
         }
     }
     w
+}
+
+/// One entry of [`gather`]'s write-back with non-temporal stores (a wide group's in a cold
+/// pass, whose places lie far from the lines just read: saves the read for ownership of
+/// every line written).
+#[inline(always)]
+fn put_streamed<T: Amplitude>((kd, ad): (&mut u64, &mut Complex<T>), k: u64, v: Complex<T>) {
+    crate::stream::store_pod(kd, k);
+    T::stream_to(ad, v);
 }
 
 /// The gate on every `lo` / `hi` slot pair of one group laid out by `layout`.

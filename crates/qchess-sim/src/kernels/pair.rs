@@ -141,6 +141,10 @@ pub(crate) struct PairGate<T> {
     pub cond: Cond,
     pub diag: Complex<T>,
     pub off: Complex<T>,
+    /// Whether the state the gate runs on is larger than this machine's caches hold
+    /// ([`crate::kernels::dense::COLD_BYTES`]): a wide group's write-back then streams past
+    /// them. A property of the pass, set by the state; never changes a value.
+    pub cold: bool,
 }
 
 impl<T: Amplitude> PairGate<T> {
@@ -152,6 +156,7 @@ impl<T: Amplitude> PairGate<T> {
             cond,
             diag,
             off,
+            cold: false,
         }
     }
 
