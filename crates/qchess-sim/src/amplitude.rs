@@ -62,9 +62,10 @@ pub trait Amplitude:
         let _ = amps;
         None
     }
-    /// Writes `v` to `*dst`: with non-temporal stores where the type is a plain float
-    /// (`stream::store_pod`), else an ordinary store. The same value lands either way. An
-    /// implementation detail of the simulator's kernels.
+    /// Writes `v` to `*dst`: for the floats through `stream::store_pod` (non-temporal stores
+    /// for `f64`, whose complex is two aligned 8-byte words; an ordinary store for `f32`),
+    /// else an ordinary store. The same value lands either way. An implementation detail of
+    /// the simulator's kernels.
     #[doc(hidden)]
     #[inline(always)]
     fn stream_to(dst: &mut Complex<Self>, v: Complex<Self>) {

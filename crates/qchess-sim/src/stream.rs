@@ -10,7 +10,9 @@
 //! (docs/benchmarks.md, "The bare measurement in parallel block jobs"). The projection's
 //! kept entries that go below their block, to places read long before, are streamed the same
 //! way (bare measurement at 1e7 on two pinned threads: f32 924 -> 1061 M states/s, f64
-//! 798 -> 877; docs/benchmarks.md, "Pinned workers and streamed kept entries"). This is the
+//! 798 -> 877; docs/benchmarks.md, "Pinned workers and streamed kept entries"). So is the
+//! write-back of a dense gate's wide groups in a state larger than the caches (random merge
+//! f64 at 1e7: 78-80 -> 84 M states/s; "The wide groups' write-back streamed"). This is the
 //! crate's third unsafe call
 //! (docs/decisions.md, "Non-temporal stores for the undo record").
 
@@ -45,46 +47,30 @@ fn store(dst: &mut u64, value: u64) {
     }
 }
 
-/// Writes `value` to `*dst` with non-temporal stores on x86-64 (a word of 8 bytes at a time
-/// where the type's alignment allows, else of 4), with an ordinary store elsewhere or for a
-/// type of another shape. The bytes written are `value`'s either way; call [`fence`] before
-/// other threads may read `dst`. How a pass writes entries to lines nothing has read lately
-/// (the wide pair groups' write-back, `kernels::dense`), saving the read for ownership.
+/// Writes `value` to `*dst` with non-temporal stores on x86-64, a word of 8 bytes at a time,
+/// where the type is aligned to 8 and a whole number of words (keys, f64 amplitudes); with an
+/// ordinary store elsewhere and for any other type. The bytes written are `value`'s either
+/// way; call [`fence`] before other threads may read `dst`. How a pass writes entries to lines
+/// nothing has read lately (the wide pair groups' write-back in a cold pass,
+/// `kernels::dense`), saving the read for ownership.
 #[inline(always)]
 pub(crate) fn store_pod<V: bytemuck::Pod>(dst: &mut V, value: V) {
     #[cfg(target_arch = "x86_64")]
-    {
-        let bytes = bytemuck::bytes_of(&value);
-        let (size, align) = (std::mem::size_of::<V>(), std::mem::align_of::<V>());
-        if align >= 8 && size % 8 == 0 {
-            let p = std::ptr::from_mut(dst).cast::<i64>();
-            for (i, c) in bytes.chunks_exact(8).enumerate() {
-                let w = i64::from_ne_bytes(c.try_into().expect("8 bytes"));
-                #[allow(unsafe_code)]
-                // SAFETY: `dst` is a live, exclusively borrowed `V` aligned to 8 whose size is a
-                // multiple of 8, so word `i < size / 8` lies inside it and is aligned; `V` is
-                // `Pod`, so the bytes written (`value`'s own) make a valid `V`. The intrinsic is
-                // `unsafe` for its raw pointer and its `sse2` feature, part of the x86-64
-                // baseline.
-                unsafe {
-                    core::arch::x86_64::_mm_stream_si64(p.add(i), w);
-                }
+    if std::mem::align_of::<V>() >= 8 && std::mem::size_of::<V>() % 8 == 0 {
+        let p = std::ptr::from_mut(dst).cast::<i64>();
+        for (i, c) in bytemuck::bytes_of(&value).chunks_exact(8).enumerate() {
+            let w = i64::from_ne_bytes(c.try_into().expect("8 bytes"));
+            #[allow(unsafe_code)]
+            // SAFETY: `dst` is a live, exclusively borrowed `V` aligned to 8 whose size is a
+            // multiple of 8, so word `i < size / 8` lies inside it and is aligned; `V` is
+            // `Pod`, so the bytes written (`value`'s own) make a valid `V`. The intrinsic is
+            // `unsafe` for its raw pointer and its `sse2` feature, part of the x86-64
+            // baseline.
+            unsafe {
+                core::arch::x86_64::_mm_stream_si64(p.add(i), w);
             }
-            return;
         }
-        if align >= 4 && size % 4 == 0 {
-            let p = std::ptr::from_mut(dst).cast::<i32>();
-            for (i, c) in bytes.chunks_exact(4).enumerate() {
-                let w = i32::from_ne_bytes(c.try_into().expect("4 bytes"));
-                #[allow(unsafe_code)]
-                // SAFETY: as above, with words of 4 bytes: `V` is aligned to 4 and its size a
-                // multiple of 4.
-                unsafe {
-                    core::arch::x86_64::_mm_stream_si32(p.add(i), w);
-                }
-            }
-            return;
-        }
+        return;
     }
     *dst = value;
 }
@@ -127,7 +113,7 @@ mod tests {
     #[test]
     fn a_streamed_value_is_written_whole_and_alone() {
         use num_complex::Complex;
-        // Words of 8 bytes (f64 parts, keys), of 4 (f32 parts), and a type of neither shape.
+        // Words of 8 bytes (f64 parts, keys) streamed; f32 parts and bytes stored plainly.
         let mut a = [Complex::new(1.0f64, 2.0); 3];
         super::store_pod(
             &mut a[1],

@@ -545,8 +545,8 @@ const STREAM_MIN: usize = 1 << 18;
 /// State bytes (keys and amplitudes) from which a dense gate's pass counts as cold
 /// ([`PairGate::cold`]): its wide groups' write-back streams. Measured on the Intel Xeon VM
 /// (random merge f64, one thread, M states/s, streamed against not): 5e6 states (120 MB)
-/// 77.6 against 83.3, 7e6 (168 MB) 85.3 against 79.9, 1e7 86.0 against 78.8; below, the
-/// lines written were still in its last-level cache (docs/benchmarks.md, "The wide groups'
+/// 77.6 against 83.3, 7e6 (168 MB) 83.6 against 80.1, 1e7 84 against 78-80; below, the lines
+/// written were still in its last-level cache (docs/benchmarks.md, "The wide groups'
 /// write-back streamed").
 pub(crate) const COLD_BYTES: usize = 160 << 20;
 
