@@ -353,6 +353,29 @@ where
     w
 }
 
+/// The first key of the lowest window pair that holds an entry not yet visited: lower-half
+/// entries from `i` (below `mid`), upper-half ones from `j` (to the end of `keys`), in the
+/// group whose first key is `gb`, windows of `2^wb` key values.
+#[inline(always)]
+fn next_window(
+    keys: &[u64],
+    (i, mid): (usize, usize),
+    j: usize,
+    (gb, hi, wb): (u64, u32, u32),
+) -> u64 {
+    let wl = if i < mid {
+        (keys[i] - gb) >> wb
+    } else {
+        u64::MAX
+    };
+    let wu = if j < keys.len() {
+        (keys[j] - gb - (1u64 << hi)) >> wb
+    } else {
+        u64::MAX
+    };
+    gb + (wl.min(wu) << wb)
+}
+
 /// The window pairs of a wide group, lowest first: calls `f(lower, upper, lbase)` with the
 /// index ranges of the lower-half entries (of `keys[..mid]`) and the upper-half entries (of
 /// `keys[mid..]`, indices into `keys`) of each window pair that holds any, `lbase` the first
@@ -374,17 +397,7 @@ fn window_pairs(
     let half = 1u64 << wb;
     let (mut i, mut j) = (0, mid);
     while i < mid || j < n {
-        let wl = if i < mid {
-            (keys[i] - gb) >> wb
-        } else {
-            u64::MAX
-        };
-        let wu = if j < n {
-            (keys[j] - gb - b) >> wb
-        } else {
-            u64::MAX
-        };
-        let lbase = gb + (wl.min(wu) << wb);
+        let lbase = next_window(keys, (i, mid), j, (gb, hi, wb));
         let (i0, j0) = (i, j);
         while i < mid && keys[i] - lbase < half {
             i += 1;
@@ -419,19 +432,32 @@ pub(crate) fn count_wide(
         // A byte per offset, not a bit: each key is one independent store (a bitmap's word
         // gathered in a register costs a compare and a branch per key), and the count below
         // runs 64 offsets a step.
+        // The window's bounds are found by the same loop that marks its keys: one read of
+        // each key, no separate scan for the bounds ([`window_pairs`]).
         let (lower, upper) = occ[..span].split_at_mut(span / 2);
-        window_pairs(keys, mid, hi, wb, |(i0, i1), (j0, j1), lbase| {
-            for &k in &keys[i0..i1] {
-                lower[(k - lbase) as usize] = 1;
+        let mark = |occ: &mut [u8], mut i: usize, end: usize, base: u64| {
+            while i < end {
+                let d = keys[i].wrapping_sub(base) as usize;
+                if d >= occ.len() {
+                    break;
+                }
+                occ[d] = 1;
+                i += 1;
             }
-            for &k in &keys[j0..j1] {
-                upper[(k - lbase - b) as usize] = 1;
-            }
+            i
+        };
+        let n = keys.len();
+        let gb = keys[0] >> (hi + 1) << (hi + 1);
+        let (mut i, mut j) = (0, mid);
+        while i < mid || j < n {
+            let lbase = next_window(keys, (i, mid), j, (gb, hi, wb));
+            i = mark(lower, i, mid, lbase);
+            j = mark(upper, j, n, lbase + b);
             let (a, c) = count_bytes(lower, upper, lo);
             (l, h) = (l + a, h + c);
             lower.fill(0);
             upper.fill(0);
-        });
+        }
         return (l, h);
     }
     let occ = &mut occ[..span];
