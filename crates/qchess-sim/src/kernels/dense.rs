@@ -437,11 +437,12 @@ pub(crate) fn count_wide(
         let (lower, upper) = occ[..span].split_at_mut(span / 2);
         let mark = |occ: &mut [u8], mut i: usize, end: usize, base: u64| {
             while i < end {
-                let d = keys[i].wrapping_sub(base) as usize;
-                if d >= occ.len() {
+                // Compared as a key difference, before any cast that could truncate it.
+                let d = keys[i].wrapping_sub(base);
+                if d >= occ.len() as u64 {
                     break;
                 }
-                occ[d] = 1;
+                occ[d as usize] = 1;
                 i += 1;
             }
             i
