@@ -48,6 +48,12 @@ impl<T: Amplitude> Buffer<T> {
         Ok(())
     }
 
+    /// Both arrays' entries (their lengths, the same after
+    /// [`Buffer::ensure_initialized`]), to be written by index.
+    pub fn parts(&mut self) -> (&mut [u64], &mut [Complex<T>]) {
+        (&mut self.keys, &mut self.amps)
+    }
+
     /// Empties the buffer (capacity kept) for appending.
     pub fn clear(&mut self) {
         self.keys.clear();

@@ -38,6 +38,29 @@ fn forward_off() -> bool {
     false
 }
 
+/// The entries sector `i` grows by above its entries: its growth `grow[i]`, or none where
+/// `below[i]` (it grows into the room below them).
+fn growth_above(grow: &[usize], below: &[bool], i: usize) -> usize {
+    grow[i] * usize::from(!below.get(i).copied().unwrap_or(false))
+}
+
+/// State bytes from which a dense gate's wide groups read a spill (`dense::SPILL_BYTES`), or
+/// `None` for never. The tests may turn the spill off (`expand::tests::SPILL_OFF`: each
+/// wide group then moves its upper half) or on at any size (`expand::tests::SPILL_ANY`).
+fn spill_from_bytes() -> Option<usize> {
+    #[cfg(test)]
+    {
+        use std::sync::atomic::Ordering::Relaxed;
+        if expand::tests::SPILL_OFF.load(Relaxed) {
+            return None;
+        }
+        if expand::tests::SPILL_ANY.load(Relaxed) {
+            return Some(0);
+        }
+    }
+    Some(dense::SPILL_BYTES)
+}
+
 /// One sector's pair permutation (zero diagonal) as independent tasks over key ranges cut at
 /// group boundaries: a permutation keeps each range's size, so every task writes straight
 /// into its own slot of `out`. The result is the same entries in the same order as the
@@ -882,7 +905,7 @@ impl<T: Amplitude> State<T> {
         let mut flags: Vec<Vec<expand::Flags>> = Vec::new();
         let mut pieces: Vec<expand::Piece> = Vec::new();
         // Pass 1's counts for each sector's wide groups (a few words: each has 2^13 entries or more).
-        let mut wides: Vec<Vec<usize>> = Vec::new();
+        let mut wides: Vec<Vec<expand::Wide>> = Vec::new();
         let grow: Vec<usize> = if self.sectors.len() == 1 && threads > 1 && n >= PARALLEL_MIN {
             let s = &self.sectors[0];
             let ranges = pair::growing_pieces(&s.keys, gate.hi, threads);
@@ -957,7 +980,51 @@ impl<T: Amplitude> State<T> {
                     && dense::all_dense(&s.keys, gate.lo, gate.hi, T::CHEAP_ARITHMETIC)
             })
             .collect();
-        self.reserve_growth_except(&grow, &forward, more_words)?;
+        // The spill that spares the wide groups' pass 2 a move of their upper halves
+        // (`dense::expand_wide`): one part for each piece or sector run as its own task.
+        // Taken (from the pool, before the growth releases it) only in a state too large for
+        // the caches to make the move cheap (`dense::SPILL_BYTES`), where the grown state,
+        // its bitmaps and the spill stay within 1.5x the state before the gate (the peak a
+        // dense gate keeps to), and the budget has room for it beside the growth.
+        let spill_len: usize = if pieces.is_empty() {
+            wides.iter().map(|w| expand::spill_need(w)).sum()
+        } else {
+            pieces.iter().map(|p| expand::spill_need(&p.wide)).sum()
+        };
+        let before = self.state_bytes();
+        let flag_bytes = more_words
+            + flags.iter().map(|f| f.capacity() * 16).sum::<usize>()
+            + pieces
+                .iter()
+                .map(|p| p.flags.capacity() * 16)
+                .sum::<usize>();
+        let grown = before + self.growth_bytes(&grow, &forward) + flag_bytes;
+        let spare = (before + before / 2).saturating_sub(grown);
+        let mut spill = None;
+        let large = spill_from_bytes()
+            .is_some_and(|b| n.saturating_mul(crate::memory::entry_bytes::<T>()) >= b);
+        if spill_len > 0
+            && large
+            && crate::memory::buffer_bytes::<T>(spill_len) <= spare
+            && self.ask_buffers([spill_len]).is_ok()
+            && let Ok(mut b) = self.pool.take(spill_len)
+        {
+            if b.heap_bytes() <= spare && b.ensure_initialized(spill_len).is_ok() {
+                spill = Some(b);
+            } else {
+                self.pool.give(b);
+            }
+        }
+        let spill_bytes = spill.as_ref().map_or(0, Buffer::heap_bytes);
+        match self.reserve_growth_except(&grow, &forward, more_words + spill_bytes) {
+            Err(SimError::StateTooLarge { .. }) if spill.is_some() => {
+                // Without the spill it may fit.
+                spill = None;
+                self.reserve_growth_except(&grow, &forward, more_words)?;
+            }
+            r => r?,
+        }
+        let spill_bytes = spill.as_ref().map_or(0, Buffer::heap_bytes);
         for ((s, f), &e) in self.sectors.iter().zip(flags.iter_mut()).zip(&grow) {
             let need = words(s.keys.len() + e);
             f.try_reserve_exact(need.saturating_sub(f.len()))
@@ -971,6 +1038,7 @@ impl<T: Amplitude> State<T> {
         }
         // Nothing can fail from here on.
         let held = self.bytes()
+            + spill_bytes
             + flags.iter().map(|f| f.capacity() * 16).sum::<usize>()
             + pieces
                 .iter()
@@ -982,17 +1050,32 @@ impl<T: Amplitude> State<T> {
             for p in &mut pieces {
                 p.flags.resize(words(p.end - p.start + p.grow), [0; 2]);
             }
+            let spill = spill
+                .as_mut()
+                .map_or((&mut [][..], &mut [][..]), |b| b.parts());
             s.pass_in_place(n + g, |keys, amps, head| {
-                expand::expand_pieces(keys, amps, head, &mut pieces, &gate, &pre, &post)
+                expand::expand_pieces(keys, amps, head, &mut pieces, &gate, spill, &pre, &post)
             });
         } else {
+            // Each sector's part of the spill (none for a sector that runs forwards).
+            let mut parts = Vec::with_capacity(self.sectors.len());
+            let (mut sk, mut sa) = spill
+                .as_mut()
+                .map_or((&mut [][..], &mut [][..]), |b| b.parts());
+            for w in &wides {
+                let part = expand::spill_need(w).min(sk.len());
+                let (k, rest_k) = std::mem::take(&mut sk).split_at_mut(part);
+                let (a, rest_a) = std::mem::take(&mut sa).split_at_mut(part);
+                (sk, sa) = (rest_k, rest_a);
+                parts.push((k, a));
+            }
             self.sectors
                 .par_iter_mut()
                 .zip(flags.par_iter_mut())
-                .zip(wides.par_iter())
+                .zip(wides.par_iter().zip(parts.into_par_iter()))
                 .zip(grow.par_iter())
                 .zip(forward.par_iter())
-                .for_each(|((((s, f), wide), &e), &fwd)| {
+                .for_each(|((((s, f), (wide, spill)), &e), &fwd)| {
                     let len = s.keys.len();
                     if e == 0 && len == 0 {
                         return;
@@ -1022,9 +1105,13 @@ impl<T: Amplitude> State<T> {
                     // are joined in place while the room below stays small, else moved
                     // down to 0 with the room below given back.
                     s.pass_in_place(len + e, |keys, amps, head| {
+                        let wide = (&wide[..], spill);
                         expand::expand_raised(keys, amps, head, len, &gate, f, wide, &pre, &post)
                     });
                 });
+        }
+        if let Some(b) = spill {
+            self.pool.give(b);
         }
         self.finish_pass();
         Ok(())
@@ -1050,7 +1137,6 @@ impl<T: Amplitude> State<T> {
         extra: usize,
     ) -> Result<(), SimError> {
         let (n, g) = (self.len(), grow.iter().sum::<usize>());
-        let above = |i: usize| grow[i] * usize::from(!below.get(i).copied().unwrap_or(false));
         if n + g > self.cap {
             return Err(SimError::CapExceeded {
                 needed: n + g,
@@ -1058,22 +1144,29 @@ impl<T: Amplitude> State<T> {
             });
         }
         self.pool.clear();
-        let growth: usize = (self.sectors.iter().enumerate())
-            .map(|(i, s)| {
-                let e = above(i);
-                s.keys.growth_for(e) * 8
-                    + s.amps.growth_for(e) * std::mem::size_of::<Complex<T>>()
-                    + s.rounding_bytes(e)
-            })
-            .sum();
+        let growth = self.growth_bytes(grow, below);
         self.ask(growth + extra)?;
         for (i, s) in self.sectors.iter_mut().enumerate() {
-            let e = above(i);
+            let e = growth_above(grow, below, i);
             let states = s.keys.len() + e;
             let oom = |_| SimError::OutOfMemory { states };
             s.reserve(e).map_err(oom)?;
         }
         Ok(())
+    }
+
+    /// The bytes [`State::reserve_growth_except`] reserves for these growths: each sector's
+    /// arrays grown by its growth (none for those flagged in `below`), the rounding to whole
+    /// pages included.
+    fn growth_bytes(&self, grow: &[usize], below: &[bool]) -> usize {
+        (self.sectors.iter().enumerate())
+            .map(|(i, s)| {
+                let e = growth_above(grow, below, i);
+                s.keys.growth_for(e) * 8
+                    + s.amps.growth_for(e) * std::mem::size_of::<Complex<T>>()
+                    + s.rounding_bytes(e)
+            })
+            .sum()
     }
 
     /// The dense gate by `kernels::spread` when its higher bit is clear in every key (a split
@@ -1234,8 +1327,9 @@ impl<T: Amplitude> State<T> {
             .zip(by_sector.par_iter_mut())
             .for_each(|(s, pieces)| {
                 let len = s.keys.len();
+                let no_spill = (&mut [][..], &mut [][..]);
                 s.pass_in_place(len, |keys, amps, head| {
-                    expand::expand_pieces(keys, amps, head, pieces, gate, pre, post)
+                    expand::expand_pieces(keys, amps, head, pieces, gate, no_spill, pre, post)
                 });
             });
         #[cfg(test)]
@@ -1513,6 +1607,80 @@ mod tests {
         let (_, _, mut more) = grown(n / 2 + 300_000);
         more.trim(n);
         assert_eq!((more.keys.capacity(), more.amps.capacity()), (n, n));
+    }
+
+    /// The bench's random merge at 1e6 (wide groups for its higher bit, whose lower halves
+    /// grow into their upper halves' places) reads the lowest entries of each upper half
+    /// from a spill (`dense::expand_wide`) and gives bit for bit the state it gives with the
+    /// spill off (each upper half moved up instead), on one thread and on two (in pieces),
+    /// within 1.5x the state before it; the spill goes back to the pool. With the smallest
+    /// budget the merge fits in without a spill, it runs without one, the same bits again.
+    /// (The state is below `dense::SPILL_BYTES`: the test turns the spill on at any size.)
+    #[test]
+    fn a_wide_gate_spills_within_its_peak_and_its_budget() {
+        use crate::Controls;
+        use std::sync::atomic::Ordering;
+        let n = 1_000_000;
+        let base = crate::bench::random_state::<f64>(n).expect("state");
+        let (lo, mid, hi) = crate::bench::qubits(n);
+        let merged = |budget: usize| {
+            let mut s = base.try_clone(0).expect("copy").with_memory_budget(budget);
+            s.merge(lo, hi, mid, Controls::NONE).map(|()| s)
+        };
+        let same = |a: &State<f64>, b: &State<f64>| {
+            let bits = |s: &State<f64>| -> Vec<(u64, u64, u64)> {
+                (s.sectors.iter())
+                    .flat_map(|x| x.keys.iter().zip(x.amps.iter()))
+                    .map(|(&k, v)| (k, v.re.to_bits(), v.im.to_bits()))
+                    .collect()
+            };
+            bits(a) == bits(b)
+        };
+        let ample = 4 * base.bytes();
+        // 24 MB: below `dense::SPILL_BYTES`, where the state would move the halves.
+        expand::tests::SPILL_ANY.store(true, Ordering::Relaxed);
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("pool");
+            pool.install(|| {
+                expand::tests::SPILL_OFF.store(true, Ordering::Relaxed);
+                let moved = merged(ample).expect("merge");
+                expand::tests::SPILL_OFF.store(false, Ordering::Relaxed);
+                let before = expand::tests::SPILLED.load(Ordering::Relaxed);
+                let spilled = merged(ample).expect("merge");
+                assert!(expand::tests::SPILLED.load(Ordering::Relaxed) > before);
+                assert!(spilled.len() > n, "the merge created entries");
+                assert!(same(&moved, &spilled), "{threads} threads");
+                assert!(
+                    spilled.peak_bytes() > moved.peak_bytes()
+                        && 2 * spilled.peak_bytes() <= 3 * base.bytes(),
+                    "peak {} (without the spill {}) for a state of {}",
+                    spilled.peak_bytes(),
+                    moved.peak_bytes(),
+                    base.bytes()
+                );
+                assert!(spilled.pool.heap_bytes() > 0, "the spill is kept for reuse");
+            });
+        }
+        // The smallest budget the merge fits in with the spill off (to 1 KB).
+        expand::tests::SPILL_OFF.store(true, Ordering::Relaxed);
+        let (mut short, mut enough) = (base.bytes(), ample);
+        while enough - short > 1000 {
+            let b = short + (enough - short) / 2;
+            if merged(b).is_ok() {
+                enough = b;
+            } else {
+                short = b;
+            }
+        }
+        let moved = merged(enough).expect("merge");
+        assert!(merged(short).is_err());
+        expand::tests::SPILL_OFF.store(false, Ordering::Relaxed);
+        let tight = merged(enough).expect("the merge runs without the spill");
+        expand::tests::SPILL_ANY.store(false, Ordering::Relaxed);
+        assert!(same(&moved, &tight));
     }
 
     /// A pass buffer is asked of the budget at the capacity the pool reserves for it, the

@@ -476,6 +476,15 @@ pub(crate) fn count_wide(
     (l, h)
 }
 
+/// The entries of a wide group's upper half that pass 2 copies aside ([`expand_wide`]) when
+/// the lower half's output place reaches `room` entries into the upper half's input (`n_up`
+/// entries): those `room`, if fewer than the whole half; else none (the half is moved up, as
+/// many entries either way). `room` is the growth below the group's upper half: pass 1's
+/// count of the group's new `lo` entries plus all the growth of the groups below it.
+pub(crate) fn spill_len(room: usize, n_up: usize) -> usize {
+    if room < n_up { room } else { 0 }
+}
+
 /// Pass 2 of a wide group `[start, end)` (upper half from `mid`, with [`window_bits`] `wb < hi`),
 /// in place below `w` as [`expand_group`], given `lo_singles`, pass 1's count of its `lo`
 /// entries without partner (the new `hi` entries). Returns the new `w` and, if entries of the
@@ -483,10 +492,12 @@ pub(crate) fn count_wide(
 ///
 /// The two halves' outputs are written at once, window pair by window pair from the top, the
 /// upper half's downwards from `w` and the lower half's downwards from the top of its place
-/// (its size before cancellations is known from pass 1). So that the lower half's outputs
-/// never land on upper-half entries not yet read, the upper half is first moved up to the
-/// bottom of its own output's place; then every output lands at or above its input, as in
-/// `expand_top`.
+/// (its size before cancellations is known from pass 1), `room` entries above the upper
+/// half's first entry. So that the lower half's outputs never land on upper-half entries not
+/// yet read, those `room` lowest entries of the upper half are first copied to `spill` (when
+/// it holds [`spill_len`] of them) and read from there; without a spill the whole upper half
+/// is moved up by `room` instead (a memmove of every entry of it: about a tenth of a random
+/// merge at 1e7). Then every output lands at or above its input, as in `expand_top`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn expand_wide<T, Pre, Post>(
     keys: &mut [u64],
@@ -496,6 +507,7 @@ pub(crate) fn expand_wide<T, Pre, Post>(
     (gate, wb): (&PairGate<T>, u32),
     lo_singles: usize,
     scratch: &mut Scratch<T>,
+    spill: (&mut [u64], &mut [Complex<T>]),
     pre: &Pre,
     post: &Post,
 ) -> (usize, Option<(usize, usize)>)
@@ -507,10 +519,25 @@ where
     let n_up = end - mid;
     let u_bottom = w - n_up - lo_singles;
     debug_assert!(u_bottom >= mid);
-    if u_bottom > mid {
-        keys.copy_within(mid..end, u_bottom);
-        amps.copy_within(mid..end, u_bottom);
-    }
+    // The upper half's entries: `[u_bottom, u_top)` of the arrays, below them `sk` / `sa`.
+    let room = u_bottom - mid;
+    let aside = spill_len(room, n_up);
+    let (sk, sa): (&[u64], &[Complex<T>]) = if aside > 0 && spill.0.len() >= aside {
+        #[cfg(test)]
+        crate::kernels::expand::tests::SPILLED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let (sk, sa) = (&mut spill.0[..aside], &mut spill.1[..aside]);
+        sk.copy_from_slice(&keys[mid..u_bottom]);
+        sa.copy_from_slice(&amps[mid..u_bottom]);
+        (sk, sa)
+    } else {
+        if room > 0 {
+            keys.copy_within(mid..end, u_bottom);
+            amps.copy_within(mid..end, u_bottom);
+        }
+        (&[], &[])
+    };
+    let u_top = if sk.is_empty() { u_bottom + n_up } else { end };
+    let mut rs = sk.len();
     let layout = Layout::new(gate.lo, wb);
     let span = layout.span;
     let half = span / 2;
@@ -529,25 +556,27 @@ where
     if stream {
         crate::kernels::expand::tests::STREAMED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
-    let (mut ru, mut rl) = (u_bottom + n_up, mid);
+    let (mut ru, mut rl) = (u_top, mid);
     let (mut wu, mut wl) = (w, u_bottom);
     loop {
         let top_l = (rl > start).then(|| (keys[rl - 1] - gb) >> wb);
-        let top_u = (ru > u_bottom).then(|| (keys[ru - 1] - gb - b) >> wb);
+        let top_u = if ru > u_bottom {
+            Some((keys[ru - 1] - gb - b) >> wb)
+        } else {
+            (rs > 0).then(|| (sk[rs - 1] - gb - b) >> wb)
+        };
         let Some(win) = top_l.max(top_u) else {
             break;
         };
         let lbase = gb + (win << wb);
         let ubase = lbase + b;
-        ru = scatter_down(
-            keys,
-            amps,
-            (u_bottom, ru),
-            (ubase, half),
-            layout,
-            &mut sc,
-            pre,
-        );
+        let upper = (ubase, half);
+        if ru > u_bottom {
+            ru = scatter_down(keys, amps, (u_bottom, ru), upper, layout, &mut sc, pre);
+        }
+        if ru == u_bottom && rs > 0 {
+            rs = scatter_down(sk, sa, (0, rs), upper, layout, &mut sc, pre);
+        }
         rl = scatter_down(keys, amps, (start, rl), (lbase, 0), layout, &mut sc, pre);
         apply_quarters(layout, lbase, gate, &mut sc);
         let (up, low) = ((half / 64, span / 64), (0, half / 64));
@@ -576,6 +605,15 @@ const STREAM_MIN: usize = 1 << 18;
 /// written were still in its last-level cache (docs/benchmarks.md, "The wide groups'
 /// write-back streamed").
 pub(crate) const COLD_BYTES: usize = 160 << 20;
+
+/// State bytes (keys and amplitudes) from which a dense gate's wide groups read the lowest
+/// entries of their upper halves from a spill instead of moving the halves up
+/// ([`expand_wide`], `State::apply_dense_in_place`). Measured on the Intel Xeon VM (random
+/// merge f64, one thread, M states/s, spilled against moved): 1e6 states (24 MB) 100.0
+/// against 105.7, 3e6 (72 MB) 83.1 against 85.2, 5e6 (120 MB) 83.1 against 81.2, 7e6 91.9
+/// against 87.5, 1e7 91.0-93.9 against 88.2-88.4; in a state the caches largely hold the
+/// move is cheap (docs/benchmarks.md, "The wide groups' upper halves read from a spill").
+pub(crate) const SPILL_BYTES: usize = 100 << 20;
 
 /// The scratch's three arrays, cut to one span.
 struct Slices<'a, T> {

@@ -139,19 +139,39 @@ fn set_bits(
     count
 }
 
+/// Pass 1's counts for one wide group (`dense::window_bits` below `hi`), for its pass 2
+/// (`dense::expand_wide`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Wide {
+    /// Its `lo` entries without partner: the `hi` entries the gate creates in it.
+    pub lo_singles: usize,
+    /// Its upper half's entries that pass 2 reads from a spill ([`dense::spill_len`]).
+    pub spill: usize,
+}
+
+/// The spill a run's pass 2 needs: the largest of its wide groups' (`wide`, from
+/// [`mark_unpartnered`]); pass 2 runs them one after the other.
+pub(crate) fn spill_need(wide: &[Wide]) -> usize {
+    wide.iter().map(|w| w.spill).max().unwrap_or(0)
+}
+
+/// A spill for pass 2's wide groups ([`spill_need`] entries, or empty: then each moves its
+/// upper half instead).
+pub(crate) type Spill<'a, T> = (&'a mut [u64], &'a mut [Complex<T>]);
+
 /// Sets, in `flags` (bit `i` for key index `i`), the pair entries of `keys` whose partner is
 /// absent and the `lo` entries of partnered pairs, and returns how many are unpartnered: a
 /// dense gate adds exactly that many entries before cancellations. `flags` must be zero on
 /// entry. Groups that `dense::window_bits` routes to the scratch kernels (`scratch_ok`: the
 /// amplitude type's `CHEAP_ARITHMETIC`, which pass 2 passes the same way) are only counted,
-/// and the wide ones' counts of new `hi` entries are pushed to `wide`, for pass 2.
+/// and the wide ones' counts are pushed to `wide`, for pass 2.
 pub(crate) fn mark_unpartnered(
     keys: &[u64],
     lo: u32,
     hi: u32,
     cond: Cond,
     flags: &mut [Flags],
-    wide: &mut Vec<usize>,
+    wide: &mut Vec<Wide>,
     scratch_ok: bool,
 ) -> usize {
     let a = 1u64 << lo;
@@ -176,8 +196,13 @@ pub(crate) fn mark_unpartnered(
             let group = &keys[start..end];
             let (l, h) = dense::count_wide(group, mid - start, (lo, hi, wb), cond, &mut occ);
             if wb < hi {
-                // At least 2^13 entries per wide group: a few words in all.
-                wide.push(l);
+                // At least 2^13 entries per wide group: a few words in all. Pass 2 writes
+                // the group's lower half below `w - (end - mid) - l`, where `w - end` is the
+                // growth up to this group's end: that much (`singles + h`) above `mid`.
+                wide.push(Wide {
+                    lo_singles: l,
+                    spill: dense::spill_len(singles + h, end - mid),
+                });
             }
             singles += l + h;
             return;
@@ -463,7 +488,7 @@ pub(crate) fn expand_raised<T, Pre, Post>(
     n: usize,
     gate: &PairGate<T>,
     flags: &mut [Flags],
-    wide: &[usize],
+    (wide, spill): (&[Wide], Spill<'_, T>),
     pre: Pre,
     post: Post,
 ) -> (usize, usize)
@@ -473,7 +498,7 @@ where
     Post: Fn(u64, Complex<T>) -> Complex<T>,
 {
     let (live_k, live_a) = (&mut keys[head..], &mut amps[head..]);
-    let mut segments = expand_top(live_k, live_a, n, gate, flags, wide, pre, post);
+    let mut segments = expand_top(live_k, live_a, n, gate, flags, (wide, spill), pre, post);
     if let [(from, to)] = segments[..] {
         return (head + from, to - from);
     }
@@ -566,7 +591,7 @@ pub(crate) struct Piece {
     pub grow: usize,
     pub flags: Vec<Flags>,
     /// Pass 1's counts for the piece's wide groups (`mark_unpartnered`'s `wide`).
-    pub wide: Vec<usize>,
+    pub wide: Vec<Wide>,
 }
 
 /// [`expand_raised`] of a run cut into `pieces` (consecutive, from 0 to the input length `n`
@@ -585,6 +610,7 @@ pub(crate) fn expand_pieces<T, Pre, Post>(
     head: usize,
     pieces: &mut [Piece],
     gate: &PairGate<T>,
+    spill: Spill<'_, T>,
     pre: &Pre,
     post: &Post,
 ) -> (usize, usize)
@@ -609,20 +635,27 @@ where
             amps.copy_within(p.start..p.end, p.start + shift);
         }
     }
-    // Disjoint regions, one task each.
+    // Disjoint regions, one task each, and each its part of the spill (its [`spill_need`], or
+    // none once the spill runs short).
     let mut tasks = Vec::with_capacity(pieces.len());
     let (mut ks, mut vs) = (&mut *keys, &mut *amps);
+    let (mut sk, mut sa) = spill;
     for p in pieces.iter_mut() {
         let size = p.end - p.start + p.grow;
         let (k, kr) = std::mem::take(&mut ks).split_at_mut(size);
         let (v, vr) = std::mem::take(&mut vs).split_at_mut(size);
         (ks, vs) = (kr, vr);
-        tasks.push((k, v, p));
+        let part = spill_need(&p.wide);
+        let part = if part <= sk.len() { part } else { 0 };
+        let (k_spill, rest_k) = std::mem::take(&mut sk).split_at_mut(part);
+        let (a_spill, rest_a) = std::mem::take(&mut sa).split_at_mut(part);
+        (sk, sa) = (rest_k, rest_a);
+        tasks.push((k, v, p, (k_spill, a_spill)));
     }
     let tops: Vec<(Vec<(usize, usize)>, usize)> = tasks
         .into_par_iter()
         .with_max_len(1)
-        .map(|(k, v, p)| {
+        .map(|(k, v, p, spill)| {
             let segments = if p.end > p.start {
                 expand_top(
                     k,
@@ -630,7 +663,7 @@ where
                     p.end - p.start,
                     gate,
                     &mut p.flags,
-                    &p.wide,
+                    (&p.wide, spill),
                     pre,
                     post,
                 )
@@ -672,7 +705,7 @@ fn shrink_forward<T, Pre, Post>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
     gate: &PairGate<T>,
-    wide: &[usize],
+    wide: &[Wide],
     pre: Pre,
     post: Post,
 ) -> usize
@@ -713,7 +746,8 @@ where
                 );
                 (from, None)
             } else {
-                let lo_singles = wide[wide_next];
+                // It creates nothing: no room below the upper half's output, no spill.
+                let lo_singles = wide[wide_next].lo_singles;
                 wide_next += 1;
                 // Written in its own place and moved down at once: not streamed, so the move
                 // reads it from the cache.
@@ -722,8 +756,9 @@ where
                     ..*gate
                 };
                 let (group, gate_w) = ((start, mid, end), (&warm, wb));
+                let no_spill = (&mut [][..], &mut [][..]);
                 dense::expand_wide(
-                    keys, amps, group, end, gate_w, lo_singles, scratch, &pre, &post,
+                    keys, amps, group, end, gate_w, lo_singles, scratch, no_spill, &pre, &post,
                 )
             };
             let (g0, g1) = gap.unwrap_or((end, end));
@@ -793,7 +828,7 @@ fn expand_top<T, Pre, Post>(
     n: usize,
     gate: &PairGate<T>,
     flags: &mut [Flags],
-    wide: &[usize],
+    (wide, spill): (&[Wide], Spill<'_, T>),
     pre: Pre,
     post: Post,
 ) -> Vec<(usize, usize)>
@@ -843,10 +878,11 @@ where
                 );
             } else {
                 wide_left -= 1;
-                let (lo_singles, group) = (wide[wide_left], (start, mid, end));
+                let (lo_singles, group) = (wide[wide_left].lo_singles, (start, mid, end));
                 let (gate_w, pre, post) = ((gate, wb), &pre, &post);
+                let spill = (&mut *spill.0, &mut *spill.1);
                 let (new_w, gap) = dense::expand_wide(
-                    keys, amps, group, w, gate_w, lo_singles, scratch, pre, post,
+                    keys, amps, group, w, gate_w, lo_singles, scratch, spill, pre, post,
                 );
                 if let Some((from, to)) = gap {
                     segments.push((to, top));
@@ -983,6 +1019,21 @@ pub(crate) mod tests {
     /// Turns the state-level path without pass 1 (`State::try_shrink`) off, so the general
     /// path runs instead, for the comparison of the two.
     pub(crate) static SHRINK_OFF: std::sync::atomic::AtomicBool =
+        std::sync::atomic::AtomicBool::new(false);
+
+    /// Wide groups whose upper half's lowest entries were read from a spill
+    /// (`dense::expand_wide`) instead of the half being moved up.
+    pub(crate) static SPILLED: std::sync::atomic::AtomicUsize =
+        std::sync::atomic::AtomicUsize::new(0);
+
+    /// Turns the state's spill for wide groups off (`State::apply_dense_in_place`), so that
+    /// each moves its upper half.
+    pub(crate) static SPILL_OFF: std::sync::atomic::AtomicBool =
+        std::sync::atomic::AtomicBool::new(false);
+
+    /// Lets the state's wide groups read a spill at any state size, not only from
+    /// `dense::SPILL_BYTES` (unless [`SPILL_OFF`]).
+    pub(crate) static SPILL_ANY: std::sync::atomic::AtomicBool =
         std::sync::atomic::AtomicBool::new(false);
 
     /// Turns the forward pass into the room below a sector's entries
@@ -1346,6 +1397,21 @@ pub(crate) mod tests {
         a.resize(len, Complex::new(f64::NAN, f64::NAN));
     }
 
+    thread_local! {
+        /// Whether [`in_place`] and [`in_pieces`] on this thread give the pass no spill.
+        static NO_SPILL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// A spill of `len` entries for pass 2's wide groups, or none under [`NO_SPILL`]; its
+    /// values are garbage no pass may read before writing.
+    fn spill_for(len: usize) -> (Vec<u64>, Vec<Complex<f64>>) {
+        let len = if NO_SPILL.get() { 0 } else { len };
+        (
+            vec![u64::MAX; len],
+            vec![Complex::new(f64::NAN, f64::NAN); len],
+        )
+    }
+
     /// Runs the in-place kernel on a copy of the run and returns its output.
     fn in_place(
         keys: &[u64],
@@ -1365,7 +1431,9 @@ pub(crate) mod tests {
         // (`Lane::grow_stale`): the pass must write every slot of it before it reads it.
         grow_with_garbage(&mut k, &mut a, n + g);
         flags.resize((n + g).div_ceil(64) + 1, [0; 2]);
-        let (from, len) = expand_raised(&mut k, &mut a, 0, n, gate, &mut flags, &wide, pre, post);
+        let (mut sk, mut sa) = spill_for(spill_need(&wide));
+        let spill = (&wide[..], (&mut sk[..], &mut sa[..]));
+        let (from, len) = expand_raised(&mut k, &mut a, 0, n, gate, &mut flags, spill, pre, post);
         // Output left above 0 ends at the top, only the room of cancelled entries below it,
         // or (segments joined in place) has little room below it.
         assert!(
@@ -1416,7 +1484,9 @@ pub(crate) mod tests {
         let g: usize = pieces.iter().map(|p| p.grow).sum();
         let (mut k, mut a) = (keys.to_vec(), amps.to_vec());
         grow_with_garbage(&mut k, &mut a, keys.len() + g);
-        let (from, len) = expand_pieces(&mut k, &mut a, 0, &mut pieces, gate, &pre, &post);
+        let (mut sk, mut sa) = spill_for(pieces.iter().map(|p| spill_need(&p.wide)).sum());
+        let spill = (&mut sk[..], &mut sa[..]);
+        let (from, len) = expand_pieces(&mut k, &mut a, 0, &mut pieces, gate, spill, &pre, &post);
         assert!(
             from == 0 || from * Lane::<u64>::SETTLE_SHARE <= len,
             "the output's place"
@@ -1432,21 +1502,16 @@ pub(crate) mod tests {
     pub(crate) static STREAMED: std::sync::atomic::AtomicUsize =
         std::sync::atomic::AtomicUsize::new(0);
 
-    /// A cold pass (the write-back of its wide groups streamed by non-temporal stores) gives
-    /// bit for bit what the same pass gives with ordinary stores: a random run of about 830 000
-    /// entries over 21 bits (two wide groups for bit 19, each above the streaming size), the
-    /// bench's amplitudes (1 or i, so partnered pairs cancel and the halves' outputs leave
-    /// gaps), a merge and a split, plain and in pieces.
-    #[test]
-    fn a_cold_pass_streams_the_same_bits() {
-        use std::sync::atomic::Ordering;
-        let mut seed = 11u64;
+    /// A random run of about 830 000 entries over 21 bits: two wide groups for bit 19, each
+    /// above the streaming size. Amplitudes 1 or i, as the bench's, so that partnered pairs
+    /// cancel and the halves' outputs leave gaps.
+    fn wide_run(mut seed: u64) -> (Vec<u64>, Vec<Complex<f64>>) {
         let mut keys: Vec<u64> = (0..1usize << 20)
             .map(|_| splitmix(&mut seed) & ((1 << 21) - 1))
             .collect();
         keys.sort_unstable();
         keys.dedup();
-        let amps: Vec<Complex<f64>> = keys
+        let amps = keys
             .iter()
             .map(|_| {
                 if splitmix(&mut seed) & 1 == 1 {
@@ -1456,6 +1521,59 @@ pub(crate) mod tests {
                 }
             })
             .collect();
+        (keys, amps)
+    }
+
+    /// Whether two outputs are the same entries, bit for bit.
+    fn same_bits(a: &(Vec<u64>, Vec<Complex<f64>>), b: (&[u64], &[Complex<f64>])) -> bool {
+        a.0 == b.0
+            && a.1.len() == b.1.len()
+            && (a.1.iter().zip(b.1))
+                .all(|(x, y)| x.re.to_bits() == y.re.to_bits() && x.im.to_bits() == y.im.to_bits())
+    }
+
+    /// A wide group whose upper half's lowest entries pass 2 reads from a spill
+    /// (`dense::expand_wide`) gives bit for bit what it gives when the half is moved up
+    /// instead: [`wide_run`], a merge and a split (the lower halves grow, so their output
+    /// places reach into the upper halves), with and without phases, plain and in pieces.
+    #[test]
+    fn a_spilled_upper_half_gives_the_same_bits() {
+        use std::sync::atomic::Ordering;
+        let (keys, amps) = wide_run(12);
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        let none = Cond {
+            mask: 0,
+            value: 0,
+            any: 0,
+        };
+        let post = |k: u64, v: Complex<f64>| if (k >> 5) & 1 == 1 { v * -1.0 } else { v };
+        for (off, phased) in [(h, false), (-h, true)] {
+            let gate = PairGate::new(3, 19, none, Complex::new(h, 0.0), Complex::new(0.0, off));
+            let post = |k: u64, v: Complex<f64>| if phased { post(k, v) } else { v };
+            NO_SPILL.set(true);
+            let moved = in_place(&keys, &amps, &gate, |_, v| v, post);
+            let (pk, pa, _) = in_pieces(&keys, &amps, &gate, |_, v| v, post, 2);
+            NO_SPILL.set(false);
+            assert!(moved.0.len() > keys.len(), "the gate created entries");
+            assert!(same_bits(&moved, (&pk, &pa)));
+            let before = SPILLED.load(Ordering::Relaxed);
+            let spilled = in_place(&keys, &amps, &gate, |_, v| v, post);
+            assert!(SPILLED.load(Ordering::Relaxed) > before, "a spill was read");
+            assert!(same_bits(&moved, (&spilled.0, &spilled.1)));
+            let (pk, pa, _) = in_pieces(&keys, &amps, &gate, |_, v| v, post, 2);
+            assert!(same_bits(&moved, (&pk, &pa)));
+        }
+    }
+
+    /// A cold pass (the write-back of its wide groups streamed by non-temporal stores) gives
+    /// bit for bit what the same pass gives with ordinary stores: a random run of about 830 000
+    /// entries over 21 bits (two wide groups for bit 19, each above the streaming size), the
+    /// bench's amplitudes (1 or i, so partnered pairs cancel and the halves' outputs leave
+    /// gaps), a merge and a split, plain and in pieces.
+    #[test]
+    fn a_cold_pass_streams_the_same_bits() {
+        use std::sync::atomic::Ordering;
+        let (keys, amps) = wide_run(11);
         let h = std::f64::consts::FRAC_1_SQRT_2;
         let none = Cond {
             mask: 0,
@@ -1742,7 +1860,7 @@ mod timing {
                     n,
                     &gate,
                     &mut flags,
-                    &wide,
+                    (&wide, (&mut [], &mut [])),
                     |_, v| v,
                     |_, v| v,
                 );
@@ -1790,7 +1908,17 @@ mod timing {
                     a.resize(n + g, Complex::new(0.0, 0.0));
                     let t = std::time::Instant::now();
                     let (_, len) = pool.install(|| {
-                        expand_pieces(&mut k, &mut a, 0, &mut pieces, &gate, &|_, v| v, &|_, v| v)
+                        let none = (&mut [][..], &mut [][..]);
+                        expand_pieces(
+                            &mut k,
+                            &mut a,
+                            0,
+                            &mut pieces,
+                            &gate,
+                            none,
+                            &|_, v| v,
+                            &|_, v| v,
+                        )
                     });
                     let t2 = t.elapsed();
                     eprintln!(
