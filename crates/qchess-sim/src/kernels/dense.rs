@@ -32,7 +32,7 @@
 use crate::amplitude::Amplitude;
 use crate::kernels::pair::{GroupWalk, PairGate};
 use crate::key::Cond;
-use crate::prefetch::{AHEAD, prefetch};
+use crate::prefetch::{AHEAD, KEYS_PER_LINE, prefetch};
 use num_complex::Complex;
 
 /// Groups up to `2^MAX_SPAN_BITS` key values wide may be expanded densely (512 KiB of f64
@@ -546,12 +546,8 @@ where
     scratch.fit(span);
     let mut sc = scratch.slices(span);
     // The write-back streams past the caches (non-temporal stores, no read for ownership)
-    // for f64 entries of a large group in a state the caches cannot hold (`gate.cold`): the
-    // lines it writes were last touched a whole state's traffic ago.
-    let stream = gate.cold
-        && std::mem::size_of::<Complex<T>>() == 16
-        && T::as_words(&amps[..0]).is_some()
-        && end - start >= STREAM_MIN;
+    // where the lines it writes were last touched a whole state's traffic ago.
+    let stream = streams(gate, amps, end - start);
     #[cfg(test)]
     if stream {
         crate::kernels::expand::tests::STREAMED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -594,9 +590,121 @@ where
     (wl, (wu > u_bottom).then_some((u_bottom, wu)))
 }
 
+/// Pass 2 of a wide group `[start, end)` whose upper half is empty (no key of it has bit
+/// `hi` set: the top group of a state whose keys stop below its upper half), in place below
+/// `w`, given `lo_singles`, pass 1's count of its `lo` entries (where the condition holds):
+/// each of them has no partner, so it is kept times the diagonal and copied `2^hi - 2^lo`
+/// up times the off-diagonal, and every other entry keeps its value; nothing can cancel,
+/// so no entry goes through the scratch. One backward stream in, two out (the new `hi`
+/// entries from `w` down, streamed past the caches as [`expand_wide`]'s write-back is, and
+/// the rest below them). Each value is the product [`step`] computes for a slot
+/// pair with one entry, so the output is bit for bit the scratch kernels'. Returns the new
+/// `w`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn expand_wide_lower<T, Pre, Post>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    (start, end): (usize, usize),
+    w: usize,
+    gate: &PairGate<T>,
+    lo_singles: usize,
+    pre: &Pre,
+    post: &Post,
+) -> usize
+where
+    T: Amplitude,
+    Pre: Fn(u64, Complex<T>) -> Complex<T>,
+    Post: Fn(u64, Complex<T>) -> Complex<T>,
+{
+    #[cfg(test)]
+    crate::kernels::expand::tests::LOWER_ONLY.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let stream = streams(gate, amps, end - start);
+    #[cfg(test)]
+    if stream {
+        crate::kernels::expand::tests::STREAMED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    if stream {
+        lower_only::<T, Pre, Post, true>(keys, amps, (start, end), w, gate, lo_singles, pre, post)
+    } else {
+        lower_only::<T, Pre, Post, false>(keys, amps, (start, end), w, gate, lo_singles, pre, post)
+    }
+}
+
+/// [`expand_wide_lower`], its stores streamed or not.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn lower_only<T, Pre, Post, const STREAM: bool>(
+    keys: &mut [u64],
+    amps: &mut [Complex<T>],
+    (start, end): (usize, usize),
+    w: usize,
+    gate: &PairGate<T>,
+    lo_singles: usize,
+    pre: &Pre,
+    post: &Post,
+) -> usize
+where
+    T: Amplitude,
+    Pre: Fn(u64, Complex<T>) -> Complex<T>,
+    Post: Fn(u64, Complex<T>) -> Complex<T>,
+{
+    let (a, delta) = (1u64 << gate.lo, (1u64 << gate.hi) - (1u64 << gate.lo));
+    let (d, o) = (gate.diag, gate.off);
+    // The new `hi` entries from `w` down, streamed where `STREAM`: they land at least the
+    // group's growth above the entry read. The others below them, with ordinary stores:
+    // they may land on the very lines just read (in pieces, where the growth below the group
+    // is not in its region), and a non-temporal store to a cached line is very slow
+    // (measured: two threads at 1e7, 19 M states/s against 108). Both land at or above the
+    // entry read: `w - lo_singles` is at least `end` (the group's growth is `lo_singles`).
+    let put_hi = |keys: &mut [u64], amps: &mut [Complex<T>], at: usize, k: u64, v: Complex<T>| {
+        if STREAM {
+            put_streamed((&mut keys[at], &mut amps[at]), k, v);
+        } else {
+            (keys[at], amps[at]) = (k, v);
+        }
+    };
+    let (mut wu, mut wl) = (w, w - lo_singles);
+    debug_assert!(wl >= end);
+    let mut r = end;
+    while r > start {
+        r -= 1;
+        if r % KEYS_PER_LINE == 0 {
+            prefetch(keys, r.wrapping_sub(AHEAD));
+        }
+        prefetch(amps, r.wrapping_sub(AHEAD));
+        let k = keys[r];
+        let v = pre(k, amps[r]);
+        if k & a != 0 && gate.cond.holds(k) {
+            let kh = k + delta;
+            wu -= 1;
+            put_hi(keys, amps, wu, kh, post(kh, o * v));
+            wl -= 1;
+            (keys[wl], amps[wl]) = (k, post(k, d * v));
+        } else {
+            wl -= 1;
+            (keys[wl], amps[wl]) = (k, post(k, v));
+        }
+    }
+    debug_assert_eq!(wu, w - lo_singles);
+    if STREAM {
+        crate::stream::fence();
+    }
+    wl
+}
+
+/// Whether a wide group's write-back of `entries` entries streams past the caches
+/// (non-temporal stores): f64 entries of a large group in a state the caches cannot hold
+/// (`gate.cold`), whose lines were last touched a whole state's traffic ago.
+fn streams<T: Amplitude>(gate: &PairGate<T>, amps: &[Complex<T>], entries: usize) -> bool {
+    gate.cold
+        && std::mem::size_of::<Complex<T>>() == 16
+        && T::as_words(&amps[..0]).is_some()
+        && entries >= STREAM_MIN
+}
+
 /// Entries from which a wide group's write-back streams ([`expand_wide`]): a group much
 /// larger than a core's L2.
-const STREAM_MIN: usize = 1 << 18;
+pub(crate) const STREAM_MIN: usize = 1 << 18;
 
 /// State bytes (keys and amplitudes) from which a dense gate's pass counts as cold
 /// ([`PairGate::cold`]): its wide groups' write-back streams. Measured on the Intel Xeon VM

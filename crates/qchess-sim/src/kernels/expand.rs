@@ -880,15 +880,21 @@ where
                 wide_left -= 1;
                 let (lo_singles, group) = (wide[wide_left].lo_singles, (start, mid, end));
                 let (gate_w, pre, post) = ((gate, wb), &pre, &post);
-                let spill = (&mut *spill.0, &mut *spill.1);
-                let (new_w, gap) = dense::expand_wide(
-                    keys, amps, group, w, gate_w, lo_singles, scratch, spill, pre, post,
-                );
-                if let Some((from, to)) = gap {
-                    segments.push((to, top));
-                    top = from;
+                if mid == end {
+                    // No upper half: no partner, nothing cancels, no scratch.
+                    let lower = (start, end);
+                    w = dense::expand_wide_lower(keys, amps, lower, w, gate, lo_singles, pre, post);
+                } else {
+                    let spill = (&mut *spill.0, &mut *spill.1);
+                    let (new_w, gap) = dense::expand_wide(
+                        keys, amps, group, w, gate_w, lo_singles, scratch, spill, pre, post,
+                    );
+                    if let Some((from, to)) = gap {
+                        segments.push((to, top));
+                        top = from;
+                    }
+                    w = new_w;
                 }
-                w = new_w;
             }
             end = start;
             continue;
@@ -1030,6 +1036,10 @@ pub(crate) mod tests {
     /// each moves its upper half.
     pub(crate) static SPILL_OFF: std::sync::atomic::AtomicBool =
         std::sync::atomic::AtomicBool::new(false);
+
+    /// Wide groups without an upper half run by `dense::expand_wide_lower`.
+    pub(crate) static LOWER_ONLY: std::sync::atomic::AtomicUsize =
+        std::sync::atomic::AtomicUsize::new(0);
 
     /// Lets the state's wide groups read a spill at any state size, not only from
     /// `dense::SPILL_BYTES` (unless [`SPILL_OFF`]).
@@ -1565,6 +1575,72 @@ pub(crate) mod tests {
         }
     }
 
+    /// A wide group without an upper half (`dense::expand_wide_lower`), large enough that a
+    /// cold pass streams its new `hi` entries, gives bit for bit what the out-of-place kernel
+    /// gives, cold and warm, plain and in pieces: random keys below 3 * 2^19 (the group for
+    /// bit 19 above 2^20 holds only a lower half, about 380 000 entries), a controlled merge
+    /// and split with phases.
+    #[test]
+    fn a_wide_group_without_upper_half_gives_the_same_bits() {
+        use std::sync::atomic::Ordering;
+        let mut seed = 13u64;
+        let mut keys: Vec<u64> = (0..1usize << 21)
+            .map(|_| splitmix(&mut seed) % (3 << 19))
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let amps: Vec<Complex<f64>> = keys
+            .iter()
+            .map(|_| {
+                let r = splitmix(&mut seed);
+                Complex::new(
+                    (r & 0xffff) as f64 / 65536.0 - 0.5,
+                    (r >> 48) as f64 / 65536.0,
+                )
+            })
+            .collect();
+        let upper = keys.iter().filter(|&&k| k >> 19 == 2).count();
+        assert!(upper >= crate::kernels::dense::STREAM_MIN, "{upper}");
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        let i = Complex::new(0.0, 1.0);
+        let cond = Cond {
+            mask: 1 << 7,
+            value: 0,
+            any: 0,
+        };
+        let pre = |k: u64, v: Complex<f64>| if (k >> 4) & 1 == 1 { v * i } else { v };
+        let post = |k: u64, v: Complex<f64>| if (k >> 9) & 1 == 0 { v * -i } else { v };
+        for off in [h, -h] {
+            let warm = PairGate::new(2, 19, cond, Complex::new(h, 0.0), Complex::new(0.0, off));
+            let (mut rk, mut ra) = (Vec::new(), Vec::new());
+            let mut sink = VecSink {
+                keys: &mut rk,
+                amps: &mut ra,
+            };
+            pair::apply(&keys, &amps, &warm, false, pre, post, &mut sink);
+            let reference = (rk, ra);
+            let (lower, streamed) = (
+                LOWER_ONLY.load(Ordering::Relaxed),
+                STREAMED.load(Ordering::Relaxed),
+            );
+            let a = in_place(&keys, &amps, &warm, pre, post);
+            assert!(
+                LOWER_ONLY.load(Ordering::Relaxed) > lower,
+                "the group ran without a scratch"
+            );
+            assert!(same_bits(&reference, (&a.0, &a.1)));
+            let cold = PairGate { cold: true, ..warm };
+            let b = in_place(&keys, &amps, &cold, pre, post);
+            assert!(
+                STREAMED.load(Ordering::Relaxed) > streamed,
+                "the cold pass streamed"
+            );
+            assert!(same_bits(&reference, (&b.0, &b.1)));
+            let (pk, pa, _) = in_pieces(&keys, &amps, &cold, pre, post, 2);
+            assert!(same_bits(&reference, (&pk, &pa)));
+        }
+    }
+
     /// A cold pass (the write-back of its wide groups streamed by non-temporal stores) gives
     /// bit for bit what the same pass gives with ordinary stores: a random run of about 830 000
     /// entries over 21 bits (two wide groups for bit 19, each above the streaming size), the
@@ -1775,6 +1851,9 @@ pub(crate) mod tests {
         // Wide groups (window pairs) ran, in both passes.
         let wide = WIDE.load(std::sync::atomic::Ordering::Relaxed);
         assert!(wide >= 40, "{wide}");
+        // Among them, wide groups without an upper half (bit hi cleared in every key).
+        let lower = LOWER_ONLY.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(lower >= 4, "{lower}");
         // The scratch kernel (both passes of dense groups) ran on many groups.
         let scratch = SCRATCH.load(std::sync::atomic::Ordering::Relaxed);
         assert!(scratch >= 100, "{scratch}");
