@@ -149,6 +149,14 @@ pub(crate) struct Cond {
 }
 
 impl Cond {
+    /// The condition that holds for every key (for the tests; gates build theirs).
+    #[cfg(test)]
+    pub const ALWAYS: Cond = Cond {
+        mask: 0,
+        value: 0,
+        any: 0,
+    };
+
     #[inline(always)]
     pub fn holds(self, k: u64) -> bool {
         (k & self.mask == self.value) & ((self.any == 0) | (k & self.any != 0))

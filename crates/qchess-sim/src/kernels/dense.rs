@@ -590,26 +590,21 @@ where
     (wl, (wu > u_bottom).then_some((u_bottom, wu)))
 }
 
-/// Pass 2 of a wide group `[start, end)` whose upper half is empty (no key of it has bit
+/// Pass 2 of a wide group `[start, end)` of `keys`, `amps` whose upper half is empty (no key of it has bit
 /// `hi` set: the top group of a state whose keys stop below its upper half), in place below
 /// `w`, given `lo_singles`, pass 1's count of its `lo` entries (where the condition holds):
 /// each of them has no partner, so it is kept times the diagonal and copied `2^hi - 2^lo`
 /// up times the off-diagonal, and every other entry keeps its value; nothing can cancel,
 /// so no entry goes through the scratch. One backward stream in, two out (the new `hi`
-/// entries from `w` down, streamed past the caches as [`expand_wide`]'s write-back is, and
-/// the rest below them). Each value is the product [`step`] computes for a slot
+/// entries from `w` down, streamed past the caches where `STREAM` (the caller's
+/// [`streams`]) as [`expand_wide`]'s write-back is, and the rest below them). Each value is the product [`step`] computes for a slot
 /// pair with one entry, so the output is bit for bit the scratch kernels'. Returns the new
 /// `w`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn expand_wide_lower<T, Pre, Post>(
-    keys: &mut [u64],
-    amps: &mut [Complex<T>],
-    (start, end): (usize, usize),
-    w: usize,
-    gate: &PairGate<T>,
-    lo_singles: usize,
-    pre: &Pre,
-    post: &Post,
+pub(crate) fn expand_wide_lower<T, Pre, Post, const STREAM: bool>(
+    (keys, amps): (&mut [u64], &mut [Complex<T>]),
+    (start, end, w): (usize, usize, usize),
+    (gate, lo_singles): (&PairGate<T>, usize),
+    (pre, post): (&Pre, &Post),
 ) -> usize
 where
     T: Amplitude,
@@ -618,36 +613,10 @@ where
 {
     #[cfg(test)]
     crate::kernels::expand::tests::LOWER_ONLY.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let stream = streams(gate, amps, end - start);
     #[cfg(test)]
-    if stream {
+    if STREAM {
         crate::kernels::expand::tests::STREAMED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
-    if stream {
-        lower_only::<T, Pre, Post, true>(keys, amps, (start, end), w, gate, lo_singles, pre, post)
-    } else {
-        lower_only::<T, Pre, Post, false>(keys, amps, (start, end), w, gate, lo_singles, pre, post)
-    }
-}
-
-/// [`expand_wide_lower`], its stores streamed or not.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn lower_only<T, Pre, Post, const STREAM: bool>(
-    keys: &mut [u64],
-    amps: &mut [Complex<T>],
-    (start, end): (usize, usize),
-    w: usize,
-    gate: &PairGate<T>,
-    lo_singles: usize,
-    pre: &Pre,
-    post: &Post,
-) -> usize
-where
-    T: Amplitude,
-    Pre: Fn(u64, Complex<T>) -> Complex<T>,
-    Post: Fn(u64, Complex<T>) -> Complex<T>,
-{
     let (a, delta) = (1u64 << gate.lo, (1u64 << gate.hi) - (1u64 << gate.lo));
     let (d, o) = (gate.diag, gate.off);
     // The new `hi` entries from `w` down, streamed where `STREAM`: they land at least the
@@ -695,7 +664,11 @@ where
 /// Whether a wide group's write-back of `entries` entries streams past the caches
 /// (non-temporal stores): f64 entries of a large group in a state the caches cannot hold
 /// (`gate.cold`), whose lines were last touched a whole state's traffic ago.
-fn streams<T: Amplitude>(gate: &PairGate<T>, amps: &[Complex<T>], entries: usize) -> bool {
+pub(crate) fn streams<T: Amplitude>(
+    gate: &PairGate<T>,
+    amps: &[Complex<T>],
+    entries: usize,
+) -> bool {
     gate.cold
         && std::mem::size_of::<Complex<T>>() == 16
         && T::as_words(&amps[..0]).is_some()

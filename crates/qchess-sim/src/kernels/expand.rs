@@ -882,8 +882,14 @@ where
                 let (gate_w, pre, post) = ((gate, wb), &pre, &post);
                 if mid == end {
                     // No upper half: no partner, nothing cancels, no scratch.
-                    let lower = (start, end);
-                    w = dense::expand_wide_lower(keys, amps, lower, w, gate, lo_singles, pre, post);
+                    let stream = dense::streams(gate, amps, end - start);
+                    let (arrays, at) = ((&mut *keys, &mut *amps), (start, end, w));
+                    let (gate_l, phases) = ((gate, lo_singles), (pre, post));
+                    w = if stream {
+                        dense::expand_wide_lower::<T, _, _, true>(arrays, at, gate_l, phases)
+                    } else {
+                        dense::expand_wide_lower::<T, _, _, false>(arrays, at, gate_l, phases)
+                    };
                 } else {
                     let spill = (&mut *spill.0, &mut *spill.1);
                     let (new_w, gap) = dense::expand_wide(
@@ -1534,6 +1540,19 @@ pub(crate) mod tests {
         (keys, amps)
     }
 
+    /// `n` random amplitudes, real parts in `[-0.5, 0.5)`, imaginary in `[0, 1)`.
+    fn random_amps(n: usize, seed: &mut u64) -> Vec<Complex<f64>> {
+        (0..n)
+            .map(|_| {
+                let r = splitmix(seed);
+                Complex::new(
+                    (r & 0xffff) as f64 / 65536.0 - 0.5,
+                    (r >> 48) as f64 / 65536.0,
+                )
+            })
+            .collect()
+    }
+
     /// Whether two outputs are the same entries, bit for bit.
     fn same_bits(a: &(Vec<u64>, Vec<Complex<f64>>), b: (&[u64], &[Complex<f64>])) -> bool {
         a.0 == b.0
@@ -1550,12 +1569,7 @@ pub(crate) mod tests {
     fn a_spilled_upper_half_gives_the_same_bits() {
         use std::sync::atomic::Ordering;
         let (keys, amps) = wide_run(12);
-        let h = std::f64::consts::FRAC_1_SQRT_2;
-        let none = Cond {
-            mask: 0,
-            value: 0,
-            any: 0,
-        };
+        let (h, none) = (std::f64::consts::FRAC_1_SQRT_2, Cond::ALWAYS);
         let post = |k: u64, v: Complex<f64>| if (k >> 5) & 1 == 1 { v * -1.0 } else { v };
         for (off, phased) in [(h, false), (-h, true)] {
             let gate = PairGate::new(3, 19, none, Complex::new(h, 0.0), Complex::new(0.0, off));
@@ -1589,16 +1603,7 @@ pub(crate) mod tests {
             .collect();
         keys.sort_unstable();
         keys.dedup();
-        let amps: Vec<Complex<f64>> = keys
-            .iter()
-            .map(|_| {
-                let r = splitmix(&mut seed);
-                Complex::new(
-                    (r & 0xffff) as f64 / 65536.0 - 0.5,
-                    (r >> 48) as f64 / 65536.0,
-                )
-            })
-            .collect();
+        let amps = random_amps(keys.len(), &mut seed);
         let upper = keys.iter().filter(|&&k| k >> 19 == 2).count();
         assert!(upper >= crate::kernels::dense::STREAM_MIN, "{upper}");
         let h = std::f64::consts::FRAC_1_SQRT_2;
@@ -1650,12 +1655,7 @@ pub(crate) mod tests {
     fn a_cold_pass_streams_the_same_bits() {
         use std::sync::atomic::Ordering;
         let (keys, amps) = wide_run(11);
-        let h = std::f64::consts::FRAC_1_SQRT_2;
-        let none = Cond {
-            mask: 0,
-            value: 0,
-            any: 0,
-        };
+        let (h, none) = (std::f64::consts::FRAC_1_SQRT_2, Cond::ALWAYS);
         for off in [h, -h] {
             let warm = PairGate::new(3, 19, none, Complex::new(h, 0.0), Complex::new(0.0, off));
             let cold = PairGate { cold: true, ..warm };
@@ -1760,16 +1760,7 @@ pub(crate) mod tests {
             let off = Complex::new(0.0, if inverse { -h } else { h });
             let gate = PairGate::new(lo, hi, cond, Complex::new(h, 0.0), off);
             // Amplitudes: random, or the image of a sqrt-iSwap so the inverse cancels.
-            let mut amps: Vec<Complex<f64>> = keys
-                .iter()
-                .map(|_| {
-                    let r = splitmix(&mut seed);
-                    Complex::new(
-                        (r & 0xffff) as f64 / 65536.0 - 0.5,
-                        (r >> 48) as f64 / 65536.0,
-                    )
-                })
-                .collect();
+            let mut amps = random_amps(keys.len(), &mut seed);
             if cancel {
                 let fwd = PairGate::new(lo, hi, cond, Complex::new(h, 0.0), Complex::new(0.0, h));
                 let (mut k2, mut a2) = (Vec::new(), Vec::new());
