@@ -880,7 +880,9 @@ impl<T: Amplitude> State<T> {
     /// before anything changes), then each sector grows by exactly its new entries and pass 2
     /// rewrites it backwards. A large single sector is cut into pieces at group boundaries,
     /// each flagged by its own pass 1 and expanded by its own pass 2 (parallel tasks,
-    /// `expand::expand_pieces`). Peak: the grown state plus two bits per entry.
+    /// `expand::expand_pieces`). Peak: the grown state plus two bits per entry, and in a large
+    /// state with wide groups a spill of their upper halves' lowest entries, taken only
+    /// while the whole stays within 1.5x the state's bytes before the gate.
     fn apply_dense_in_place<Pre, Post>(
         &mut self,
         gate: PairGate<T>,
