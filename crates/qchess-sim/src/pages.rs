@@ -31,8 +31,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Buffers smaller than this are left to the allocator (2 MiB, one huge page: from 262 144
 /// keys or 131 072 f64 amplitudes). It was 8 MiB until a wide merge's spill (8 MB of keys at
 /// 10^7 states, just below it) was found to read at about 2.5 GB/s on 4 KiB pages against
-/// 16 GB/s for the huge-page state beside it, on the Intel Xeon VM: the random merge at 10^7
-/// ran 6-8 % faster advised (docs/benchmarks.md, "Huge pages from 2 MiB").
+/// 16 GB/s for the huge-page state beside it, on the Intel Xeon VM: advised, the random merge
+/// at 10^7 ran 2-7 % faster by window and the measurement at 10^6 19-25 % (docs/benchmarks.md,
+/// "Huge pages from 2 MiB").
 ///
 /// ```
 /// assert_eq!(qchess_sim::HUGE_MIN_BYTES, 2 << 20);
@@ -87,10 +88,10 @@ pub fn huge_pages() -> bool {
 ///
 /// The span is rounded *out* to whole pages, so for a buffer the allocator mapped on its own
 /// (glibc does so above its mmap threshold, 128 KiB to 32 MiB as it adapts) it is exactly
-/// that mapping; one below the threshold, in the allocator's heap, is advised over the pages it
-/// spans (its neighbours' bytes are neither read nor written), and
-/// glibc never moves such a chunk by `mremap`. Advising only its 2 MiB-aligned interior
-/// splits the mapping in three, and then the allocator's `realloc` (an `mremap` of one mapping)
+/// that mapping; one below the threshold, in the allocator's heap, is advised over the pages
+/// it spans (its neighbours' bytes are neither read nor written), and glibc never moves such
+/// a chunk by `mremap`. Advising only a mapped buffer's 2 MiB-aligned interior splits the
+/// mapping in three, and then the allocator's `realloc` (an `mremap` of one mapping)
 /// fails and falls back to allocate, copy and free: measured, a split of a 10^7-entry
 /// game-shaped state fell from 118 to 62 M states/s that way, while the whole-mapping advice
 /// raised it to 127-190.
