@@ -424,12 +424,7 @@ pub(crate) fn count_wide(
         // No upper half: no `lo` entry has its partner, and there is no `hi` entry. One
         // count of the keys, no occupancy (a third of the random merge's pass 1 at 1e7).
         let a = 1u64 << lo;
-        return (
-            keys.iter()
-                .filter(|&&k| k & a != 0 && cond.holds(k))
-                .count(),
-            0,
-        );
+        return (keys.iter().filter(|&&k| lone_lo(k, a, cond)).count(), 0);
     }
     let layout = Layout::new(lo, wb);
     let span = layout.span;
@@ -601,16 +596,16 @@ where
     (wl, (wu > u_bottom).then_some((u_bottom, wu)))
 }
 
-/// Pass 2 of a wide group `[start, end)` of `keys`, `amps` whose upper half is empty (no key of it has bit
-/// `hi` set: the top group of a state whose keys stop below its upper half), in place below
-/// `w`, given `lo_singles`, pass 1's count of its `lo` entries (where the condition holds):
-/// each of them has no partner, so it is kept times the diagonal and copied `2^hi - 2^lo`
-/// up times the off-diagonal, and every other entry keeps its value; nothing can cancel,
-/// so no entry goes through the scratch. One backward stream in, two out (the new `hi`
-/// entries from `w` down, streamed past the caches where `STREAM` (the caller's
-/// [`streams`]) as [`expand_wide`]'s write-back is, and the rest below them). Each value is the product [`step`] computes for a slot
-/// pair with one entry, so the output is bit for bit the scratch kernels'. Returns the new
-/// `w`.
+/// Pass 2 of a wide group `[start, end)` of `keys`, `amps` whose upper half is empty (no key
+/// of it has bit `hi` set: the top group of a state whose keys stop below its upper half), in
+/// place below `w`, given `lo_singles`, pass 1's count of its `lo` entries where the
+/// condition holds ([`lone_lo`]): each of them has no partner, so it is kept times the
+/// diagonal and copied `2^hi - 2^lo` up times the off-diagonal, and every other entry keeps
+/// its value; nothing can cancel, so no entry goes through the scratch. One backward stream
+/// in, two out (the new `hi` entries from `w` down, streamed past the caches where `STREAM`
+/// (the caller's [`streams`]) as [`expand_wide`]'s write-back is, and the rest below them).
+/// Each value is the product [`step`] computes for a slot pair with one entry, so the output
+/// is bit for bit the scratch kernels'. Returns the new `w`.
 pub(crate) fn expand_wide_lower<T, Pre, Post, const STREAM: bool>(
     (keys, amps): (&mut [u64], &mut [Complex<T>]),
     (start, end, w): (usize, usize, usize),
@@ -654,7 +649,7 @@ where
         prefetch(amps, r.wrapping_sub(AHEAD));
         let k = keys[r];
         let v = pre(k, amps[r]);
-        if k & a != 0 && gate.cond.holds(k) {
+        if lone_lo(k, a, gate.cond) {
             let kh = k + delta;
             wu -= 1;
             put_hi(keys, amps, wu, kh, post(kh, o * v));
@@ -670,6 +665,14 @@ where
         crate::stream::fence();
     }
     wl
+}
+
+/// Whether `k`, a key of a wide group without upper half, is a `lo` entry (bit `a` set) where
+/// the condition holds: one without partner. Pass 1 counts them ([`count_wide`]) and pass 2
+/// copies each up ([`expand_wide_lower`]); the one test keeps the count and the growth equal.
+#[inline(always)]
+fn lone_lo(k: u64, a: u64, cond: Cond) -> bool {
+    k & a != 0 && cond.holds(k)
 }
 
 /// Whether a wide group's write-back of `entries` entries streams past the caches
