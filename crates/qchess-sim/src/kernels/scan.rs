@@ -681,8 +681,10 @@ fn lane_total(lanes: [f64; MASS_LANES]) -> f64 {
 /// entry adds nothing). With AVX-512 (the build's target CPU has it) the chunk's keys and
 /// masses are held in eight 512-bit registers: each varying bit costs four mask tests and
 /// four masked additions, and the common bits eight masked additions without a branch
-/// ([`chunk_masses_avx512`]); elsewhere the same additions one lane at a time
-/// ([`chunk_masses_portable`]). Both give the same masses, bit for bit.
+/// ([`chunk_masses_avx512`]); with AVX2 alone (Zen 3) in pairs of 256-bit registers, the
+/// masked additions as additions and blends ([`chunk_masses_avx2`]); elsewhere the same
+/// additions one lane at a time ([`chunk_masses_portable`]). All give the same masses, bit
+/// for bit.
 #[inline(always)]
 fn chunk_masses(chunk: &Chunk, (common, varying): (u64, u64), sum: f64, m: &mut BitMasses) {
     #[cfg(qchess_avx512)]
@@ -697,12 +699,22 @@ fn chunk_masses(chunk: &Chunk, (common, varying): (u64, u64), sum: f64, m: &mut 
             chunk_masses_avx512(chunk, (common, varying), sum, m)
         }
     }
-    #[cfg(not(qchess_avx512))]
+    #[cfg(all(qchess_avx2, not(qchess_avx512)))]
+    {
+        // SAFETY: `chunk_masses_avx2` is safe code; its call is unsafe only for its
+        // `#[target_feature(enable = "avx2")]`. This line is compiled only when the build
+        // itself targets AVX2 (`cfg(target_feature = "avx2")`, build.rs), so the CPU has it.
+        #[allow(unsafe_code)]
+        unsafe {
+            chunk_masses_avx2(chunk, (common, varying), sum, m)
+        }
+    }
+    #[cfg(not(any(qchess_avx512, qchess_avx2)))]
     chunk_masses_portable(chunk, (common, varying), sum, m)
 }
 
-/// [`chunk_masses`] without vector intrinsics: the reference of the vector path.
-#[cfg_attr(qchess_avx512, allow(dead_code))]
+/// [`chunk_masses`] without vector intrinsics: the reference of the vector paths.
+#[cfg_attr(any(qchess_avx512, qchess_avx2), allow(dead_code))]
 fn chunk_masses_portable(
     (keys, p): &Chunk,
     (common, varying): (u64, u64),
@@ -774,6 +786,64 @@ fn chunk_masses_avx512(
             _mm512_castpd512_pd256(acc),
             _mm512_extractf64x4_pd::<1>(acc),
         );
+        let s2 = _mm_add_pd(_mm256_castpd256_pd128(s4), _mm256_extractf128_pd::<1>(s4));
+        m.varying[b as usize] += _mm_cvtsd_f64(_mm_add_sd(s2, _mm_unpackhi_pd(s2, s2)));
+        vary &= vary - 1;
+    }
+}
+
+/// [`chunk_masses`] on AVX2 (Zen 3 has no AVX-512): the eight lanes of
+/// [`chunk_masses_portable`] as two 256-bit registers (lanes 0-3 and 4-7), each group of four
+/// keys and masses loaded once; per varying bit a broadcast, eight compares and, for each,
+/// an addition kept only in the lanes whose key has the bit (a blend: a lane without it is
+/// left as it was, not added zero), then [`lane_total`]'s tree; the common bits as sixteen
+/// such blended additions of the broadcast sum, one per four bits. The same additions in the
+/// same order as the portable path: the same masses, bit for bit.
+#[cfg(qchess_avx2)]
+#[cfg_attr(qchess_avx512, allow(dead_code))]
+#[target_feature(enable = "avx2")]
+// Compiled only where build.rs found Rust 1.89 or later, as the AVX-512 kernels.
+#[allow(clippy::incompatible_msrv)]
+fn chunk_masses_avx2(
+    (keys, p): &Chunk,
+    (common, varying): (u64, u64),
+    sum: f64,
+    m: &mut BitMasses,
+) {
+    use std::arch::x86_64::*;
+    // Lane `l` of a group of four selects bit `l` of the group's four bits of `common`.
+    let select = _mm256_setr_epi64x(1, 2, 4, 8);
+    let s = _mm256_set1_pd(sum);
+    for (g, lanes) in m.common.as_chunks_mut::<4>().0.iter_mut().enumerate() {
+        let bits = (common >> (4 * g)) & 0xf;
+        if bits == 0 {
+            continue;
+        }
+        let has = _mm256_and_si256(_mm256_set1_epi64x(bits as i64), select);
+        let mask = _mm256_castsi256_pd(_mm256_cmpeq_epi64(has, select));
+        let acc: __m256d = bytemuck::cast(*lanes);
+        *lanes = bytemuck::cast(_mm256_blendv_pd(acc, _mm256_add_pd(acc, s), mask));
+    }
+    if varying == 0 {
+        return;
+    }
+    // Quarters of the chunk: quarter `2j` holds entries `8j..8j+4` (lanes 0-3), `2j + 1`
+    // entries `8j+4..8j+8` (lanes 4-7).
+    let (kq, pq) = (keys.as_chunks::<4>().0, p.as_chunks::<4>().0);
+    let k: [__m256i; 8] = std::array::from_fn(|q| bytemuck::cast(kq[q]));
+    let x: [__m256d; 8] = std::array::from_fn(|q| bytemuck::cast(pq[q]));
+    let mut vary = varying;
+    while vary != 0 {
+        let b = vary.trailing_zeros();
+        let bit = _mm256_set1_epi64x((1u64 << b) as i64);
+        let mut acc = [_mm256_setzero_pd(); 2];
+        for (q, (kq, xq)) in k.iter().zip(&x).enumerate() {
+            let has = _mm256_cmpeq_epi64(_mm256_and_si256(*kq, bit), bit);
+            let a = &mut acc[q % 2];
+            *a = _mm256_blendv_pd(*a, _mm256_add_pd(*a, *xq), _mm256_castsi256_pd(has));
+        }
+        // lane_total's tree: lanes l and l + 4, then the halves, then the last two.
+        let s4 = _mm256_add_pd(acc[0], acc[1]);
         let s2 = _mm_add_pd(_mm256_castpd256_pd128(s4), _mm256_extractf128_pd::<1>(s4));
         m.varying[b as usize] += _mm_cvtsd_f64(_mm_add_sd(s2, _mm_unpackhi_pd(s2, s2)));
         vary &= vary - 1;
@@ -976,6 +1046,46 @@ mod tests {
             }
             assert_eq!(bits[40], got.total, "n {n}: the bit every key has");
             assert_eq!(bits[3], 0.0, "n {n}: the bit no key has");
+        }
+    }
+
+    /// Random chunks with every count of varying bits, and masses already in `m` (as a pass
+    /// has them), for the vector paths of `chunk_masses` against the portable one.
+    #[cfg(any(qchess_avx512, qchess_avx2))]
+    fn random_chunks(seed: u64) -> impl Iterator<Item = (Chunk, (u64, u64), f64, BitMasses)> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        (0..2000).map(move |round| {
+            let k0: u64 = rng.random();
+            let vary: u64 = rng.random::<u64>() >> (round % 64);
+            let keys: [u64; MASS_CHUNK] =
+                std::array::from_fn(|_| k0 ^ (rng.random::<u64>() & vary));
+            let p: [f64; MASS_CHUNK] = std::array::from_fn(|_| rng.random::<f64>() * 1e-3);
+            let varying = keys.iter().fold(0u64, |v, &k| v | (k ^ keys[0]));
+            let common = keys[0] & !varying;
+            let sum = chunk_sum(&p);
+            let mut m = BitMasses::ZERO;
+            m.common = std::array::from_fn(|i| i as f64 * 0.125);
+            m.varying = std::array::from_fn(|i| i as f64 * 0.375);
+            ((keys, p), (common, varying), sum, m)
+        })
+    }
+
+    /// The AVX2 path of `chunk_masses` adds exactly as the portable one: the same masses bit
+    /// for bit (compiled where the build targets AVX2, AVX-512 machines included).
+    #[cfg(qchess_avx2)]
+    #[test]
+    fn the_avx2_chunk_masses_are_the_portable_ones_bit_for_bit() {
+        for (round, (chunk, bits, sum, m)) in random_chunks(12).enumerate() {
+            let (mut a, mut b) = (m, m);
+            chunk_masses_portable(&chunk, bits, sum, &mut a);
+            #[allow(unsafe_code)]
+            // SAFETY: compiled only where the build targets AVX2.
+            unsafe {
+                chunk_masses_avx2(&chunk, bits, sum, &mut b)
+            };
+            let raw = |m: &BitMasses| (m.common.map(f64::to_bits), m.varying.map(f64::to_bits));
+            assert_eq!(raw(&a), raw(&b), "round {round}");
+            assert_ne!(raw(&a), raw(&m), "round {round}: the chunk added something");
         }
     }
 
