@@ -1095,29 +1095,16 @@ mod tests {
     #[cfg(qchess_avx512)]
     #[test]
     fn the_vector_chunk_masses_are_the_portable_ones_bit_for_bit() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
-        for round in 0..2000 {
-            let k0: u64 = rng.random();
-            let vary: u64 = rng.random::<u64>() >> (round % 64);
-            let keys: [u64; MASS_CHUNK] =
-                std::array::from_fn(|_| k0 ^ (rng.random::<u64>() & vary));
-            let p: [f64; MASS_CHUNK] = std::array::from_fn(|_| rng.random::<f64>() * 1e-3);
-            let varying = keys.iter().fold(0u64, |v, &k| v | (k ^ keys[0]));
-            let common = keys[0] & !varying;
-            let sum = chunk_sum(&p);
-            let (mut a, mut b) = (BitMasses::ZERO, BitMasses::ZERO);
-            for m in [&mut a, &mut b] {
-                m.common = std::array::from_fn(|i| i as f64 * 0.125);
-                m.varying = std::array::from_fn(|i| i as f64 * 0.375);
-            }
-            chunk_masses_portable(&(keys, p), (common, varying), sum, &mut a);
+        for (round, (chunk, bits, sum, m)) in random_chunks(11).enumerate() {
+            let (mut a, mut b) = (m, m);
+            chunk_masses_portable(&chunk, bits, sum, &mut a);
             #[allow(unsafe_code)]
             // SAFETY: compiled only where the build targets AVX-512.
             unsafe {
-                chunk_masses_avx512(&(keys, p), (common, varying), sum, &mut b)
+                chunk_masses_avx512(&chunk, bits, sum, &mut b)
             };
-            let bits = |m: &BitMasses| (m.common.map(f64::to_bits), m.varying.map(f64::to_bits));
-            assert_eq!(bits(&a), bits(&b), "round {round}");
+            let raw = |m: &BitMasses| (m.common.map(f64::to_bits), m.varying.map(f64::to_bits));
+            assert_eq!(raw(&a), raw(&b), "round {round}");
         }
     }
 }
