@@ -172,8 +172,10 @@ fn holds_of(keys: &[u64], mask: u64, value: u64) -> [bool; STEP] {
 /// squared one by one into the lanes of [`PartLanes`] (a part adds to `yes` where its entry's
 /// key holds), the step's count of holding keys from the same bits. With AVX-512 (the
 /// build's target CPU has it) each step is two vector products and four vector additions,
-/// two of them masked ([`probability_parts_avx512`]); elsewhere the same additions one lane
-/// at a time. Both give the same sums, bit for bit. The last entries (fewer than a step) go
+/// two of them masked ([`probability_parts_avx512`]); with AVX2 alone (Zen 3) four products
+/// and eight additions on 256-bit registers, four of them of parts masked to `+0.0`
+/// ([`probability_parts_avx2`]); elsewhere the same additions one lane at a time. All give
+/// the same sums, bit for bit. The last entries (fewer than a step) go
 /// through [`PartLanes::add`] with zero parts beside them, which add nothing.
 #[inline(always)]
 fn probability_parts<T: Amplitude>(
@@ -190,7 +192,13 @@ fn probability_parts<T: Amplitude>(
     #[allow(unsafe_code)]
     let (mut lanes, mut count) =
         unsafe { probability_parts_avx512(keys, parts, mask, value, steps) };
-    #[cfg(not(qchess_avx512))]
+    #[cfg(all(qchess_avx2, not(qchess_avx512)))]
+    // SAFETY: `probability_parts_avx2` is safe code; its call is unsafe only for its
+    // `#[target_feature(enable = "avx2")]`. This line is compiled only when the build itself
+    // targets AVX2 (`cfg(target_feature = "avx2")`, build.rs), so the CPU has it.
+    #[allow(unsafe_code)]
+    let (mut lanes, mut count) = unsafe { probability_parts_avx2(keys, parts, mask, value, steps) };
+    #[cfg(not(any(qchess_avx512, qchess_avx2)))]
     let (mut lanes, mut count) = probability_parts_portable(keys, parts, mask, value, steps);
     let rest = &keys[steps * STEP..];
     if !rest.is_empty() {
@@ -206,7 +214,7 @@ fn probability_parts<T: Amplitude>(
 
 /// The first `steps` steps of [`probability_parts`], one lane at a time: the reference of
 /// the vector path.
-#[cfg_attr(qchess_avx512, allow(dead_code))]
+#[cfg_attr(any(qchess_avx512, qchess_avx2), allow(dead_code))]
 #[inline(always)]
 fn probability_parts_portable<T: Amplitude>(
     keys: &[u64],
@@ -290,6 +298,71 @@ fn probability_parts_avx512<T: Amplitude>(
     let lanes = PartLanes {
         all: [bytemuck::cast(all[0]), bytemuck::cast(all[1])],
         yes: [bytemuck::cast(yes[0]), bytemuck::cast(yes[1])],
+    };
+    (lanes, count)
+}
+
+/// [`probability_parts_portable`] on AVX2 (Zen 3 has no AVX-512): a step's eight keys in
+/// two registers, one compare each for the predicate; its sixteen parts widened to four
+/// registers of four f64 (`[0]`, `[1]` the lanes of `PartLanes::all[0]`, `[2]`, `[3]` those
+/// of `[1]`), squared, added to `all` and, where the part's entry holds (the compare's lane
+/// doubled, an entry's two parts), to `yes`; elsewhere `+0.0` is added, as the portable path
+/// adds `q * 0.0`: the same sums, bit for bit.
+#[cfg(qchess_avx2)]
+#[cfg_attr(qchess_avx512, allow(dead_code))]
+#[target_feature(enable = "avx2")]
+// Compiled only where build.rs found Rust 1.89 or later, as the AVX-512 kernels.
+#[allow(clippy::incompatible_msrv)]
+fn probability_parts_avx2<T: Amplitude>(
+    keys: &[u64],
+    parts: &[T],
+    mask: u64,
+    value: u64,
+    steps: usize,
+) -> (PartLanes, usize) {
+    use std::arch::x86_64::*;
+    let (mv, vv) = (
+        _mm256_set1_epi64x(mask as i64),
+        _mm256_set1_epi64x(value as i64),
+    );
+    let mut all = [_mm256_setzero_pd(); 4];
+    let mut yes = [_mm256_setzero_pd(); 4];
+    let mut count = 0;
+    let (ks, ps) = (keys.as_chunks::<4>().0, parts.as_chunks::<16>().0);
+    for c in 0..steps {
+        prefetch_step(keys, parts, c);
+        // Entries 0-3 and 4-7 of the step: all ones in a lane where the predicate holds.
+        let holds: [__m256i; 2] = std::array::from_fn(|h| {
+            let k: __m256i = bytemuck::cast(ks[2 * c + h]);
+            _mm256_cmpeq_epi64(_mm256_and_si256(k, mv), vv)
+        });
+        for h in &holds {
+            count += _mm256_movemask_pd(_mm256_castsi256_pd(*h)).count_ones() as usize;
+        }
+        let x: [[f64; 4]; 4] = bytemuck::cast(widen(&ps[c]));
+        for (r, xr) in x.iter().enumerate() {
+            let v: __m256d = bytemuck::cast(*xr);
+            let q = _mm256_mul_pd(v, v);
+            all[r] = _mm256_add_pd(all[r], q);
+            // Register `r` holds the parts of entries `2r` and `2r + 1`: their compare lanes,
+            // each twice.
+            let h = holds[r / 2];
+            let on = if r % 2 == 0 {
+                _mm256_permute4x64_epi64::<0b01_01_00_00>(h)
+            } else {
+                _mm256_permute4x64_epi64::<0b11_11_10_10>(h)
+            };
+            yes[r] = _mm256_add_pd(yes[r], _mm256_and_pd(q, _mm256_castsi256_pd(on)));
+        }
+    }
+    let lane = |v: &[__m256d; 4], h: usize| -> [f64; 8] {
+        let lo: [f64; 4] = bytemuck::cast(v[2 * h]);
+        let hi: [f64; 4] = bytemuck::cast(v[2 * h + 1]);
+        std::array::from_fn(|l| if l < 4 { lo[l] } else { hi[l - 4] })
+    };
+    let lanes = PartLanes {
+        all: [lane(&all, 0), lane(&all, 1)],
+        yes: [lane(&yes, 0), lane(&yes, 1)],
     };
     (lanes, count)
 }
@@ -934,6 +1007,46 @@ mod tests {
                 };
                 assert_eq!(bits(&a), bits(&b), "n {n} mask {mask:#x}");
                 assert_eq!(ac, bc);
+            }
+        }
+        for (n, seed) in [(8, 1), (1000, 2), (65_536, 3)] {
+            check::<f32>(n, seed);
+            check::<f64>(n, seed);
+        }
+    }
+
+    /// On AVX2 the vector scan by parts gives the portable lanes and count bit for bit (the
+    /// kernel of a build for AVX2 without AVX-512; compiled wherever the build targets AVX2).
+    #[cfg(qchess_avx2)]
+    #[test]
+    fn the_avx2_scan_by_parts_is_the_portable_one_bit_for_bit() {
+        fn check<T: Amplitude>(n: usize, seed: u64) {
+            let (keys, amps) = scan_arrays::<T>(n, seed);
+            let parts = T::as_parts(&amps).expect("a float's parts");
+            let masks = [
+                (1u64 << 3, 1u64 << 3),
+                (0b101 << 9, 0b100 << 9),
+                (0, 0),
+                (1, 0),
+            ];
+            for (mask, value) in masks {
+                let steps = n / STEP;
+                let (a, ac) = probability_parts_portable(&keys, parts, mask, value, steps);
+                #[allow(unsafe_code)]
+                // SAFETY: compiled only where the build targets AVX2.
+                let (b, bc) = unsafe { probability_parts_avx2(&keys, parts, mask, value, steps) };
+                let bits = |l: &PartLanes| {
+                    (
+                        l.all.map(|h| h.map(f64::to_bits)),
+                        l.yes.map(|h| h.map(f64::to_bits)),
+                    )
+                };
+                assert_eq!(bits(&a), bits(&b), "n {n} mask {mask:#x}");
+                assert_eq!(ac, bc, "n {n} mask {mask:#x}");
+                // The predicate held on some entries and not on others: both lanes summed.
+                if mask == 1 << 3 && n >= 1000 {
+                    assert!(0 < ac && ac < n, "n {n}");
+                }
             }
         }
         for (n, seed) in [(8, 1), (1000, 2), (65_536, 3)] {
