@@ -1,6 +1,6 @@
 //! Build script: one cfg for the AVX-512 kernels (`src/kernels/scan.rs`: the marginal pass and
-//! the f32 probability scan) and one for the AVX2 kernel (the marginal pass, where AVX-512 is
-//! absent).
+//! the f32 probability scan) and one for the AVX2 kernels (the marginal pass and the f32 and
+//! f64 probability scans, where AVX-512 is absent).
 //!
 //! `qchess_avx512` is set when the build targets an x86-64 CPU with AVX-512 (`avx512f` among
 //! the target features: the project builds with `target-cpu=native`, on the machine that runs
