@@ -29,7 +29,7 @@ fn num(v: &Value, key: &str) -> f64 {
 
 #[test]
 fn bench_sim_prints_one_object_per_run_with_the_contract_keys() {
-    for op in ["iswap", "split", "merge", "measure"] {
+    for op in ["iswap", "slide", "split", "merge", "measure", "prob"] {
         for (f32, amplitude_bytes) in [(false, 16.0), (true, 8.0)] {
             let mut args = vec![
                 "bench",
@@ -76,6 +76,25 @@ fn bench_sim_prints_one_object_per_run_with_the_contract_keys() {
                 "the input state is held: {v}"
             );
         }
+    }
+}
+
+/// `--op prob` scans the state without changing it: the state is stored at exactly its key
+/// and amplitude bytes (24 B f64, 16 B f32), and nothing state-sized is allocated beside it
+/// (the peak is the state's bytes and a header).
+#[test]
+fn bench_sim_prob_allocates_nothing_beside_the_state() {
+    for (flag, per_state) in [(None, 24.0), (Some("--f32"), 16.0)] {
+        let mut args = vec![
+            "bench", "sim", "--op", "prob", "--states", "100000", "--json",
+        ];
+        args.extend(flag);
+        let v = one_json(&args);
+        assert_eq!(v["op"], "prob", "{v}");
+        assert_eq!(num(&v, "bytes_per_state"), per_state, "{v}");
+        let peak = num(&v, "peak_bytes");
+        let state = 100_000.0 * per_state;
+        assert!(state <= peak && peak <= state + 4096.0, "{v}");
     }
 }
 

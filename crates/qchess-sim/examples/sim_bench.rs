@@ -15,36 +15,20 @@
 
 use qchess_sim::bench::{BenchOp, BenchResult, Shape, run_op_shaped};
 
-/// `prob STATES [THREADS] [f32|exact]`: the probability scan alone (`State::probability` of one
-/// qubit), median wall and calling-thread CPU seconds of up to 50 calls.
+/// `prob STATES [THREADS] [f32|exact]`: the probability scan alone, as `qchess bench sim --op
+/// prob` times it (`qchess_sim::bench::run_probability`: `State::probability` of one qubit,
+/// median wall and calling-thread CPU seconds of up to 50 calls).
 fn time_probability(n: usize, threads: usize, f32: bool, exact: bool) {
-    fn run<T: qchess_sim::Amplitude>(n: usize) -> (f64, f64) {
-        let s = qchess_sim::bench::random_state::<T>(n).expect("state");
-        let cpu = || {
-            std::fs::read_to_string("/proc/thread-self/schedstat")
-                .ok()
-                .and_then(|t| t.split_whitespace().next()?.parse::<f64>().ok())
-                .map_or(0.0, |ns| ns / 1e9)
-        };
-        let (mut wall, mut cpus, mut sink) = (Vec::new(), Vec::new(), 0.0);
-        for _ in 0..(200_000_000 / n.max(1)).clamp(3, 50) {
-            let (c0, t) = (cpu(), std::time::Instant::now());
-            sink += s.probability(qchess_sim::Predicate::One(10));
-            wall.push(t.elapsed().as_secs_f64());
-            cpus.push(cpu() - c0);
-        }
-        assert!(sink > 0.0);
-        wall.sort_by(f64::total_cmp);
-        cpus.sort_by(f64::total_cmp);
-        (wall[wall.len() / 2], cpus[cpus.len() / 2])
-    }
-    let (w, c) = if f32 {
-        run::<f32>(n)
+    use qchess_sim::bench::run_probability;
+    let r = if f32 {
+        run_probability::<f32>(n)
     } else if exact {
-        run::<qchess_sim::Exact>(n)
+        run_probability::<qchess_sim::Exact>(n)
     } else {
-        run::<f64>(n)
-    };
+        run_probability::<f64>(n)
+    }
+    .expect("the probability scan");
+    let (w, c) = (r.seconds, r.cpu_seconds.unwrap_or(0.0));
     println!(
         "{{\"op\":\"prob\",\"states\":{n},\"threads\":{threads},\"f32\":{f32},\"exact\":{exact},\"seconds\":{w},\"cpu_seconds\":{c},\"states_per_sec\":{},\"cpu_states_per_sec\":{}}}",
         n as f64 / w,

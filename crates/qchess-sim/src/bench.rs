@@ -353,6 +353,8 @@ pub fn run_op<T: BenchAmplitude>(op: BenchOp, n: usize) -> Result<BenchResult, S
 pub trait BenchAmplitude: Amplitude {
     /// [`run_op_shaped`] on amplitudes of this type.
     fn run_op_shaped(op: BenchOp, n: usize, shape: Shape) -> Result<BenchResult, SimError>;
+    /// [`run_probability`] on amplitudes of this type.
+    fn run_probability(n: usize) -> Result<BenchResult, SimError>;
 }
 
 macro_rules! bench_amplitude {
@@ -361,8 +363,56 @@ macro_rules! bench_amplitude {
             fn run_op_shaped(op: BenchOp, n: usize, shape: Shape) -> Result<BenchResult, SimError> {
                 run_shaped::<$t>(op, n, shape)
             }
+            fn run_probability(n: usize) -> Result<BenchResult, SimError> {
+                probability_of::<$t>(n)
+            }
         }
     )*};
+}
+
+/// Times the probability of one qubit, the middle one of [`qubits`] (one scan of every key
+/// and amplitude, no projection: the read a measurement starts with), on a random state of
+/// `n` basis states in the current rayon pool. The scan leaves the state as it was, so it
+/// runs again on the same state: the median of 3 to 50 runs (fewer for larger states). The
+/// peak is the simulator's accounting during the runs: the state's bytes (the scan allocates
+/// nothing state-sized).
+///
+/// ```
+/// use qchess_sim::bench::run_probability;
+/// let r = run_probability::<f64>(5000)?;
+/// assert_eq!((r.states, r.bytes_per_state), (5000, 24.0));
+/// assert!(r.seconds > 0.0);
+/// # Ok::<(), qchess_sim::SimError>(())
+/// ```
+pub fn run_probability<T: BenchAmplitude>(n: usize) -> Result<BenchResult, SimError> {
+    T::run_probability(n)
+}
+
+/// [`run_probability`] for one amplitude type.
+fn probability_of<T: Amplitude>(n: usize) -> Result<BenchResult, SimError> {
+    let mut s = random_state::<T>(n)?;
+    s.reset_peak_bytes();
+    let predicate = Predicate::One(qubits(n).1);
+    let reps = (200_000_000 / n.max(1)).clamp(3, 50);
+    let (mut times, mut cpu) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+    let mut sink = 0.0;
+    for _ in 0..reps {
+        let c0 = thread_cpu_seconds();
+        let t = Instant::now();
+        sink += s.probability(predicate);
+        times.push(t.elapsed().as_secs_f64());
+        if let (Some(a), Some(b)) = (c0, thread_cpu_seconds()) {
+            cpu.push(b - a);
+        }
+    }
+    std::hint::black_box(sink);
+    Ok(BenchResult {
+        states: s.len(),
+        seconds: median(&mut times),
+        cpu_seconds: (cpu.len() == times.len()).then(|| median(&mut cpu)),
+        bytes_per_state: s.state_bytes() as f64 / s.len() as f64,
+        peak_bytes: s.peak_bytes(),
+    })
 }
 
 bench_amplitude!(f32, f64, crate::Exact);

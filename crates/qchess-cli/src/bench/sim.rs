@@ -1,11 +1,13 @@
 //! `qchess bench sim`: one simulator operation on a random sparse state of a given size.
 //!
 //! The harness is `qchess_sim::bench`: the input state is built and the pass buffers warmed
-//! outside the timed region; small states repeat on fresh clones and report the median.
+//! outside the timed region; small states repeat on fresh clones and report the median
+//! (`--op prob`, which leaves the state unchanged, repeats on the same state).
 
 use crate::error::CliError;
 use clap::{Args, ValueEnum};
-use qchess_sim::bench::{BenchOp, run_op};
+use qchess_sim::SimError;
+use qchess_sim::bench::{BenchAmplitude, BenchOp, BenchResult, run_op, run_probability};
 
 /// The simulator operation to time.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,6 +22,8 @@ pub enum SimOp {
     Merge,
     /// Probability of a qubit and projection onto an outcome.
     Measure,
+    /// Probability of a qubit alone: one scan, the state unchanged.
+    Prob,
 }
 
 /// Arguments of `qchess bench sim`.
@@ -56,19 +60,26 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
     }
     let n = usize::try_from(args.states).map_err(|_| CliError::usage("--states is too large"))?;
     let bop = match args.op {
-        SimOp::Iswap => BenchOp::Iswap,
-        SimOp::Slide => BenchOp::SlideIswap,
-        SimOp::Split => BenchOp::Split,
-        SimOp::Merge => BenchOp::Merge,
-        SimOp::Measure => BenchOp::Measure,
+        SimOp::Iswap => Some(BenchOp::Iswap),
+        SimOp::Slide => Some(BenchOp::SlideIswap),
+        SimOp::Split => Some(BenchOp::Split),
+        SimOp::Merge => Some(BenchOp::Merge),
+        SimOp::Measure => Some(BenchOp::Measure),
+        SimOp::Prob => None,
     };
+    fn time<T: BenchAmplitude>(op: Option<BenchOp>, n: usize) -> Result<BenchResult, SimError> {
+        match op {
+            Some(op) => run_op::<T>(op, n),
+            None => run_probability::<T>(n),
+        }
+    }
     let (result, threads) = crate::threads::with_threads(args.threads, || {
         if args.f32 {
-            run_op::<f32>(bop, n)
+            time::<f32>(bop, n)
         } else if args.exact {
-            run_op::<qchess_sim::Exact>(bop, n)
+            time::<qchess_sim::Exact>(bop, n)
         } else {
-            run_op::<f64>(bop, n)
+            time::<f64>(bop, n)
         }
     })?;
     let result = result.map_err(|e| CliError::failure(format!("bench sim: {e}")))?;
@@ -78,6 +89,7 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
         SimOp::Split => "split",
         SimOp::Merge => "merge",
         SimOp::Measure => "measure",
+        SimOp::Prob => "prob",
     };
     let per_sec = n as f64 / result.seconds;
     if args.json {
