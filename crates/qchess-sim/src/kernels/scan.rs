@@ -1052,34 +1052,63 @@ mod tests {
         }
     }
 
-    /// On AVX-512 the vector scan by parts gives the portable lanes and count bit for bit
-    /// (compiled where the build targets AVX-512; elsewhere the portable path is the only one).
+    /// The test of a vector kernel of the scan by parts (`$kernel`, compiled where the build
+    /// targets its instruction set): on f32 and f64, lengths of one step to a whole block, and
+    /// masks of one bit, of several, empty and bit 0, it gives the portable lanes and count bit
+    /// for bit.
+    #[cfg(any(qchess_avx512, qchess_avx2))]
+    macro_rules! vector_scan_by_parts_matches_the_portable_one {
+        ($kernel:ident) => {{
+            fn check<T: Amplitude>(n: usize, seed: u64) {
+                let (keys, amps) = scan_arrays::<T>(n, seed);
+                let parts = T::as_parts(&amps).expect("a float's parts");
+                let masks = [
+                    (1u64 << 3, 1u64 << 3),
+                    (0b101 << 9, 0b100 << 9),
+                    (0, 0),
+                    (1, 0),
+                ];
+                for (mask, value) in masks {
+                    let steps = n / STEP;
+                    let (a, ac) = probability_parts_portable(&keys, parts, mask, value, steps);
+                    #[allow(unsafe_code)]
+                    // SAFETY: compiled only where the build targets the kernel's instruction
+                    // set (the test's cfg).
+                    let (b, bc) = unsafe { $kernel(&keys, parts, mask, value, steps) };
+                    let bits = |l: &PartLanes| {
+                        (
+                            l.all.map(|h| h.map(f64::to_bits)),
+                            l.yes.map(|h| h.map(f64::to_bits)),
+                        )
+                    };
+                    assert_eq!(bits(&a), bits(&b), "n {n} mask {mask:#x}");
+                    assert_eq!(ac, bc, "n {n} mask {mask:#x}");
+                    // The predicate held on some entries and not on others: both sums made.
+                    if mask == 1 << 3 && n >= 1000 {
+                        assert!(0 < ac && ac < n, "n {n}");
+                    }
+                }
+            }
+            for (n, seed) in [(8, 1), (1000, 2), (65_536, 3)] {
+                check::<f32>(n, seed);
+                check::<f64>(n, seed);
+            }
+        }};
+    }
+
+    /// The AVX-512 scan by parts is the portable one bit for bit.
     #[cfg(qchess_avx512)]
     #[test]
     fn the_vector_scan_by_parts_is_the_portable_one_bit_for_bit() {
-        fn check<T: Amplitude>(n: usize, seed: u64) {
-            let (keys, amps) = scan_arrays::<T>(n, seed);
-            let parts = T::as_parts(&amps).expect("a float's parts");
-            for (mask, value) in [(1u64 << 3, 1u64 << 3), (0b101 << 9, 0b100 << 9), (0, 0)] {
-                let steps = n / STEP;
-                let (a, ac) = probability_parts_portable(&keys, parts, mask, value, steps);
-                #[allow(unsafe_code)]
-                // SAFETY: compiled only where the build targets AVX-512.
-                let (b, bc) = unsafe { probability_parts_avx512(&keys, parts, mask, value, steps) };
-                let bits = |l: &PartLanes| {
-                    (
-                        l.all.map(|h| h.map(f64::to_bits)),
-                        l.yes.map(|h| h.map(f64::to_bits)),
-                    )
-                };
-                assert_eq!(bits(&a), bits(&b), "n {n} mask {mask:#x}");
-                assert_eq!(ac, bc);
-            }
-        }
-        for (n, seed) in [(8, 1), (1000, 2), (65_536, 3)] {
-            check::<f32>(n, seed);
-            check::<f64>(n, seed);
-        }
+        vector_scan_by_parts_matches_the_portable_one!(probability_parts_avx512);
+    }
+
+    /// The AVX2 scan by parts (the kernel of a build for AVX2 without AVX-512; tested wherever
+    /// the build targets AVX2) is the portable one bit for bit.
+    #[cfg(qchess_avx2)]
+    #[test]
+    fn the_avx2_scan_by_parts_is_the_portable_one_bit_for_bit() {
+        vector_scan_by_parts_matches_the_portable_one!(probability_parts_avx2);
     }
 
     /// On AVX2 the vector scan entry by entry (f64's) gives the entry loop's sums and count
@@ -1112,46 +1141,6 @@ mod tests {
                     assert!(0 < ec && ec < n && 0.0 < ey && ey < ea, "{what}");
                 }
             }
-        }
-    }
-
-    /// On AVX2 the vector scan by parts gives the portable lanes and count bit for bit (the
-    /// kernel of a build for AVX2 without AVX-512; compiled wherever the build targets AVX2).
-    #[cfg(qchess_avx2)]
-    #[test]
-    fn the_avx2_scan_by_parts_is_the_portable_one_bit_for_bit() {
-        fn check<T: Amplitude>(n: usize, seed: u64) {
-            let (keys, amps) = scan_arrays::<T>(n, seed);
-            let parts = T::as_parts(&amps).expect("a float's parts");
-            let masks = [
-                (1u64 << 3, 1u64 << 3),
-                (0b101 << 9, 0b100 << 9),
-                (0, 0),
-                (1, 0),
-            ];
-            for (mask, value) in masks {
-                let steps = n / STEP;
-                let (a, ac) = probability_parts_portable(&keys, parts, mask, value, steps);
-                #[allow(unsafe_code)]
-                // SAFETY: compiled only where the build targets AVX2.
-                let (b, bc) = unsafe { probability_parts_avx2(&keys, parts, mask, value, steps) };
-                let bits = |l: &PartLanes| {
-                    (
-                        l.all.map(|h| h.map(f64::to_bits)),
-                        l.yes.map(|h| h.map(f64::to_bits)),
-                    )
-                };
-                assert_eq!(bits(&a), bits(&b), "n {n} mask {mask:#x}");
-                assert_eq!(ac, bc, "n {n} mask {mask:#x}");
-                // The predicate held on some entries and not on others: both lanes summed.
-                if mask == 1 << 3 && n >= 1000 {
-                    assert!(0 < ac && ac < n, "n {n}");
-                }
-            }
-        }
-        for (n, seed) in [(8, 1), (1000, 2), (65_536, 3)] {
-            check::<f32>(n, seed);
-            check::<f64>(n, seed);
         }
     }
 
