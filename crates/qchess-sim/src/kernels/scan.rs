@@ -1052,6 +1052,12 @@ mod tests {
         }
     }
 
+    /// The predicates `(mask, value)` the vector scans are checked on: one bit (holding on
+    /// about half the entries), several bits, the empty mask (holding everywhere) and bit 0.
+    #[cfg(any(qchess_avx512, qchess_avx2))]
+    const VECTOR_MASKS: [(u64, u64); 4] =
+        [(1 << 3, 1 << 3), (0b101 << 9, 0b100 << 9), (0, 0), (1, 0)];
+
     /// The test of a vector kernel of the scan by parts (`$kernel`, compiled where the build
     /// targets its instruction set): on f32 and f64, lengths of one step to a whole block, and
     /// masks of one bit, of several, empty and bit 0, it gives the portable lanes and count bit
@@ -1062,13 +1068,7 @@ mod tests {
             fn check<T: Amplitude>(n: usize, seed: u64) {
                 let (keys, amps) = scan_arrays::<T>(n, seed);
                 let parts = T::as_parts(&amps).expect("a float's parts");
-                let masks = [
-                    (1u64 << 3, 1u64 << 3),
-                    (0b101 << 9, 0b100 << 9),
-                    (0, 0),
-                    (1, 0),
-                ];
-                for (mask, value) in masks {
+                for (mask, value) in VECTOR_MASKS {
                     let steps = n / STEP;
                     let (a, ac) = probability_parts_portable(&keys, parts, mask, value, steps);
                     #[allow(unsafe_code)]
@@ -1119,13 +1119,7 @@ mod tests {
         for (n, seed) in [(0, 1), (3, 2), (4, 3), (1001, 4), (65_536, 5)] {
             let (keys, amps) = scan_arrays::<f64>(n, seed);
             let parts = f64::as_parts(&amps).expect("a float's parts");
-            let masks = [
-                (1u64 << 3, 1u64 << 3),
-                (0b101 << 9, 0b100 << 9),
-                (0, 0),
-                (1, 0),
-            ];
-            for (mask, value) in masks {
+            for (mask, value) in VECTOR_MASKS {
                 let (ey, ea, ec) = probability_block_entries(&keys, &amps, mask, value);
                 #[allow(unsafe_code)]
                 // SAFETY: compiled only where the build targets AVX2.
