@@ -11,8 +11,8 @@
 //! steadier median and best (docs/benchmarks.md, "The split's grown room without zeros").
 //! Defaults: 10^7 states, 15 repetitions, one thread, game-shaped, split.
 
-use qchess_sim::bench::{self, BenchOp, apply_game_op, apply_op};
-use qchess_sim::{Controls, State};
+use qchess_sim::State;
+use qchess_sim::bench::{self, BenchOp, apply_game_op, apply_inverse, apply_op};
 use std::time::Instant;
 
 /// One gate on the benchmark's state of `n` basis states.
@@ -46,17 +46,11 @@ fn main() -> Result<(), qchess_sim::SimError> {
                 ),
                 (true, false) => (
                     |s, n| apply_op(BenchOp::Split, s, n),
-                    |s, n| {
-                        let (lo, mid, hi) = bench::qubits(n);
-                        s.merge(hi, lo, mid, Controls::NONE)
-                    },
+                    |s, n| apply_inverse(BenchOp::Split, s, n),
                 ),
                 (true, true) => (
                     |s, n| apply_op(BenchOp::Merge, s, n),
-                    |s, n| {
-                        let (lo, mid, hi) = bench::qubits(n);
-                        s.split(mid, hi, lo, Controls::NONE)
-                    },
+                    |s, n| apply_inverse(BenchOp::Merge, s, n),
                 ),
             };
             let mut s: State<f64> = if random {

@@ -278,23 +278,43 @@ impl rand::RngCore for SplitMix {
     }
 }
 
-/// Runs the operation's inverse after it, so the pass buffers exist at their working size
-/// (as in a game, where they are reused move after move).
-fn warm_up<T: Amplitude>(op: BenchOp, s: &mut State<T>, n: usize) -> Result<(), SimError> {
+/// Applies the inverse of [`apply_op`]'s `op` (on the same qubits): `iswap_inv` for the
+/// iSwap and the slide, the merge that undoes the split and the split that undoes the merge.
+/// A measurement has no inverse: [`SimError::Unsupported`], the state unchanged.
+///
+/// ```
+/// use qchess_sim::bench::{BenchOp, apply_inverse, apply_op, random_state};
+/// let mut s = random_state::<f64>(64)?;
+/// apply_op(BenchOp::Split, &mut s, 64)?;
+/// apply_inverse(BenchOp::Split, &mut s, 64)?;
+/// assert_eq!(s.len(), 64);
+/// assert!(apply_inverse(BenchOp::Measure, &mut s, 64).is_err());
+/// # Ok::<(), qchess_sim::SimError>(())
+/// ```
+pub fn apply_inverse<T: Amplitude>(
+    op: BenchOp,
+    s: &mut State<T>,
+    n: usize,
+) -> Result<(), SimError> {
     let (lo, mid, hi) = qubits(n);
     match op {
-        BenchOp::Iswap => Ok(()),
-        BenchOp::SlideIswap => {
-            let c = Controls::empty_path(1 << mid);
-            s.iswap(lo, hi, c).and_then(|_| s.iswap_inv(lo, hi, c))
-        }
-        BenchOp::Split => s
-            .split(mid, lo, hi, Controls::NONE)
-            .and_then(|_| s.merge(hi, lo, mid, Controls::NONE)),
-        BenchOp::Merge => s
-            .merge(lo, hi, mid, Controls::NONE)
-            .and_then(|_| s.split(mid, hi, lo, Controls::NONE)),
-        BenchOp::Measure => Ok(()),
+        BenchOp::Iswap => s.iswap_inv(lo, hi, Controls::NONE),
+        BenchOp::SlideIswap => s.iswap_inv(lo, hi, Controls::empty_path(1 << mid)),
+        BenchOp::Split => s.merge(hi, lo, mid, Controls::NONE),
+        BenchOp::Merge => s.split(mid, hi, lo, Controls::NONE),
+        BenchOp::Measure => Err(SimError::Unsupported {
+            what: "the inverse of a measurement",
+        }),
+    }
+}
+
+/// Runs the operation's inverse after it, so the pass buffers exist at their working size
+/// (as in a game, where they are reused move after move); nothing for the iSwap (no pass
+/// buffers) and the measurement (no inverse).
+fn warm_up<T: Amplitude>(op: BenchOp, s: &mut State<T>, n: usize) -> Result<(), SimError> {
+    match op {
+        BenchOp::Iswap | BenchOp::Measure => Ok(()),
+        _ => apply_op(op, s, n).and_then(|_| apply_inverse(op, s, n)),
     }
 }
 
