@@ -75,7 +75,65 @@ fn bench_sim_prints_one_object_per_run_with_the_contract_keys() {
                 peak as f64 >= 1000.0 * (8.0 + amplitude_bytes),
                 "the input state is held: {v}"
             );
+            // The default runs: 200 gates on fresh copies of 1000 states, 50 scans for prob.
+            let runs = seconds_runs(&v);
+            assert_eq!(runs.len(), if op == "prob" { 50 } else { 200 }, "{v}");
+            assert_eq!(
+                seconds,
+                median(runs),
+                "seconds is the median of the runs: {v}"
+            );
         }
+    }
+}
+
+/// `"seconds_runs"` (every timed run's wall seconds, as many as `"runs"` says).
+fn seconds_runs(v: &Value) -> Vec<f64> {
+    let runs: Vec<f64> = v["seconds_runs"]
+        .as_array()
+        .unwrap_or_else(|| panic!("seconds_runs is not an array: {v}"))
+        .iter()
+        .map(|s| s.as_f64().expect("a number of seconds"))
+        .collect();
+    assert_eq!(v["runs"].as_u64(), Some(runs.len() as u64), "{v}");
+    assert!(runs.iter().all(|&s| s.is_finite() && s > 0.0), "{v}");
+    runs
+}
+
+/// The middle value, or the mean of the middle two of an even count.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    }
+}
+
+/// `--repeat N` times N runs (gates on fresh copies; for prob, scans of one state) and
+/// reports their median as `seconds`, every run listed in `seconds_runs`.
+#[test]
+fn bench_sim_repeat_sets_the_number_of_timed_runs() {
+    for (op, repeat) in [("merge", 3usize), ("measure", 4), ("prob", 5), ("split", 1)] {
+        let r = repeat.to_string();
+        let v = one_json(&[
+            "bench",
+            "sim",
+            "--op",
+            op,
+            "--states",
+            "20000",
+            "--threads",
+            "1",
+            "--repeat",
+            &r,
+            "--json",
+        ]);
+        let runs = seconds_runs(&v);
+        assert_eq!(runs.len(), repeat, "{v}");
+        assert_eq!(num(&v, "seconds"), median(runs), "{v}");
+        assert_eq!(v["states"].as_u64(), Some(20_000), "{v}");
     }
 }
 
@@ -210,6 +268,11 @@ fn bench_bad_arguments_exit_2() {
     ]);
     assert_usage_error(&["bench", "sim", "--op", "split", "--states", "0", "--json"]);
     assert_usage_error(&["bench", "sim", "--op", "split", "--states", "-5", "--json"]);
+    for bad in ["0", "-1", "many"] {
+        assert_usage_error(&[
+            "bench", "sim", "--op", "split", "--states", "1000", "--repeat", bad, "--json",
+        ]);
+    }
     assert_usage_error(&[
         "bench",
         "sim",

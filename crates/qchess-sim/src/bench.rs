@@ -6,6 +6,7 @@ use crate::error::SimError;
 use crate::key::{Controls, Normalization, Predicate};
 use crate::state::State;
 use num_complex::Complex;
+use std::num::NonZeroUsize;
 use std::time::Instant;
 
 /// The operation to time.
@@ -53,6 +54,25 @@ pub struct BenchResult {
     pub bytes_per_state: f64,
     /// Most heap bytes the state held during the operation (input, output, free buffers).
     pub peak_bytes: usize,
+}
+
+/// Every timed run of a benchmark beside their medians: what [`run_op_repeated`] and
+/// [`run_probability_repeated`] return, for a caller that asked for more runs than the
+/// default (a noisy machine, where single runs swing by a third) or wants their spread.
+///
+/// ```
+/// use qchess_sim::bench::{BenchOp, Shape, run_op_repeated};
+/// let runs = run_op_repeated::<f64>(BenchOp::Merge, 2000, Shape::Random, std::num::NonZeroUsize::new(5))?;
+/// assert_eq!(runs.seconds_runs.len(), 5);
+/// assert_eq!(runs.result.seconds, qchess_sim::bench::median(&mut runs.seconds_runs.clone()));
+/// # Ok::<(), qchess_sim::SimError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchRuns {
+    /// The medians and the peak over the runs, as [`run_op_shaped`] reports them.
+    pub result: BenchResult,
+    /// Wall seconds of each timed run, in the order they ran.
+    pub seconds_runs: Vec<f64>,
 }
 
 /// Key bits used: keys increase by 1..=4, so they span about `2.5 n` values.
@@ -375,16 +395,42 @@ pub trait BenchAmplitude: Amplitude {
     fn run_op_shaped(op: BenchOp, n: usize, shape: Shape) -> Result<BenchResult, SimError>;
     /// [`run_probability`] on amplitudes of this type.
     fn run_probability(n: usize) -> Result<BenchResult, SimError>;
+    /// [`run_op_repeated`] on amplitudes of this type.
+    fn run_op_repeated(
+        op: BenchOp,
+        n: usize,
+        shape: Shape,
+        repeat: Option<NonZeroUsize>,
+    ) -> Result<BenchRuns, SimError>;
+    /// [`run_probability_repeated`] on amplitudes of this type.
+    fn run_probability_repeated(
+        n: usize,
+        repeat: Option<NonZeroUsize>,
+    ) -> Result<BenchRuns, SimError>;
 }
 
 macro_rules! bench_amplitude {
     ($($t:ty),*) => {$(
         impl BenchAmplitude for $t {
             fn run_op_shaped(op: BenchOp, n: usize, shape: Shape) -> Result<BenchResult, SimError> {
-                run_shaped::<$t>(op, n, shape)
+                run_shaped::<$t>(op, n, shape, None).map(|r| r.result)
             }
             fn run_probability(n: usize) -> Result<BenchResult, SimError> {
-                probability_of::<$t>(n)
+                probability_of::<$t>(n, None).map(|r| r.result)
+            }
+            fn run_op_repeated(
+                op: BenchOp,
+                n: usize,
+                shape: Shape,
+                repeat: Option<NonZeroUsize>,
+            ) -> Result<BenchRuns, SimError> {
+                run_shaped::<$t>(op, n, shape, repeat)
+            }
+            fn run_probability_repeated(
+                n: usize,
+                repeat: Option<NonZeroUsize>,
+            ) -> Result<BenchRuns, SimError> {
+                probability_of::<$t>(n, repeat)
             }
         }
     )*};
@@ -408,12 +454,32 @@ pub fn run_probability<T: BenchAmplitude>(n: usize) -> Result<BenchResult, SimEr
     T::run_probability(n)
 }
 
-/// [`run_probability`] for one amplitude type.
-fn probability_of<T: Amplitude>(n: usize) -> Result<BenchResult, SimError> {
+/// [`run_probability`] with `repeat` timed scans instead of the default 3 to 50 (`None`),
+/// and every scan's wall seconds.
+///
+/// ```
+/// use qchess_sim::bench::run_probability_repeated;
+/// let runs = run_probability_repeated::<f32>(5000, std::num::NonZeroUsize::new(4))?;
+/// assert_eq!(runs.seconds_runs.len(), 4);
+/// assert_eq!(runs.result.states, 5000);
+/// # Ok::<(), qchess_sim::SimError>(())
+/// ```
+pub fn run_probability_repeated<T: BenchAmplitude>(
+    n: usize,
+    repeat: Option<NonZeroUsize>,
+) -> Result<BenchRuns, SimError> {
+    T::run_probability_repeated(n, repeat)
+}
+
+/// [`run_probability_repeated`] for one amplitude type.
+fn probability_of<T: Amplitude>(
+    n: usize,
+    repeat: Option<NonZeroUsize>,
+) -> Result<BenchRuns, SimError> {
     let mut s = random_state::<T>(n)?;
     s.reset_peak_bytes();
     let predicate = Predicate::One(qubits(n).1);
-    let reps = (200_000_000 / n.max(1)).clamp(3, 50);
+    let reps = repeat.map_or((200_000_000 / n.max(1)).clamp(3, 50), NonZeroUsize::get);
     let (mut times, mut cpu) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
     let mut sink = 0.0;
     for _ in 0..reps {
@@ -426,12 +492,15 @@ fn probability_of<T: Amplitude>(n: usize) -> Result<BenchResult, SimError> {
         }
     }
     std::hint::black_box(sink);
-    Ok(BenchResult {
-        states: s.len(),
-        seconds: median(&mut times),
-        cpu_seconds: (cpu.len() == times.len()).then(|| median(&mut cpu)),
-        bytes_per_state: s.state_bytes() as f64 / s.len() as f64,
-        peak_bytes: s.peak_bytes(),
+    Ok(BenchRuns {
+        result: BenchResult {
+            states: s.len(),
+            seconds: median(&mut times.clone()),
+            cpu_seconds: (cpu.len() == times.len()).then(|| median(&mut cpu)),
+            bytes_per_state: s.state_bytes() as f64 / s.len() as f64,
+            peak_bytes: s.peak_bytes(),
+        },
+        seconds_runs: times,
     })
 }
 
@@ -502,8 +571,34 @@ pub fn run_op_shaped<T: BenchAmplitude>(
     T::run_op_shaped(op, n, shape)
 }
 
-/// [`run_op_shaped`]'s body, instantiated by [`BenchAmplitude`]'s impls.
-fn run_shaped<T: Amplitude>(op: BenchOp, n: usize, shape: Shape) -> Result<BenchResult, SimError> {
+/// [`run_op_shaped`] with `repeat` timed runs instead of its default (`None`: 200 runs of
+/// small states down to 1 from 2 x 10^7 states), each on a fresh warmed copy of the input,
+/// and every run's wall seconds. Above 10^8 states no run is warmed (as by default), and
+/// with more than one run each copy is asked of the memory budget beside the input.
+///
+/// ```
+/// use qchess_sim::bench::{BenchOp, Shape, run_op_repeated};
+/// let runs = run_op_repeated::<f32>(BenchOp::Split, 3000, Shape::Game, std::num::NonZeroUsize::new(3))?;
+/// assert_eq!(runs.seconds_runs.len(), 3);
+/// assert!(runs.seconds_runs.iter().all(|&s| s > 0.0));
+/// # Ok::<(), qchess_sim::SimError>(())
+/// ```
+pub fn run_op_repeated<T: BenchAmplitude>(
+    op: BenchOp,
+    n: usize,
+    shape: Shape,
+    repeat: Option<NonZeroUsize>,
+) -> Result<BenchRuns, SimError> {
+    T::run_op_repeated(op, n, shape, repeat)
+}
+
+/// [`run_op_repeated`]'s body, instantiated by [`BenchAmplitude`]'s impls.
+fn run_shaped<T: Amplitude>(
+    op: BenchOp,
+    n: usize,
+    shape: Shape,
+    repeat: Option<NonZeroUsize>,
+) -> Result<BenchRuns, SimError> {
     let mut state = match shape {
         Shape::Random => random_state::<T>(n)?,
         Shape::Game => {
@@ -515,7 +610,7 @@ fn run_shaped<T: Amplitude>(op: BenchOp, n: usize, shape: Shape) -> Result<Bench
         }
     };
     let states = state.len();
-    let reps = (20_000_000 / n.max(1)).clamp(1, 200);
+    let reps = repeat.map_or((20_000_000 / n.max(1)).clamp(1, 200), NonZeroUsize::get);
     let (mut times, mut cpu) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
     let (mut peak, mut bytes_per_state) = (0usize, 0.0);
     for _ in 0..reps {
@@ -545,12 +640,15 @@ fn run_shaped<T: Amplitude>(op: BenchOp, n: usize, shape: Shape) -> Result<Bench
         peak = peak.max(s.peak_bytes());
         bytes_per_state = s.state_bytes() as f64 / s.len() as f64;
     }
-    Ok(BenchResult {
-        states,
-        seconds: median(&mut times),
-        cpu_seconds: (cpu.len() == times.len()).then(|| median(&mut cpu)),
-        bytes_per_state,
-        peak_bytes: peak,
+    Ok(BenchRuns {
+        result: BenchResult {
+            states,
+            seconds: median(&mut times.clone()),
+            cpu_seconds: (cpu.len() == times.len()).then(|| median(&mut cpu)),
+            bytes_per_state,
+            peak_bytes: peak,
+        },
+        seconds_runs: times,
     })
 }
 

@@ -2,12 +2,16 @@
 //!
 //! The harness is `qchess_sim::bench`: the input state is built and the pass buffers warmed
 //! outside the timed region; small states repeat on fresh clones and report the median
-//! (`--op prob`, which leaves the state unchanged, repeats on the same state).
+//! (`--op prob`, which leaves the state unchanged, repeats on the same state); `--repeat`
+//! sets the number of timed runs, and the JSON lists every run's seconds.
 
 use crate::error::CliError;
 use clap::{Args, ValueEnum};
 use qchess_sim::SimError;
-use qchess_sim::bench::{BenchAmplitude, BenchOp, BenchResult, run_op, run_probability};
+use qchess_sim::bench::{
+    BenchAmplitude, BenchOp, BenchRuns, Shape, run_op_repeated, run_probability_repeated,
+};
+use std::num::NonZeroUsize;
 
 /// The simulator operation to time.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +54,11 @@ pub struct SimArgs {
     /// Memory budget in bytes (default: measured from the limits).
     #[arg(long, value_name = "BYTES")]
     pub memory: Option<usize>,
+    /// Timed runs, each on a fresh warmed copy of the input (`prob`: scans of the same
+    /// state); `seconds` is their median (default: 200 runs of small states down to 1 from
+    /// 2 x 10^7 states; `prob` 3 to 50).
+    #[arg(long, value_name = "N")]
+    pub repeat: Option<usize>,
 }
 
 /// Runs `qchess bench sim`.
@@ -59,6 +68,10 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
         return Err(CliError::usage("--states must be at least 1"));
     }
     let n = usize::try_from(args.states).map_err(|_| CliError::usage("--states is too large"))?;
+    let repeat = args
+        .repeat
+        .map(|r| NonZeroUsize::new(r).ok_or_else(|| CliError::usage("--repeat must be at least 1")))
+        .transpose()?;
     let bop = match args.op {
         SimOp::Iswap => Some(BenchOp::Iswap),
         SimOp::Slide => Some(BenchOp::SlideIswap),
@@ -67,22 +80,27 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
         SimOp::Measure => Some(BenchOp::Measure),
         SimOp::Prob => None,
     };
-    fn time<T: BenchAmplitude>(op: Option<BenchOp>, n: usize) -> Result<BenchResult, SimError> {
+    fn time<T: BenchAmplitude>(
+        op: Option<BenchOp>,
+        n: usize,
+        repeat: Option<NonZeroUsize>,
+    ) -> Result<BenchRuns, SimError> {
         match op {
-            Some(op) => run_op::<T>(op, n),
-            None => run_probability::<T>(n),
+            Some(op) => run_op_repeated::<T>(op, n, Shape::Random, repeat),
+            None => run_probability_repeated::<T>(n, repeat),
         }
     }
-    let (result, threads) = crate::threads::with_threads(args.threads, || {
+    let (runs, threads) = crate::threads::with_threads(args.threads, || {
         if args.f32 {
-            time::<f32>(bop, n)
+            time::<f32>(bop, n, repeat)
         } else if args.exact {
-            time::<qchess_sim::Exact>(bop, n)
+            time::<qchess_sim::Exact>(bop, n, repeat)
         } else {
-            time::<f64>(bop, n)
+            time::<f64>(bop, n, repeat)
         }
     })?;
-    let result = result.map_err(|e| CliError::failure(format!("bench sim: {e}")))?;
+    let runs = runs.map_err(|e| CliError::failure(format!("bench sim: {e}")))?;
+    let result = runs.result;
     let op = match args.op {
         SimOp::Iswap => "iswap",
         SimOp::Slide => "slide",
@@ -104,6 +122,8 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
             "bytes_per_state": result.bytes_per_state,
             "peak_bytes": result.peak_bytes,
             "cpu_seconds": result.cpu_seconds,
+            "runs": runs.seconds_runs.len(),
+            "seconds_runs": runs.seconds_runs,
         });
         println!("{obj}");
     } else {
