@@ -75,6 +75,29 @@ pub struct BenchRuns {
     pub seconds_runs: Vec<f64>,
 }
 
+impl BenchRuns {
+    /// The runs' wall and calling-thread CPU seconds (the CPU median only when every run
+    /// read it) with what the state held, as the harness reports them.
+    fn of(
+        (times, mut cpu): (Vec<f64>, Vec<f64>),
+        states: usize,
+        bytes_per_state: f64,
+        peak_bytes: usize,
+    ) -> Self {
+        let result = BenchResult {
+            states,
+            seconds: median(&mut times.clone()),
+            cpu_seconds: (cpu.len() == times.len()).then(|| median(&mut cpu)),
+            bytes_per_state,
+            peak_bytes,
+        };
+        Self {
+            result,
+            seconds_runs: times,
+        }
+    }
+}
+
 /// Key bits used: keys increase by 1..=4, so they span about `2.5 n` values.
 fn key_bits(n: usize) -> u32 {
     (64 - (n as u64 * 5 / 2 + 16).leading_zeros()).clamp(8, 60)
@@ -492,16 +515,13 @@ fn probability_of<T: Amplitude>(
         }
     }
     std::hint::black_box(sink);
-    Ok(BenchRuns {
-        result: BenchResult {
-            states: s.len(),
-            seconds: median(&mut times.clone()),
-            cpu_seconds: (cpu.len() == times.len()).then(|| median(&mut cpu)),
-            bytes_per_state: s.state_bytes() as f64 / s.len() as f64,
-            peak_bytes: s.peak_bytes(),
-        },
-        seconds_runs: times,
-    })
+    let bytes_per_state = s.state_bytes() as f64 / s.len() as f64;
+    Ok(BenchRuns::of(
+        (times, cpu),
+        s.len(),
+        bytes_per_state,
+        s.peak_bytes(),
+    ))
 }
 
 bench_amplitude!(f32, f64, crate::Exact);
@@ -640,16 +660,7 @@ fn run_shaped<T: Amplitude>(
         peak = peak.max(s.peak_bytes());
         bytes_per_state = s.state_bytes() as f64 / s.len() as f64;
     }
-    Ok(BenchRuns {
-        result: BenchResult {
-            states,
-            seconds: median(&mut times.clone()),
-            cpu_seconds: (cpu.len() == times.len()).then(|| median(&mut cpu)),
-            bytes_per_state,
-            peak_bytes: peak,
-        },
-        seconds_runs: times,
-    })
+    Ok(BenchRuns::of((times, cpu), states, bytes_per_state, peak))
 }
 
 #[cfg(test)]
