@@ -58,6 +58,7 @@ fn bench_sim_prints_one_object_per_run_with_the_contract_keys() {
                 assert!(v.get(key).is_some(), "{args:?}: no {key:?} in {v}");
             }
             assert_eq!(v["op"], op);
+            assert_eq!(v["shape"], "random", "the default shape: {v}");
             assert_eq!(v["states"].as_u64(), Some(1000), "{v}");
             assert_eq!(v["threads"].as_u64(), Some(1), "{v}");
             let seconds = num(&v, "seconds");
@@ -108,6 +109,43 @@ fn median(mut v: Vec<f64>) -> f64 {
         v[m]
     } else {
         (v[m - 1] + v[m]) / 2.0
+    }
+}
+
+/// `--shape game` times the game-shaped state of that many basis states (for `merge`, the
+/// game-shaped split's output, more states), reported as `"shape": "game"`, the rate over
+/// the input's states.
+#[test]
+fn bench_sim_game_shape_is_reported_with_its_input_size() {
+    for op in ["iswap", "slide", "split", "merge", "measure", "prob"] {
+        let v = one_json(&[
+            "bench",
+            "sim",
+            "--op",
+            op,
+            "--states",
+            "1000",
+            "--shape",
+            "game",
+            "--threads",
+            "1",
+            "--repeat",
+            "3",
+            "--json",
+        ]);
+        assert_eq!(v["shape"], "game", "{v}");
+        let states = num(&v, "states");
+        if op == "merge" {
+            // The split before it makes a state with partners: between 1x and 2x the states.
+            assert!(1000.0 < states && states < 2000.0, "{v}");
+        } else {
+            assert_eq!(states, 1000.0, "{v}");
+        }
+        let rate = num(&v, "states_per_sec");
+        assert!(
+            (rate - states / num(&v, "seconds")).abs() <= 1e-9 * rate,
+            "states_per_sec = states / seconds: {v}"
+        );
     }
 }
 
@@ -268,6 +306,9 @@ fn bench_bad_arguments_exit_2() {
     ]);
     assert_usage_error(&["bench", "sim", "--op", "split", "--states", "0", "--json"]);
     assert_usage_error(&["bench", "sim", "--op", "split", "--states", "-5", "--json"]);
+    assert_usage_error(&[
+        "bench", "sim", "--op", "split", "--states", "1000", "--shape", "hex", "--json",
+    ]);
     for bad in ["0", "-1", "many"] {
         assert_usage_error(&[
             "bench", "sim", "--op", "split", "--states", "1000", "--repeat", bad, "--json",

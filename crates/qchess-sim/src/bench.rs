@@ -428,6 +428,7 @@ pub trait BenchAmplitude: Amplitude {
     /// [`run_probability_repeated`] on amplitudes of this type.
     fn run_probability_repeated(
         n: usize,
+        shape: Shape,
         repeat: Option<NonZeroUsize>,
     ) -> Result<BenchRuns, SimError>;
 }
@@ -439,7 +440,7 @@ macro_rules! bench_amplitude {
                 run_shaped::<$t>(op, n, shape, None).map(|r| r.result)
             }
             fn run_probability(n: usize) -> Result<BenchResult, SimError> {
-                probability_of::<$t>(n, None).map(|r| r.result)
+                probability_of::<$t>(n, Shape::Random, None).map(|r| r.result)
             }
             fn run_op_repeated(
                 op: BenchOp,
@@ -451,9 +452,10 @@ macro_rules! bench_amplitude {
             }
             fn run_probability_repeated(
                 n: usize,
+                shape: Shape,
                 repeat: Option<NonZeroUsize>,
             ) -> Result<BenchRuns, SimError> {
-                probability_of::<$t>(n, repeat)
+                probability_of::<$t>(n, shape, repeat)
             }
         }
     )*};
@@ -477,31 +479,37 @@ pub fn run_probability<T: BenchAmplitude>(n: usize) -> Result<BenchResult, SimEr
     T::run_probability(n)
 }
 
-/// [`run_probability`] with `repeat` timed scans instead of the default 3 to 50 (`None`),
-/// and every scan's wall seconds.
+/// [`run_probability`] on a state of either shape (on a game-shaped one the qubit is
+/// [`game_qubits`]'s `s`, the square the game-shaped gates move from), with `repeat` timed
+/// scans instead of the default 3 to 50 (`None`), and every scan's wall seconds.
 ///
 /// ```
-/// use qchess_sim::bench::run_probability_repeated;
-/// let runs = run_probability_repeated::<f32>(5000, std::num::NonZeroUsize::new(4))?;
+/// use qchess_sim::bench::{Shape, run_probability_repeated};
+/// let runs = run_probability_repeated::<f32>(5000, Shape::Game, std::num::NonZeroUsize::new(4))?;
 /// assert_eq!(runs.seconds_runs.len(), 4);
 /// assert_eq!(runs.result.states, 5000);
 /// # Ok::<(), qchess_sim::SimError>(())
 /// ```
 pub fn run_probability_repeated<T: BenchAmplitude>(
     n: usize,
+    shape: Shape,
     repeat: Option<NonZeroUsize>,
 ) -> Result<BenchRuns, SimError> {
-    T::run_probability_repeated(n, repeat)
+    T::run_probability_repeated(n, shape, repeat)
 }
 
 /// [`run_probability_repeated`] for one amplitude type.
 fn probability_of<T: Amplitude>(
     n: usize,
+    shape: Shape,
     repeat: Option<NonZeroUsize>,
 ) -> Result<BenchRuns, SimError> {
-    let mut s = random_state::<T>(n)?;
+    let (mut s, q) = match shape {
+        Shape::Random => (random_state::<T>(n)?, qubits(n).1),
+        Shape::Game => (game_state::<T>(n)?, game_qubits(n).0),
+    };
     s.reset_peak_bytes();
-    let predicate = Predicate::One(qubits(n).1);
+    let predicate = Predicate::One(q);
     let reps = repeat.map_or((200_000_000 / n.max(1)).clamp(3, 50), NonZeroUsize::get);
     let (mut times, mut cpu) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
     let mut sink = 0.0;

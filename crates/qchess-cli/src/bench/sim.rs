@@ -30,6 +30,16 @@ pub enum SimOp {
     Prob,
 }
 
+/// The input state's shape (`qchess_sim::bench::Shape`).
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SimShape {
+    /// Consecutive keys with gaps of 1 to 4 over the low bits: large groups.
+    Random,
+    /// Like a position reached by real moves: a fixed background, few values of the high
+    /// bits, many small groups (for `merge`, the game-shaped split's output).
+    Game,
+}
+
 /// Arguments of `qchess bench sim`.
 #[derive(Args, Debug)]
 pub struct SimArgs {
@@ -59,6 +69,9 @@ pub struct SimArgs {
     /// 2 x 10^7 states; `prob` 3 to 50).
     #[arg(long, value_name = "N")]
     pub repeat: Option<usize>,
+    /// Shape of the input state.
+    #[arg(long, value_enum, default_value_t = SimShape::Random)]
+    pub shape: SimShape,
 }
 
 /// Runs `qchess bench sim`.
@@ -80,23 +93,28 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
         SimOp::Measure => Some(BenchOp::Measure),
         SimOp::Prob => None,
     };
+    let shape = match args.shape {
+        SimShape::Random => Shape::Random,
+        SimShape::Game => Shape::Game,
+    };
     fn time<T: BenchAmplitude>(
         op: Option<BenchOp>,
         n: usize,
+        shape: Shape,
         repeat: Option<NonZeroUsize>,
     ) -> Result<BenchRuns, SimError> {
         match op {
-            Some(op) => run_op_repeated::<T>(op, n, Shape::Random, repeat),
-            None => run_probability_repeated::<T>(n, repeat),
+            Some(op) => run_op_repeated::<T>(op, n, shape, repeat),
+            None => run_probability_repeated::<T>(n, shape, repeat),
         }
     }
     let (runs, threads) = crate::threads::with_threads(args.threads, || {
         if args.f32 {
-            time::<f32>(bop, n, repeat)
+            time::<f32>(bop, n, shape, repeat)
         } else if args.exact {
-            time::<qchess_sim::Exact>(bop, n, repeat)
+            time::<qchess_sim::Exact>(bop, n, shape, repeat)
         } else {
-            time::<f64>(bop, n, repeat)
+            time::<f64>(bop, n, shape, repeat)
         }
     })?;
     let runs = runs.map_err(|e| CliError::failure(format!("bench sim: {e}")))?;
@@ -109,11 +127,19 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
         SimOp::Measure => "measure",
         SimOp::Prob => "prob",
     };
-    let per_sec = n as f64 / result.seconds;
+    // The input's basis states: `--states` itself, except for a game-shaped merge, whose
+    // input is the game-shaped split's output.
+    let states = result.states;
+    let per_sec = states as f64 / result.seconds;
+    let shape = match args.shape {
+        SimShape::Random => "random",
+        SimShape::Game => "game",
+    };
     if args.json {
         let obj = serde_json::json!({
             "op": op,
-            "states": n,
+            "shape": shape,
+            "states": states,
             "threads": threads,
             "adaptive_threads": qchess_sim::adaptive_threads(),
             "pin_threads": qchess_sim::pin_threads(),
@@ -128,7 +154,7 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
         println!("{obj}");
     } else {
         println!(
-            "{op} on {n} states ({}, {threads} threads): {:.6} s, {:.1} M states/s, {:.1} B/state, peak {:.1} MiB",
+            "{op} on {states} {shape}-shaped states ({}, {threads} threads): {:.6} s, {:.1} M states/s, {:.1} B/state, peak {:.1} MiB",
             if args.f32 {
                 "f32"
             } else if args.exact {
