@@ -112,27 +112,30 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
+/// `qchess bench sim --op OP --states N --threads 1 EXTRA... --json`, its one JSON object.
+fn one_thread_sim(op: &str, states: &str, extra: &[&str]) -> Value {
+    let mut args = vec![
+        "bench",
+        "sim",
+        "--op",
+        op,
+        "--states",
+        states,
+        "--threads",
+        "1",
+    ];
+    args.extend_from_slice(extra);
+    args.push("--json");
+    one_json(&args)
+}
+
 /// `--shape game` times the game-shaped state of that many basis states (for `merge`, the
 /// game-shaped split's output, more states), reported as `"shape": "game"`, the rate over
 /// the input's states.
 #[test]
 fn bench_sim_game_shape_is_reported_with_its_input_size() {
     for op in ["iswap", "slide", "split", "merge", "measure", "prob"] {
-        let v = one_json(&[
-            "bench",
-            "sim",
-            "--op",
-            op,
-            "--states",
-            "1000",
-            "--shape",
-            "game",
-            "--threads",
-            "1",
-            "--repeat",
-            "3",
-            "--json",
-        ]);
+        let v = one_thread_sim(op, "1000", &["--shape", "game", "--repeat", "3"]);
         assert_eq!(v["shape"], "game", "{v}");
         let states = num(&v, "states");
         if op == "merge" {
@@ -154,20 +157,7 @@ fn bench_sim_game_shape_is_reported_with_its_input_size() {
 #[test]
 fn bench_sim_repeat_sets_the_number_of_timed_runs() {
     for (op, repeat) in [("merge", 3usize), ("measure", 4), ("prob", 5), ("split", 1)] {
-        let r = repeat.to_string();
-        let v = one_json(&[
-            "bench",
-            "sim",
-            "--op",
-            op,
-            "--states",
-            "20000",
-            "--threads",
-            "1",
-            "--repeat",
-            &r,
-            "--json",
-        ]);
+        let v = one_thread_sim(op, "20000", &["--repeat", &repeat.to_string()]);
         let runs = seconds_runs(&v);
         assert_eq!(runs.len(), repeat, "{v}");
         assert_eq!(num(&v, "seconds"), median(runs), "{v}");
