@@ -24,6 +24,67 @@ pub struct Removed<S> {
     pub(crate) restore: Option<f64>,
 }
 
+/// The sample that sizes an undo record before a one-thread projection
+/// (`State::estimate_removed`) reads [`SAMPLE_RUN`] consecutive keys (about a cache line) in
+/// every window of this many: at 1.5 x 10^6 keys, about 2 900 runs, against a count that
+/// reads every key. (One key in every 64 cost about two thirds of the count it saves: each
+/// read is a miss.)
+const SAMPLE_STRIDE: usize = 512;
+
+/// Consecutive keys the sample reads in each window of [`SAMPLE_STRIDE`].
+const SAMPLE_RUN: usize = 8;
+
+/// A sample of `keys` for `State::estimate_removed`: how many windows it reads, how many keys,
+/// and how many of those `out_of` removes. It reads one run of [`SAMPLE_RUN`] keys in each
+/// window of [`SAMPLE_STRIDE`], at an offset in the window drawn from a fixed hash of the
+/// window's index: a fixed offset would read the same place of every window, and the keys of
+/// a game's state repeat with periods of powers of two (a state of 1.49 x 10^6 keys after
+/// knight splits has one square's bit the same at every 64th key).
+fn sample_count(keys: &[u64], out_of: impl Fn(u64) -> bool) -> (usize, usize, usize) {
+    let n = keys.len();
+    let m = n.div_ceil(SAMPLE_STRIDE);
+    let (mut read, mut c) = (0, 0);
+    for j in 0..m {
+        let run = &keys[sampled(j, n)];
+        read += run.len();
+        c += run.iter().filter(|&&k| out_of(k)).count();
+    }
+    (m, read, c)
+}
+
+/// The keys [`sample_count`] reads in window `j` of [`SAMPLE_STRIDE`] keys out of `n`: a run
+/// of [`SAMPLE_RUN`] (fewer at the end) at the offset given by the top bits of a
+/// multiplicative (Fibonacci) hash of `j`.
+#[inline]
+fn sampled(j: usize, n: usize) -> std::ops::Range<usize> {
+    let jitter = ((j as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize;
+    let start = (j * SAMPLE_STRIDE + jitter % (SAMPLE_STRIDE - SAMPLE_RUN + 1)).min(n - 1);
+    start..(start + SAMPLE_RUN).min(n)
+}
+
+/// What a sector loses in a projection, as `State::estimate_removed` finds it.
+#[derive(Clone, Copy, Debug)]
+enum Loses {
+    /// This many entries, counted.
+    Exactly(usize),
+    /// At least one entry, likely at least this many (a sample's estimate).
+    AtLeast(usize),
+}
+
+/// What the pass of a projection with a record leaves for `State::finish_projection`.
+struct PassDone<T> {
+    /// One record per sector that lost entries, in sector order.
+    records: Vec<Sector<T>>,
+    /// The removed and the kept entries' squared norms (the kept ones before any scaling).
+    gone: f64,
+    kept: f64,
+    /// The survivors' bit masses (when asked), as scaled in the pass.
+    masses: crate::kernels::scan::BitMasses,
+    /// Per sector: its survivors (at its front) and its removed entries.
+    kept_len: Vec<usize>,
+    removed: Vec<usize>,
+}
+
 /// What the caller of [`State::measure_keeping`] picks once it has read the probability
 /// that the predicate holds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -373,7 +434,9 @@ impl<T: Amplitude> State<T> {
     /// checked by the caller) the survivors are scaled in the fused pass by
     /// `1 / sqrt(given)` and the masses are not summed; with `counted` (the entries each
     /// block of each sector loses, and their total, as [`State::removed_per_block`] would
-    /// count them) there is no counting pass.
+    /// count them) there is no counting pass. Without, on one thread, a sample of the keys
+    /// usually stands in for the count ([`State::estimate_removed`],
+    /// [`State::pass_growing`]).
     fn force_keeping_inner(
         &mut self,
         pred: Predicate,
@@ -401,6 +464,14 @@ impl<T: Amplitude> State<T> {
             return Ok((p, removed, None));
         }
         let out_of = move |k: u64| (k & mask == value) != outcome;
+        // With nothing counted and one thread, the pass finds the removed entries itself
+        // where a sample of the keys shows that some go and some stay.
+        if counted.is_none()
+            && let Some(plan) = self.estimate_removed(out_of)
+            && let Some(done) = self.pass_growing(&plan, out_of, given, marginals)?
+        {
+            return self.finish_projection(outcome, marginals, given, done);
+        }
         let (block_counts, total) = match counted {
             Some(counted) => counted,
             None => self.removed_per_block(out_of),
@@ -479,6 +550,38 @@ impl<T: Amplitude> State<T> {
             }
             kept_len.push(s.keys.len() - n);
         }
+        let done = PassDone {
+            records,
+            gone,
+            kept,
+            masses,
+            kept_len,
+            removed: counts,
+        };
+        self.finish_projection(outcome, marginals, given, done)
+    }
+
+    /// The end of [`State::force_keeping_inner`] once its pass went over every sector (the
+    /// kept entries at each sector's front, `done.kept_len[i]` of them, scaled there when
+    /// `given`): the outcome's probability checked (the removed entries merged back when it
+    /// fails: nothing was scaled then), the survivors scaled, the arrays cut to them, the
+    /// marginals of the survivors.
+    fn finish_projection(
+        &mut self,
+        outcome: bool,
+        marginals: bool,
+        given: Option<f64>,
+        done: PassDone<T>,
+    ) -> Result<Projected<Self>, SimError> {
+        let PassDone {
+            mut records,
+            gone,
+            kept,
+            mut masses,
+            kept_len,
+            removed,
+        } = done;
+        let in_pass = given.map(|p| T::of_f64(1.0 / p.sqrt()));
         let checked = match given {
             Some(p) => Ok(p),
             None => Self::forced_probability(outcome, kept, kept + gone),
@@ -488,12 +591,10 @@ impl<T: Amplitude> State<T> {
             Err(e) => {
                 // Nothing was scaled yet: merging the removed entries back restores the
                 // state bit for bit.
-                for ((s, &k), per_block) in
-                    self.sectors.iter_mut().zip(&kept_len).zip(&block_counts)
-                {
+                for ((s, &k), &r) in self.sectors.iter_mut().zip(&kept_len).zip(&removed) {
                     s.keys.truncate(k);
                     s.amps.truncate(k);
-                    if per_block.iter().any(|&c| c > 0) {
+                    if r > 0 {
                         let r = records.remove(0);
                         merge_into(s, &r);
                         self.pool.give(Buffer {
@@ -511,11 +612,11 @@ impl<T: Amplitude> State<T> {
             Some(p) => (T::of_f64(1.0 / p.sqrt()), p.sqrt()),
             None => (T::of_f64(1.0 / kept.sqrt()), kept.sqrt()),
         };
-        for ((s, &k), per_block) in self.sectors.iter_mut().zip(&kept_len).zip(&block_counts) {
+        for ((s, &k), &r) in self.sectors.iter_mut().zip(&kept_len).zip(&removed) {
             // The kept entries are at the sector's front, in place. A sector the pass went
             // through is scaled already when `given`; one with nothing removed was not: it
             // is scaled here, in parallel.
-            let scaled = in_pass.is_some() && per_block.iter().any(|&c| c > 0);
+            let scaled = in_pass.is_some() && r > 0;
             s.keys.truncate(k);
             s.amps.truncate(k);
             if !scaled {
@@ -542,6 +643,184 @@ impl<T: Amplitude> State<T> {
             restore: Some(restore),
         };
         Ok((p, removed, marginals))
+    }
+
+    /// For [`State::force_keeping_inner`] on one thread without counts: what a sample of
+    /// every sector's keys (one in [`SAMPLE_STRIDE`]) says each loses under `out_of`, or
+    /// `None` (count them first) when the sample sees no removed or no kept entry, or when
+    /// some sector is projected in parallel blocks (which need the counts). A sector whose
+    /// sample loses nothing is counted here ([`Loses::Exactly`]); the others get a lower
+    /// estimate of their loss ([`Loses::AtLeast`]).
+    fn estimate_removed(&self, out_of: impl Fn(u64) -> bool + Copy) -> Option<Vec<Loses>> {
+        use crate::kernels::compact::projects_in_blocks;
+        if self
+            .sectors
+            .iter()
+            .any(|s| projects_in_blocks(s.keys.len()))
+        {
+            return None;
+        }
+        let (mut gone, mut stays) = (false, false);
+        let mut sampled = Vec::new();
+        sampled.try_reserve_exact(self.sectors.len()).ok()?;
+        for s in &self.sectors {
+            let (m, read, c) = sample_count(&s.keys, out_of);
+            (gone, stays) = (gone || c > 0, stays || c < read);
+            sampled.push((m, read, c));
+        }
+        if !(gone && stays) {
+            return None;
+        }
+        let plan = self.sectors.iter().zip(sampled).map(|(s, (m, read, c))| {
+            let n = s.keys.len();
+            if c == 0 {
+                return Loses::Exactly(s.keys.iter().filter(|&&k| out_of(k)).count());
+            }
+            // The sample's share of `n`, less four standard deviations of a sample of `m`
+            // runs (at most `n / (2 sqrt(m))` each, a run counted as one draw: its keys may
+            // agree) and a chunk: below the loss but for rare samples, for which the record
+            // is then longer than needed, and cut after the pass.
+            let est = (c as f64 / read as f64) * n as f64;
+            let low = est - 2.0 * n as f64 / (m as f64).sqrt() - STAGE as f64;
+            Loses::AtLeast(low.max(0.0) as usize)
+        });
+        Some(plan.collect())
+    }
+
+    /// The pass of [`State::force_keeping_inner`] sector by sector on the calling thread, in
+    /// order ([`InOrder`]), with records that start at the `plan`'s estimate and grow where
+    /// the pass reaches their end: then the rest of the sector is counted and the record made
+    /// exactly long enough. The budget is asked first for records of every entry of every
+    /// sector that loses some (their capacity is reserved then, and given back down to what
+    /// they hold after), so the pass never fails halfway; `None` (nothing changed) where it
+    /// has no room for that, for the counted pass to ask for the exact lengths.
+    fn pass_growing(
+        &mut self,
+        plan: &[Loses],
+        out_of: impl Fn(u64) -> bool + Copy,
+        given: Option<f64>,
+        marginals: bool,
+    ) -> Result<Option<PassDone<T>>, SimError> {
+        use crate::kernels::compact::InOrder;
+        let worst: usize = (self.sectors.iter().zip(plan))
+            .filter(|(_, l)| !matches!(l, Loses::Exactly(0)))
+            .map(|(s, _)| s.keys.len() + 1)
+            .sum();
+        // A pool buffer a single record would grow from is counted in the state's bytes
+        // already (as `State::record_buffers` counts it).
+        let from_pool = match plan {
+            [Loses::Exactly(r) | Loses::AtLeast(r)] => self.pool.fitting_capacity(r + 1),
+            _ => 0,
+        };
+        let bytes = worst.saturating_sub(from_pool) * crate::memory::entry_bytes::<T>();
+        if self.ask(bytes).is_err() {
+            return Ok(None);
+        }
+        let oom = |_| SimError::OutOfMemory { states: worst };
+        // Every record buffer, made before the first sector changes (an error leaves the
+        // state as it was), with its capacity before: what it is given back down to.
+        let mut bufs: Vec<Option<(Buffer<T>, usize)>> = Vec::new();
+        bufs.try_reserve_exact(plan.len()).map_err(oom)?;
+        for (s, l) in self.sectors.iter().zip(plan) {
+            let start = match *l {
+                Loses::Exactly(0) => {
+                    bufs.push(None);
+                    continue;
+                }
+                Loses::Exactly(r) | Loses::AtLeast(r) => r + 1,
+            };
+            // A free buffer that fits keeps its capacity; a fresh or grown one is cut to
+            // its record.
+            let before = self.pool.fitting_capacity(start);
+            let made = self.pool.take_fixed(start).and_then(|mut buf| {
+                match buf
+                    .reserve_fixed(s.keys.len() + 1)
+                    .and_then(|()| buf.ensure_initialized(start))
+                {
+                    Ok(()) => Ok((buf, before)),
+                    Err(e) => {
+                        self.pool.give(buf);
+                        Err(e)
+                    }
+                }
+            });
+            match made {
+                Ok(b) => bufs.push(Some(b)),
+                Err(e) => {
+                    for (buf, _) in bufs.into_iter().flatten() {
+                        self.pool.give(buf);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        let in_pass = given.map(|p| T::of_f64(1.0 / p.sqrt()));
+        let (mut gone, mut kept) = (0.0f64, 0.0f64);
+        let mut masses = crate::kernels::scan::BitMasses::ZERO;
+        let (mut records, mut kept_len, mut removed) = (Vec::new(), Vec::new(), Vec::new());
+        records.try_reserve_exact(plan.len()).map_err(oom)?;
+        kept_len.try_reserve_exact(plan.len()).map_err(oom)?;
+        removed.try_reserve_exact(plan.len()).map_err(oom)?;
+        for ((s, l), buf) in self.sectors.iter_mut().zip(plan).zip(bufs) {
+            let Some((mut buf, before)) = buf else {
+                kept += crate::kernels::scan::norm_sqr(&s.amps);
+                if marginals && in_pass.is_none() {
+                    // Unscaled, as the pass sums the other sectors' survivors.
+                    masses.add(&crate::kernels::scan::bit_masses(&s.keys, &s.amps));
+                }
+                kept_len.push(s.keys.len());
+                removed.push(0);
+                continue;
+            };
+            let mut pass = InOrder::new();
+            let mut exact = matches!(l, Loses::Exactly(_));
+            loop {
+                let rec = (&mut buf.keys[..], &mut buf.amps[..]);
+                let (keys, amps) = (&mut s.keys[..], &mut s.amps[..]);
+                if pass.run(keys, amps, rec, out_of, in_pass, marginals, exact) {
+                    break;
+                }
+                // The record's end: the rest counted, the record made long enough (within
+                // the capacity reserved above: no allocation).
+                let rest = (s.keys[pass.pos()..].iter())
+                    .filter(|&&k| out_of(k))
+                    .count();
+                let need = pass.recorded() + rest + 1;
+                if buf.keys.len() < need {
+                    buf.keys.resize(need, 0);
+                    buf.amps.resize(need, Complex::new(T::zero(), T::zero()));
+                }
+                exact = true;
+            }
+            let r = pass.recorded();
+            for b in pass.finish() {
+                gone += b.gone;
+                kept += b.kept;
+                if marginals {
+                    masses.add(&b.masses);
+                }
+            }
+            kept_len.push(s.keys.len() - r);
+            removed.push(r);
+            buf.keys.truncate(r);
+            buf.amps.truncate(r);
+            // The reserved room given back, down to one spare slot (or what it held before).
+            buf.keys.shrink_to(before.max(r + 1));
+            buf.amps.shrink_to(before.max(r + 1));
+            records.push(Sector {
+                ancillas: s.ancillas,
+                keys: buf.keys.into(),
+                amps: buf.amps.into(),
+            });
+        }
+        Ok(Some(PassDone {
+            records,
+            gone,
+            kept,
+            masses,
+            kept_len,
+            removed,
+        }))
     }
 
     /// Removed entries per block of each sector (a pass over the keys only), and their total.
@@ -1291,6 +1570,139 @@ mod tests {
                 }
                 g.unproject(removed).unwrap();
                 assert!(close(&before, &g, 1e-12));
+            }
+        }
+    }
+
+    /// `n` entries whose board is `2 i + b_i` for the `i`-th, with `b_i = bit(i)`, in the
+    /// ancilla sector `sector(i)`: a predicate on qubit 0 then removes exactly the positions
+    /// `bit` picks (or those it does not).
+    fn state_with_bit_0_at(
+        n: usize,
+        seed: u64,
+        bit: impl Fn(usize) -> bool,
+        sector: impl Fn(usize) -> u128,
+    ) -> State<f64> {
+        let (_, amps) = crate::test_states::random_arrays(n, seed, 20);
+        let entries = (0..n)
+            .zip(amps)
+            .map(|(i, a)| {
+                let board = ((i as u64) << 1) | u64::from(bit(i));
+                let ancillas = sector(i);
+                (crate::Key { board, ancillas }, a)
+            })
+            .collect();
+        State::from_amplitudes(entries, crate::Normalization::Renormalize).unwrap()
+    }
+
+    /// The one-thread projection that sizes its record from a sample of the keys
+    /// (`State::estimate_removed`, `State::pass_growing`) gives what the projection after a
+    /// count gives, bit for bit (survivors, record, probability, marginals), and is undone
+    /// alike: where the sample is about right, where it sees far too few removed entries
+    /// (the record grows halfway: the rest is counted), far too many (a record longer than
+    /// needed, cut after), none in one sector (that sector counted first), and on three
+    /// sectors; where the sample sees no removed or no kept entry at all, the count decides.
+    #[test]
+    fn the_sampled_record_matches_the_counted_one() {
+        use crate::test_states::entry_bits;
+        let n = 100_000;
+        // The keys the sample reads (of the whole state, or of each half: two sectors).
+        let read = |n: usize| -> std::collections::HashSet<usize> {
+            (0..n.div_ceil(super::SAMPLE_STRIDE))
+                .flat_map(|j| super::sampled(j, n))
+                .collect()
+        };
+        let (all, half) = (read(n), read(n / 2));
+        let first = super::sampled(0, n).start;
+        let one_sector = |_| 0;
+        // Each case with whether the sample decides for outcomes 1 and 0 of qubit 0.
+        let cases: Vec<(&str, State<f64>, [bool; 2])> = vec![
+            (
+                "random",
+                state_with_bit_0_at(n, 1, |i| (i * 7919) % 13 < 6, one_sector),
+                [true, true],
+            ),
+            (
+                "one sampled entry set",
+                state_with_bit_0_at(n, 2, |i| i == first || !all.contains(&i), one_sector),
+                [true, true],
+            ),
+            (
+                "one sampled entry clear",
+                state_with_bit_0_at(n, 3, |i| all.contains(&i) && i != first, one_sector),
+                [true, true],
+            ),
+            (
+                "sample misses",
+                state_with_bit_0_at(n, 4, |i| !all.contains(&i) && i % 50 == 0, one_sector),
+                [false, false],
+            ),
+            (
+                "one sector missed",
+                state_with_bit_0_at(
+                    n,
+                    5,
+                    |i| {
+                        if i < n / 2 {
+                            !half.contains(&i) && i % 50 == 0
+                        } else {
+                            i % 3 == 0
+                        }
+                    },
+                    |i| u128::from(i >= n / 2),
+                ),
+                [true, true],
+            ),
+            ("three sectors", three_sector_state(60_000, 9), [true, true]),
+        ];
+        // The qubit measured: 0, but 4 in the three sectors (whose qubit 0 is never set).
+        let qubit = |name: &str| if name == "three sectors" { 4 } else { 0 };
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        for (name, before, decides) in &cases {
+            let q = qubit(name);
+            for (pred, outcome) in [(Predicate::One(q), true), (Predicate::One(q), false)] {
+                let (mask, value) = before.check_predicate(pred).unwrap();
+                let out_of = move |k: u64| (k & mask == value) != outcome;
+                let p = before.probability(pred);
+                let p = if outcome { p } else { 1.0 - p };
+                for (marginals, given) in [(false, None), (true, None), (true, Some(p))] {
+                    let what = format!("{name}: {pred:?} {outcome} {marginals} {given:?}");
+                    let (mut a, mut b) = (before.clone(), before.clone());
+                    let sampled = one.install(|| a.estimate_removed(out_of));
+                    assert_eq!(sampled.is_some(), decides[usize::from(!outcome)], "{what}");
+                    let (pa, ra, ma) = one
+                        .install(|| a.force_keeping_inner(pred, outcome, marginals, given, None))
+                        .unwrap();
+                    let counted = b.removed_per_block(out_of);
+                    let (pb, rb, mb) = one
+                        .install(|| {
+                            b.force_keeping_inner(pred, outcome, marginals, given, Some(counted))
+                        })
+                        .unwrap();
+                    assert_eq!(pa.to_bits(), pb.to_bits(), "{what}");
+                    assert_eq!(entry_bits(&a), entry_bits(&b), "{what}");
+                    assert_eq!(entry_bits(ra.part()), entry_bits(rb.part()), "{what}");
+                    assert_eq!(ra.restore, rb.restore, "{what}");
+                    assert_eq!(
+                        ma.map(|m| m.map(f64::to_bits)),
+                        mb.map(|m| m.map(f64::to_bits))
+                    );
+                    // The record holds what went, and no more room than one spare slot.
+                    let gone = before
+                        .entries()
+                        .filter(|(k, _)| pred.holds(k.board) != outcome);
+                    assert_eq!(ra.part().len(), gone.count(), "{what}");
+                    for r in &ra.part().sectors {
+                        assert!(r.keys.allocated() <= r.keys.len() + 1, "{what}");
+                    }
+                    a.unproject(ra).unwrap();
+                    b.unproject(rb).unwrap();
+                    assert_eq!(entry_bits(&a), entry_bits(&b), "{what}");
+                    assert!(close(&a, before, 1e-12), "{what}");
+                }
             }
         }
     }

@@ -200,38 +200,121 @@ fn project_in_order<T: Amplitude>(
     scale: Option<T>,
     marginals: bool,
 ) -> Vec<BlockSums> {
-    // Two monomorphised copies of the pass: with the factor given (no masses) and without.
-    match scale {
-        Some(f) => project_in_order_with::<T, false>(keys, amps, rec, out_of, f, marginals),
-        None => {
-            let f = T::of_f64(1.0);
-            project_in_order_with::<T, true>(keys, amps, rec, out_of, f, marginals)
-        }
-    }
+    let recorded = rec.0.len();
+    let mut pass = InOrder::new();
+    let done = pass.run(keys, amps, rec, out_of, scale, marginals, true);
+    debug_assert!(done);
+    debug_assert_eq!(pass.recorded(), recorded);
+    pass.finish()
 }
 
-/// [`project_in_order`] with the kept amplitudes times `f`, summing the masses when `MASSES`
-/// and the kept entries' bit masses when `marginals`.
-fn project_in_order_with<T: Amplitude, const MASSES: bool>(
-    keys: &mut [u64],
-    amps: &mut [Complex<T>],
-    (rec_keys, rec_amps): (&mut [u64], &mut [Complex<T>]),
-    out_of: impl Fn(u64) -> bool,
-    f: T,
-    marginals: bool,
-) -> Vec<BlockSums> {
-    let zero = Complex::new(T::zero(), T::zero());
-    let n = keys.len();
-    let mut stage_k = [0u64; STAGE];
-    let mut stage_a = [zero; STAGE];
-    let (mut w, mut r) = (0usize, 0usize);
-    let mut sums = Vec::with_capacity(n.div_ceil(BLOCK));
-    for base in (0..n).step_by(BLOCK) {
-        let (mut gone, mut kept) = ([0.0f64; 2], [0.0f64; 2]);
-        let mut masses = BitMasses::ZERO;
-        let end = (base + BLOCK).min(n);
-        for c in (base..end).step_by(STAGE) {
+/// Where a [`project_in_order`] pass over one sector stands: it can stop before a chunk
+/// whose removed entries might not fit in the record it was lent, and go on from there with
+/// a longer one ([`InOrder::run`]). The undoable projection of one thread uses it to write
+/// its record without counting the removed entries first (`State::force_keeping`).
+pub(crate) struct InOrder {
+    /// The next entry to read: a chunk's start.
+    pos: usize,
+    /// The next kept place (the kept entries so far: `[0, w)`).
+    w: usize,
+    /// Removed entries written to the record so far.
+    recorded: usize,
+    /// The current block's masses so far, in two lanes (see [`add_mass`]).
+    gone: [f64; 2],
+    kept: [f64; 2],
+    /// The current block's kept entries' bit masses so far.
+    masses: BitMasses,
+    /// The finished blocks' sums, in block order.
+    sums: Vec<BlockSums>,
+}
+
+impl InOrder {
+    /// A pass at the sector's start.
+    pub(crate) fn new() -> Self {
+        Self {
+            pos: 0,
+            w: 0,
+            recorded: 0,
+            gone: [0.0; 2],
+            kept: [0.0; 2],
+            masses: BitMasses::ZERO,
+            sums: Vec::new(),
+        }
+    }
+
+    /// The next entry the pass reads (every entry below it is kept in `[0, kept())` or
+    /// written to the record).
+    pub(crate) fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// The removed entries written to the record so far.
+    pub(crate) fn recorded(&self) -> usize {
+        self.recorded
+    }
+
+    /// The block sums, in block order (once [`InOrder::run`] returned true).
+    pub(crate) fn finish(self) -> Vec<BlockSums> {
+        self.sums
+    }
+
+    /// Goes on with the pass of [`project_in_order`] over `keys` / `amps` (the same arrays
+    /// every call), writing removed entries from [`InOrder::recorded`] on in `rec` (the same
+    /// record every call, possibly longer; its first `recorded()` entries as written).
+    /// Returns true once the sector is done; false when it stopped before a chunk because
+    /// the record might be too short for it: unless `exact` (the caller knows the record
+    /// holds every removed entry), a chunk runs only while the record has room for all of
+    /// it. The results are those of one uninterrupted pass, bit for bit.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run<T: Amplitude>(
+        &mut self,
+        keys: &mut [u64],
+        amps: &mut [Complex<T>],
+        rec: (&mut [u64], &mut [Complex<T>]),
+        out_of: impl Fn(u64) -> bool,
+        scale: Option<T>,
+        marginals: bool,
+        exact: bool,
+    ) -> bool {
+        // Two monomorphised copies of the pass: with the factor given (no masses) and without.
+        match scale {
+            Some(f) => self.run_with::<T, false>(keys, amps, rec, out_of, f, marginals, exact),
+            None => {
+                let f = T::of_f64(1.0);
+                self.run_with::<T, true>(keys, amps, rec, out_of, f, marginals, exact)
+            }
+        }
+    }
+
+    /// [`InOrder::run`] with the kept amplitudes times `f`, summing the masses when `MASSES`
+    /// and the kept entries' bit masses when `marginals`.
+    #[allow(clippy::too_many_arguments)]
+    fn run_with<T: Amplitude, const MASSES: bool>(
+        &mut self,
+        keys: &mut [u64],
+        amps: &mut [Complex<T>],
+        (rec_keys, rec_amps): (&mut [u64], &mut [Complex<T>]),
+        out_of: impl Fn(u64) -> bool,
+        f: T,
+        marginals: bool,
+        exact: bool,
+    ) -> bool {
+        let zero = Complex::new(T::zero(), T::zero());
+        let n = keys.len();
+        let room = rec_keys.len().min(rec_amps.len());
+        let mut stage_k = [0u64; STAGE];
+        let mut stage_a = [zero; STAGE];
+        let (mut w, mut r) = (self.w, self.recorded);
+        let (mut gone, mut kept) = (self.gone, self.kept);
+        let mut done = true;
+        while self.pos < n {
+            let c = self.pos;
+            let end = (c - c % BLOCK + BLOCK).min(n);
             let e = (c + STAGE).min(end);
+            if !exact && r + (e - c) > room {
+                done = false;
+                break;
+            }
             let (next, s) = compact_recording::<T, MASSES>(
                 keys,
                 amps,
@@ -243,7 +326,7 @@ fn project_in_order_with<T: Amplitude, const MASSES: bool>(
                 (&mut gone, &mut kept),
             );
             if marginals {
-                add_bit_masses(&keys[w..next], &amps[w..next], &mut masses);
+                add_bit_masses(&keys[w..next], &amps[w..next], &mut self.masses);
             }
             w = next;
             put_streamed(
@@ -252,16 +335,20 @@ fn project_in_order_with<T: Amplitude, const MASSES: bool>(
                 &stage_a[..s],
             );
             r += s;
+            self.pos = e;
+            if e == end {
+                self.sums.push(BlockSums {
+                    gone: gone[0] + gone[1],
+                    kept: kept[0] + kept[1],
+                    masses: std::mem::replace(&mut self.masses, BitMasses::ZERO),
+                });
+                (gone, kept) = ([0.0; 2], [0.0; 2]);
+            }
         }
-        sums.push(BlockSums {
-            gone: gone[0] + gone[1],
-            kept: kept[0] + kept[1],
-            masses,
-        });
+        crate::stream::fence();
+        (self.w, self.recorded, self.gone, self.kept) = (w, r, gone, kept);
+        done
     }
-    crate::stream::fence();
-    debug_assert_eq!(r, rec_keys.len());
-    sums
 }
 
 /// One chunk (at most [`STAGE`] entries, starting at an even index of its block) of
