@@ -581,7 +581,8 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
     /// probability is the known marginal
     /// and the state is not read for it: the projection follows as
     /// [`QuantumState::force_keeping_given_marginals`] (or [`QuantumState::force_keeping`]
-    /// when `choose` gives no probability), with only a count over the keys before it, and
+    /// when `choose` gives no probability), with only a sample of the keys (one thread) or a
+    /// count over them before it, and
     /// the marginals it summed are known after it ([`Recorder::marginals`]).
     pub fn measure(
         &mut self,
