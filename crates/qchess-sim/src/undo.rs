@@ -1707,6 +1707,52 @@ mod tests {
         }
     }
 
+    /// The sampled record asks the budget for a record of every entry before its pass:
+    /// where the budget has room for the exact record only, the counted projection runs
+    /// instead, with the same results bit for bit; where it has no room for the exact record
+    /// either, the projection is a `StateTooLarge` error and the state is as it was.
+    #[test]
+    fn the_sampled_record_falls_back_to_the_count_within_a_tight_budget() {
+        use crate::test_states::entry_bits;
+        let n = 100_000;
+        let before = state_with_bit_0_at(n, 7, |i| (i * 7919) % 13 < 6, |_| 0);
+        let pred = Predicate::One(0);
+        let p = before.probability(pred);
+        let r = before.entries().filter(|(k, _)| k.board & 1 == 0).count();
+        let entry = crate::memory::entry_bytes::<f64>();
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let run = |budget: usize| {
+            let s = before.clone();
+            let held = s.bytes();
+            let mut s = s.with_memory_budget(held + budget);
+            let got = one.install(|| s.force_keeping_given_marginals(pred, true, p));
+            (s, got)
+        };
+        // Room for every entry: the sampled pass.
+        let (wide, got) = run((n + 1) * entry);
+        let (_, removed, m) = got.unwrap();
+        assert_eq!(removed.part().len(), r);
+        // Room for the exact record only: the counted pass, the same results.
+        let (tight, got) = run(r * entry);
+        let (_, removed_tight, m_tight) = got.unwrap();
+        assert_eq!(entry_bits(&tight), entry_bits(&wide));
+        assert_eq!(entry_bits(removed_tight.part()), entry_bits(removed.part()));
+        assert_eq!(
+            m.map(|m| m.map(f64::to_bits)),
+            m_tight.map(|m| m.map(f64::to_bits))
+        );
+        // One byte less: an error, the state untouched.
+        let (untouched, got) = run(r * entry - 1);
+        assert!(
+            matches!(got, Err(SimError::StateTooLarge { .. })),
+            "{got:?}"
+        );
+        assert_eq!(entry_bits(&untouched), entry_bits(&before));
+    }
+
     #[test]
     fn an_impossible_fused_projection_changes_nothing() {
         let before = three_sector_state(450_000, 5);
