@@ -647,17 +647,19 @@ impl<T: Amplitude> State<T> {
 
     /// For [`State::force_keeping_inner`] on one thread without counts: what a sample of
     /// every sector's keys (one in [`SAMPLE_STRIDE`]) says each loses under `out_of`, or
-    /// `None` (count them first) when the sample sees no removed or no kept entry, or when
-    /// some sector is projected in parallel blocks (which need the counts). A sector whose
+    /// `None` (count them first) when the sample sees no removed or no kept entry, when
+    /// some sector is projected in parallel blocks (which need the counts), or when the state
+    /// is smaller than a block (its count is short, and a sample of so few runs would
+    /// mostly end in a count anyway). A sector whose
     /// sample loses nothing is counted here ([`Loses::Exactly`]); the others get a lower
     /// estimate of their loss ([`Loses::AtLeast`]).
     fn estimate_removed(&self, out_of: impl Fn(u64) -> bool + Copy) -> Option<Vec<Loses>> {
         use crate::kernels::compact::projects_in_blocks;
-        if self
+        let blocks = self
             .sectors
             .iter()
-            .any(|s| projects_in_blocks(s.keys.len()))
-        {
+            .any(|s| projects_in_blocks(s.keys.len()));
+        if self.len() < BLOCK || blocks {
             return None;
         }
         let (mut gone, mut stays) = (false, false);
@@ -1653,7 +1655,11 @@ mod tests {
                 ),
                 [true, true],
             ),
-            ("three sectors", three_sector_state(60_000, 9), [true, true]),
+            (
+                "three sectors",
+                three_sector_state(150_000, 9),
+                [true, true],
+            ),
         ];
         // The qubit measured: 0, but 4 in the three sectors (whose qubit 0 is never set).
         let qubit = |name: &str| if name == "three sectors" { 4 } else { 0 };
@@ -1661,6 +1667,10 @@ mod tests {
             .num_threads(1)
             .build()
             .unwrap();
+        // A state below a block is counted: the sample does not decide.
+        let small = state_with_bit_0_at(super::BLOCK - 1, 6, |i| i % 2 == 0, |_| 0);
+        let out_of = |k: u64| k & 1 == 0;
+        assert!(one.install(|| small.estimate_removed(out_of)).is_none());
         for (name, before, decides) in &cases {
             let q = qubit(name);
             for (pred, outcome) in [(Predicate::One(q), true), (Predicate::One(q), false)] {
