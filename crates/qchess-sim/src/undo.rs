@@ -646,13 +646,13 @@ impl<T: Amplitude> State<T> {
     }
 
     /// For [`State::force_keeping_inner`] on one thread without counts: what a sample of
-    /// every sector's keys (one in [`SAMPLE_STRIDE`]) says each loses under `out_of`, or
-    /// `None` (count them first) when the sample sees no removed or no kept entry, when
-    /// some sector is projected in parallel blocks (which need the counts), or when the state
-    /// is smaller than a block (its count is short, and a sample of so few runs would
-    /// mostly end in a count anyway). A sector whose
-    /// sample loses nothing is counted here ([`Loses::Exactly`]); the others get a lower
-    /// estimate of their loss ([`Loses::AtLeast`]).
+    /// every sector's keys ([`sample_count`]) says each loses under `out_of`, or `None`
+    /// (count them first) when the sample sees no removed or no kept entry, when some sector
+    /// is projected in parallel blocks (which need the counts), or when the state is smaller
+    /// than a block (its count is short, and a sample of so few runs would mostly end in a
+    /// count anyway). A sector whose sample loses nothing is counted here
+    /// ([`Loses::Exactly`]); the others get a lower estimate of their loss
+    /// ([`Loses::AtLeast`]).
     fn estimate_removed(&self, out_of: impl Fn(u64) -> bool + Copy) -> Option<Vec<Loses>> {
         use crate::kernels::compact::projects_in_blocks;
         let blocks = self
