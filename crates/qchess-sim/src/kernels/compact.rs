@@ -60,7 +60,7 @@ pub(crate) struct PassExtras<T> {
 /// block from the finished blocks under it ([`Regions`]). When [`projects_in_blocks`], as
 /// many workers as the pool has threads claim the blocks; otherwise the calling thread runs
 /// them all in order, or, with a record, makes one pass over the sector in order
-/// ([`project_in_order`], the same results). With a record, `rec_keys` /
+/// ([`InOrder`], the same results). With a record, `rec_keys` /
 /// `rec_amps` are exactly the removed entries' length (index-writable, see
 /// `State::record_buffers`); without, they are empty.
 /// Every entry and every block sum is computed the same way whichever thread runs its
@@ -80,7 +80,7 @@ pub(crate) fn split_project<T: Amplitude>(
     )
 }
 
-/// [`split_project`], by [`project_in_order`] when `in_order` (asked only with a record)
+/// [`split_project`], by the pass in order ([`InOrder`]) when `in_order` (asked only with a record)
 /// and by the block jobs otherwise: the same results bit for bit.
 #[allow(clippy::too_many_arguments)]
 fn split_project_with<T: Amplitude>(
@@ -99,8 +99,11 @@ fn split_project_with<T: Amplitude>(
     if in_order {
         debug_assert!(extra.record);
         // One thread: one pass in order, the kept entries compacted in place (no offsets).
+        let mut pass = InOrder::new();
         let rec = (rec_keys, rec_amps);
-        return project_in_order(keys, amps, rec, out_of, extra.scale, extra.marginals);
+        let done = pass.run(keys, amps, rec, out_of, extra.scale, extra.marginals, true);
+        debug_assert!(done && pass.recorded() == recorded);
+        return pass.finish();
     }
     let n = keys.len();
     // Where each block's kept entries go: after all the kept entries of the blocks before.
@@ -181,37 +184,22 @@ fn split_project_with<T: Amplitude>(
     sums
 }
 
-/// [`split_project`] with a record on the calling thread alone: one pass over the sector in
-/// order, each kept entry written straight to its final place (never past the entry being
-/// read), each removed one staged and streamed to the record. The masses (when `scale` is
-/// not given) are summed per block exactly as [`project_block`] sums them, in two lanes by
-/// the entry's parity in its block, and with `marginals` the bit masses of each chunk's kept
-/// entries are summed from their final places right after they were written (still in the
-/// first-level cache), as [`project_block`] sums them from its stage: so the block sums, the
-/// kept entries and the record are bit-identical to the block jobs'.
+/// [`split_project`] with a record on the calling thread alone (the pass in order): one pass
+/// over the sector in order, each kept entry written straight to its final place (never past
+/// the entry being read), each removed one staged and streamed to the record. The masses
+/// (when no scale is given) are summed per block exactly as [`project_block`] sums them, in
+/// two lanes by the entry's parity in its block, and with `marginals` the bit masses of each
+/// chunk's kept entries are summed from their final places right after they were written
+/// (still in the first-level cache), as [`project_block`] sums them from its stage: so the
+/// block sums, the kept entries and the record are bit-identical to the block jobs'.
 /// (On one thread the staged block jobs cost more: their kept entries go through a stage
 /// too, and those below their block are written by streaming stores; the one-thread
 /// measuring move's paired ratio fell from 1.50 to 1.26 at 1.49e6, docs/benchmarks.md.)
-fn project_in_order<T: Amplitude>(
-    keys: &mut [u64],
-    amps: &mut [Complex<T>],
-    rec: (&mut [u64], &mut [Complex<T>]),
-    out_of: impl Fn(u64) -> bool,
-    scale: Option<T>,
-    marginals: bool,
-) -> Vec<BlockSums> {
-    let recorded = rec.0.len();
-    let mut pass = InOrder::new();
-    let done = pass.run(keys, amps, rec, out_of, scale, marginals, true);
-    debug_assert!(done);
-    debug_assert_eq!(pass.recorded(), recorded);
-    pass.finish()
-}
-
-/// Where a [`project_in_order`] pass over one sector stands: it can stop before a chunk
-/// whose removed entries might not fit in the record it was lent, and go on from there with
-/// a longer one ([`InOrder::run`]). The undoable projection of one thread uses it to write
-/// its record without counting the removed entries first (`State::force_keeping`).
+///
+/// The pass can stop before a chunk whose removed entries might not fit in the record it was
+/// lent, and go on from there with a longer one ([`InOrder::run`]): the undoable projection
+/// of one thread uses that to write its record without counting the removed entries first
+/// (`State::force_keeping`).
 pub(crate) struct InOrder {
     /// The next entry to read: a chunk's start.
     pos: usize,
@@ -258,7 +246,7 @@ impl InOrder {
         self.sums
     }
 
-    /// Goes on with the pass of [`project_in_order`] over `keys` / `amps` (the same arrays
+    /// Goes on with the pass in order over `keys` / `amps` (the same arrays
     /// every call), writing removed entries from [`InOrder::recorded`] on in `rec` (the same
     /// record every call, possibly longer; its first `recorded()` entries as written).
     /// Returns true once the sector is done; false when it stopped before a chunk because
@@ -351,8 +339,8 @@ impl InOrder {
     }
 }
 
-/// One chunk (at most [`STAGE`] entries, starting at an even index of its block) of
-/// [`project_in_order`], without a branch on the data: every entry is written to the next
+/// One chunk (at most [`STAGE`] entries, starting at an even index of its block) of the pass
+/// in order ([`InOrder`]), without a branch on the data: every entry is written to the next
 /// kept place `w` (amplitude times `f`) and to the next place of the removed stage, and only
 /// the one it belongs to advances. With `MASSES`, the masses as [`stage_chunk`] sums them.
 /// Returns the next kept place and the removed count.
