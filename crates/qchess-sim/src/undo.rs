@@ -690,7 +690,7 @@ impl<T: Amplitude> State<T> {
     }
 
     /// The pass of [`State::force_keeping_inner`] sector by sector on the calling thread, in
-    /// order ([`InOrder`]), with records that start at the `plan`'s estimate and grow where
+    /// order (`kernels::compact::InOrder`), with records that start at the `plan`'s estimate and grow where
     /// the pass reaches their end: then the rest of the sector is counted and the record made
     /// exactly long enough. The budget is asked first for records of every entry of every
     /// sector that loses some (their capacity is reserved then, and given back down to what
