@@ -692,10 +692,11 @@ impl<T: Amplitude> State<T> {
     /// The pass of [`State::force_keeping_inner`] sector by sector on the calling thread, in
     /// order (`kernels::compact::InOrder`), with records that start at the `plan`'s estimate
     /// and grow where the pass reaches their end: then the rest of the sector is counted and
-    /// the record made exactly long enough. The budget is asked first for records of every entry of every
-    /// sector that loses some (their capacity is reserved then, and given back down to what
-    /// they hold after), so the pass never fails halfway; `None` (nothing changed) where it
-    /// has no room for that, for the counted pass to ask for the exact lengths.
+    /// the record made exactly long enough. The budget is asked first for records of every
+    /// entry of every sector that loses some (their capacity is reserved then, and given
+    /// back down to what they hold after), so the pass never fails halfway; `None` (nothing
+    /// changed) where it has no room for that, for the counted pass to ask for the exact
+    /// lengths.
     fn pass_growing(
         &mut self,
         plan: &[Loses],
