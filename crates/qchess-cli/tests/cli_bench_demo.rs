@@ -31,21 +31,8 @@ fn num(v: &Value, key: &str) -> f64 {
 fn bench_sim_prints_one_object_per_run_with_the_contract_keys() {
     for op in ["iswap", "slide", "split", "merge", "measure", "prob"] {
         for (f32, amplitude_bytes) in [(false, 16.0), (true, 8.0)] {
-            let mut args = vec![
-                "bench",
-                "sim",
-                "--op",
-                op,
-                "--states",
-                "1000",
-                "--threads",
-                "1",
-                "--json",
-            ];
-            if f32 {
-                args.push("--f32");
-            }
-            let v = one_json(&args);
+            let extra: &[&str] = if f32 { &["--f32"] } else { &[] };
+            let v = one_thread_sim(op, "1000", extra);
             for key in [
                 "op",
                 "states",
@@ -55,7 +42,7 @@ fn bench_sim_prints_one_object_per_run_with_the_contract_keys() {
                 "bytes_per_state",
                 "peak_bytes",
             ] {
-                assert!(v.get(key).is_some(), "{args:?}: no {key:?} in {v}");
+                assert!(v.get(key).is_some(), "{op} f32 {f32}: no {key:?} in {v}");
             }
             assert_eq!(v["op"], op);
             assert_eq!(v["shape"], "random", "the default shape: {v}");
