@@ -93,9 +93,9 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
         SimOp::Measure => Some(BenchOp::Measure),
         SimOp::Prob => None,
     };
-    let shape = match args.shape {
-        SimShape::Random => Shape::Random,
-        SimShape::Game => Shape::Game,
+    let (shape, shape_name) = match args.shape {
+        SimShape::Random => (Shape::Random, "random"),
+        SimShape::Game => (Shape::Game, "game"),
     };
     fn time<T: BenchAmplitude>(
         op: Option<BenchOp>,
@@ -131,14 +131,10 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
     // input is the game-shaped split's output.
     let states = result.states;
     let per_sec = states as f64 / result.seconds;
-    let shape = match args.shape {
-        SimShape::Random => "random",
-        SimShape::Game => "game",
-    };
     if args.json {
         let obj = serde_json::json!({
             "op": op,
-            "shape": shape,
+            "shape": shape_name,
             "states": states,
             "threads": threads,
             "adaptive_threads": qchess_sim::adaptive_threads(),
@@ -154,7 +150,7 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
         println!("{obj}");
     } else {
         println!(
-            "{op} on {states} {shape}-shaped states ({}, {threads} threads): {:.6} s, {:.1} M states/s, {:.1} B/state, peak {:.1} MiB",
+            "{op} on {states} {shape_name}-shaped states ({}, {threads} threads): {:.6} s, {:.1} M states/s, {:.1} B/state, peak {:.1} MiB",
             if args.f32 {
                 "f32"
             } else if args.exact {
