@@ -27,12 +27,6 @@ impl<T: Amplitude> Buffer<T> {
         self.prepare_with(n, true)
     }
 
-    /// Makes room for `n` entries (capacity) exactly, reserving fallibly; the length and
-    /// contents are kept.
-    pub fn reserve_fixed(&mut self, n: usize) -> Result<(), SimError> {
-        self.prepare_with(n, false)
-    }
-
     /// [`Buffer::prepare`], with the capacity rounded to whole 2 MiB pages
     /// ([`crate::pages::reserve_exact`]) when `round`, exact
     /// ([`crate::pages::reserve_fixed`]) otherwise.
