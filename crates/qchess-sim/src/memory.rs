@@ -55,6 +55,22 @@ impl<T: Amplitude> Buffer<T> {
         Ok(())
     }
 
+    /// [`crate::pages::hold_back_huge`] on both arrays from entry `from` on, or from their
+    /// lengths where those are longer (a reused buffer's pages below its length are resident
+    /// and may be huge pages already, which the advice would split).
+    pub fn hold_back_huge(&mut self, from: usize) {
+        let (kf, af) = (from.max(self.keys.len()), from.max(self.amps.len()));
+        crate::pages::hold_back_huge(&mut self.keys, kf);
+        crate::pages::hold_back_huge(&mut self.amps, af);
+    }
+
+    /// [`crate::pages::advise_huge`] on both arrays: the advice over the whole capacity again
+    /// after [`Buffer::hold_back_huge`].
+    pub fn advise_huge(&mut self) {
+        crate::pages::advise_huge(&mut self.keys);
+        crate::pages::advise_huge(&mut self.amps);
+    }
+
     /// Both arrays' entries (their lengths, the same after
     /// [`Buffer::ensure_initialized`]), to be written by index.
     pub fn parts(&mut self) -> (&mut [u64], &mut [Complex<T>]) {

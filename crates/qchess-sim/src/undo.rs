@@ -739,9 +739,12 @@ impl<T: Amplitude> State<T> {
             let most = s.keys.len() + 1;
             let before = self.pool.fitting_capacity(most);
             let made = self.pool.take_fixed(most).and_then(|mut buf| {
+                // The room above the estimate on 4 KiB pages while the pass writes it.
+                buf.hold_back_huge(start);
                 match buf.ensure_initialized(start) {
                     Ok(()) => Ok((buf, before)),
                     Err(e) => {
+                        buf.advise_huge();
                         self.pool.give(buf);
                         Err(e)
                     }
@@ -750,7 +753,8 @@ impl<T: Amplitude> State<T> {
             match made {
                 Ok(b) => bufs.push(Some(b)),
                 Err(e) => {
-                    for (buf, _) in bufs.into_iter().flatten() {
+                    for (mut buf, _) in bufs.into_iter().flatten() {
+                        buf.advise_huge();
                         self.pool.give(buf);
                     }
                     return Err(e);
@@ -810,6 +814,9 @@ impl<T: Amplitude> State<T> {
             // The reserved room given back, down to one spare slot (or what it held before).
             buf.keys.shrink_to(before.max(r + 1));
             buf.amps.shrink_to(before.max(r + 1));
+            // One mapping again, advised whole (for a `realloc` by `mremap` when the record
+            // is reused as a pass buffer).
+            buf.advise_huge();
             records.push(Sector {
                 ancillas: s.ancillas,
                 keys: buf.keys.into(),
