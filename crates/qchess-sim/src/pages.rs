@@ -316,8 +316,8 @@ mod tests {
 
     /// A buffer advised for huge pages, held back above `from` and written a little past it,
     /// ending 1 MiB into a 2 MiB page: the held-back room is resident to the written end
-    /// only, not to that huge page's end. Given the advice back, the
-    /// buffer grows with its contents kept.
+    /// only, not to that huge page's end. Given the advice back, the buffer grows with its
+    /// contents kept.
     ///
     /// In a process of its own: among the other tests, the allocator may hand out heap
     /// memory that earlier tests made resident.

@@ -739,8 +739,11 @@ impl<T: Amplitude> State<T> {
             let most = s.keys.len() + 1;
             let before = self.pool.fitting_capacity(most);
             let made = self.pool.take_fixed(most).and_then(|mut buf| {
-                // The room above the estimate on 4 KiB pages while the pass writes it.
-                buf.hold_back_huge(start);
+                // A fresh or grown record's room above the estimate on 4 KiB pages while the
+                // pass writes it (a free buffer that fits may hold huge pages there already).
+                if before == 0 {
+                    buf.hold_back_huge(start);
+                }
                 match buf.ensure_initialized(start) {
                     Ok(()) => Ok((buf, before)),
                     Err(e) => {
