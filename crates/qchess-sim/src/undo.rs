@@ -747,7 +747,9 @@ impl<T: Amplitude> State<T> {
                 match buf.ensure_initialized(start) {
                     Ok(()) => Ok((buf, before)),
                     Err(e) => {
-                        buf.advise_huge();
+                        if before == 0 {
+                            buf.advise_huge();
+                        }
                         self.pool.give(buf);
                         Err(e)
                     }
@@ -756,8 +758,10 @@ impl<T: Amplitude> State<T> {
             match made {
                 Ok(b) => bufs.push(Some(b)),
                 Err(e) => {
-                    for (mut buf, _) in bufs.into_iter().flatten() {
-                        buf.advise_huge();
+                    for (mut buf, before) in bufs.into_iter().flatten() {
+                        if before == 0 {
+                            buf.advise_huge();
+                        }
                         self.pool.give(buf);
                     }
                     return Err(e);
@@ -817,9 +821,11 @@ impl<T: Amplitude> State<T> {
             // The reserved room given back, down to one spare slot (or what it held before).
             buf.keys.shrink_to(before.max(r + 1));
             buf.amps.shrink_to(before.max(r + 1));
-            // One mapping again, advised whole (for a `realloc` by `mremap` when the record
-            // is reused as a pass buffer).
-            buf.advise_huge();
+            // A held-back record one mapping again, advised whole (for a `realloc` by
+            // `mremap` when it is reused as a pass buffer).
+            if before == 0 {
+                buf.advise_huge();
+            }
             records.push(Sector {
                 ancillas: s.ancillas,
                 keys: buf.keys.into(),
