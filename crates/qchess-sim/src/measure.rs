@@ -248,8 +248,7 @@ impl<T: Amplitude> State<T> {
                         &mut s.keys,
                         &mut s.amps,
                         &per_block,
-                        &mut [],
-                        &mut [],
+                        crate::grow::Up::none(),
                         out_of,
                         extra,
                     );
