@@ -15,11 +15,6 @@
 //! that stops early leaves the array as it was (with the entries it overwrote changed). These
 //! two calls are the crate's fourth and fifth unsafe code (docs/decisions.md, "The split's
 //! grown room without zeros").
-//!
-//! A projection's undo record is written the same way, from the bottom up ([`Up`]), into
-//! room as long as the sector: its proof covers the slots written, and the parallel block
-//! jobs' proofs of their parts join in order ([`Filled::then`]) (docs/decisions.md, "The
-//! undo record written without zeros").
 
 use std::mem::{MaybeUninit, take};
 
@@ -49,56 +44,31 @@ pub(crate) fn split_spare<T>(
     }
 }
 
-/// Proof that every slot of a [`split_spare`] room (or of its first `room` slots) was
-/// written: made only by [`Down::finish`] and [`Up::finish`], joined by [`Filled::then`],
-/// taken by [`commit`]. It names the room by address, length and element type, so it commits
-/// no other array.
+/// Proof that every slot of a [`split_spare`] room was written: made only by
+/// [`Down::finish`], taken by [`commit`]. It names the room by address and length, so it
+/// commits no other array.
 #[derive(Debug)]
-pub(crate) struct Filled<T> {
+pub(crate) struct Filled {
     start: usize,
     room: usize,
-    of: std::marker::PhantomData<fn() -> T>,
-}
-
-impl<T> Filled<T> {
-    /// The proof for `room` slots from address `start` (private: only a writer that wrote
-    /// them makes one).
-    fn new(start: *const MaybeUninit<T>, room: usize) -> Self {
-        Self {
-            start: start as usize,
-            room,
-            of: std::marker::PhantomData,
-        }
-    }
-
-    /// The proof for this room and `next` together, when `next` starts right where this one
-    /// ends (two block writers' parts of one record, in order); `None` otherwise.
-    pub(crate) fn then(self, next: Self) -> Option<Self> {
-        let end = self.start + self.room * std::mem::size_of::<T>();
-        (next.start == end).then_some(Self {
-            room: self.room + next.room,
-            ..self
-        })
-    }
 }
 
 /// Takes the room that `filled` proves written into `v`'s length. Panics (with `v`
 /// unchanged) when `filled` is not the proof for the room just past `v`'s entries: an
 /// internal error, never the caller's input.
 #[allow(unsafe_code)]
-pub(crate) fn commit<T>(v: &mut Vec<T>, filled: Filled<T>) {
+pub(crate) fn commit<T>(v: &mut Vec<T>, filled: Filled) {
     let len = v.len();
     let start = v.as_ptr().wrapping_add(len) as usize;
     assert!(
         filled.start == start && filled.room <= v.capacity() - len,
         "grow::commit: the proof is for another room"
     );
-    // SAFETY: `filled` was made by `Down::finish` or `Up::finish` of a writer over (a part
-    // of) `split_spare(v, _)`'s room, or joined by `Filled::then` from such proofs of
-    // adjacent parts, and it starts at `v`'s entry `len` (the address checked above, and `v`
-    // could not have been moved, grown or shrunk since, as the room's borrow of `v` ended
-    // only when the writers were finished) and is `room` slots of `T` long, within the
-    // capacity (checked). A writer makes its proof only for slots it wrote, so entries
+    // SAFETY: `filled` was made by `Down::finish` of a writer over `split_spare(v, room)`'s
+    // room, which starts at `v`'s entry `len` (the address checked above, and `v` could not
+    // have been moved, grown or shrunk since, as the room's borrow of `v` ended only when
+    // the writer was finished) and is `room` slots long, within the capacity (checked). The
+    // writer made the proof only after it had written every one of those slots, so entries
     // `len..len + room` are initialized `T`s.
     unsafe {
         v.set_len(len + filled.room);
@@ -242,10 +212,16 @@ impl<'a, K: Copy, V: Copy> Down<'a, K, V> {
     }
 
     /// The proofs that every slot of the two rooms was written, or `None` when some was not.
-    pub(crate) fn finish(self) -> Option<(Filled<K>, Filled<V>)> {
+    pub(crate) fn finish(self) -> Option<(Filled, Filled)> {
         (self.next <= self.below.0.len()).then_some((
-            Filled::new(self.room.0.as_ptr(), self.room.0.len()),
-            Filled::new(self.room.1.as_ptr(), self.room.1.len()),
+            Filled {
+                start: self.room.0.as_ptr() as usize,
+                room: self.room.0.len(),
+            },
+            Filled {
+                start: self.room.1.as_ptr() as usize,
+                room: self.room.1.len(),
+            },
         ))
     }
 }
@@ -373,77 +349,6 @@ impl<K: Copy, V: Copy> Push<K, V> for Below<'_, K, V> {
     }
 }
 
-/// A writer of two arrays' rooms from the bottom up, in step, by streaming stores
-/// ([`crate::stream::copy_uninit`]): how a projection writes its undo record into fresh
-/// room that was never zeroed (its length is known only once the pass is done). Its
-/// [`Up::finish`] proves the slots written so far, from the room's start; a block writer
-/// made by [`Up::split_front`] proves its part, and [`Filled::then`] joins the parts.
-#[derive(Debug)]
-pub(crate) struct Up<'a, K, V> {
-    room: (&'a mut [MaybeUninit<K>], &'a mut [MaybeUninit<V>]),
-    /// The slots written so far: `[0, next)`.
-    next: usize,
-}
-
-impl<'a, K: Copy + 'static, V: Copy + 'static> Up<'a, K, V> {
-    /// A writer over two rooms of equal lengths (or this panics), from their start.
-    pub(crate) fn new(room: (&'a mut [MaybeUninit<K>], &'a mut [MaybeUninit<V>])) -> Self {
-        assert_eq!(room.0.len(), room.1.len(), "grow::Up of unequal rooms");
-        Self { room, next: 0 }
-    }
-
-    /// A writer with no room (a pass that keeps no record).
-    pub(crate) fn none() -> Self {
-        Self::new((&mut [], &mut []))
-    }
-
-    /// The slots written so far.
-    pub(crate) fn written(&self) -> usize {
-        self.next
-    }
-
-    /// The slots still free.
-    pub(crate) fn left(&self) -> usize {
-        self.room.0.len() - self.next
-    }
-
-    /// Writes `ks` / `vs` (of equal lengths) to the next slots, by streaming stores (call
-    /// [`crate::stream::fence`] before another thread reads them). Panics when they are
-    /// longer than the room left (a pass that removes more than it was lent room for: an
-    /// internal error), having written nothing.
-    #[inline(always)]
-    pub(crate) fn put(&mut self, ks: &[K], vs: &[V]) {
-        let (n, end) = (ks.len(), self.next + ks.len());
-        assert!(
-            vs.len() == n && end <= self.room.0.len(),
-            "grow::Up::put past its room"
-        );
-        crate::stream::copy_uninit(&mut self.room.0[self.next..end], ks);
-        crate::stream::copy_uninit(&mut self.room.1[self.next..end], vs);
-        self.next = end;
-    }
-
-    /// A writer of the first `n` slots of the room (or all that are left), which this one
-    /// then no longer covers: a block's part of the record. Panics when this writer has
-    /// written already (its proof must start at the room's start).
-    pub(crate) fn split_front(&mut self, n: usize) -> Self {
-        assert_eq!(self.next, 0, "grow::Up::split_front after a write");
-        let n = n.min(self.room.0.len());
-        let (k1, k2) = take(&mut self.room.0).split_at_mut(n);
-        let (v1, v2) = take(&mut self.room.1).split_at_mut(n);
-        self.room = (k2, v2);
-        Self::new((k1, v1))
-    }
-
-    /// The proofs that the first [`Up::written`] slots of both rooms were written.
-    pub(crate) fn finish(self) -> (Filled<K>, Filled<V>) {
-        (
-            Filled::new(self.room.0.as_ptr(), self.next),
-            Filled::new(self.room.1.as_ptr(), self.next),
-        )
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -499,92 +404,6 @@ mod tests {
         twice(&mut w, 8..9, 1);
         assert!(w.finish().is_none());
         assert_eq!((k.len(), v.len()), (9, 9));
-    }
-
-    /// A record written from the bottom up in parts, into fresh room never zeroed: the
-    /// array takes exactly the slots written, by type and in order; block writers split off
-    /// the front prove their parts, which join in order only.
-    #[test]
-    fn a_record_written_from_the_bottom_commits_what_was_written() {
-        use num_complex::Complex;
-        let mut k: Vec<u64> = Vec::with_capacity(10);
-        let mut v: Vec<Complex<f64>> = Vec::with_capacity(10);
-        let (_, kr) = split_spare(&mut k, 10).unwrap();
-        let (_, vr) = split_spare(&mut v, 10).unwrap();
-        let mut w = Up::new((kr, vr));
-        let z = |x: f64| Complex::new(x, -x);
-        w.put(&[3, 1], &[z(0.5), z(1.5)]);
-        w.put(&[], &[]);
-        w.put(&[u64::MAX], &[Complex::new(-0.0, f64::NAN)]);
-        crate::stream::fence();
-        assert_eq!((w.written(), w.left()), (3, 7));
-        let (fk, fv) = w.finish();
-        commit(&mut k, fk);
-        commit(&mut v, fv);
-        assert_eq!(k, [3, 1, u64::MAX]);
-        assert_eq!(&v[..2], &[z(0.5), z(1.5)]);
-        assert_eq!(v[2].re.to_bits(), (-0.0f64).to_bits());
-        assert!(v[2].im.is_nan());
-
-        // Three block writers (2, 0 and 3 slots) of one room of 5, written out of order,
-        // joined in order: the array takes all 5.
-        let mut k: Vec<u64> = Vec::with_capacity(6);
-        let mut v: Vec<u32> = Vec::with_capacity(6);
-        k.push(9);
-        v.push(9);
-        let (_, kr) = split_spare(&mut k, 5).unwrap();
-        let (_, vr) = split_spare(&mut v, 5).unwrap();
-        let mut whole = Up::new((kr, vr));
-        let (mut a, mut b, mut c) = (
-            whole.split_front(2),
-            whole.split_front(0),
-            whole.split_front(3),
-        );
-        assert_eq!((whole.left(), a.left(), b.left(), c.left()), (0, 2, 0, 3));
-        c.put(&[5, 6, 7], &[50, 60, 70]);
-        a.put(&[1, 2], &[10, 20]);
-        b.put(&[], &[]);
-        let (pa, pb, pc) = (a.finish(), b.finish(), c.finish());
-        // Out of order, the parts do not join.
-        let copy = |p: &Filled<u64>| Filled::<u64>::new(p.start as *const _, p.room);
-        assert!(copy(&pc.0).then(copy(&pa.0)).is_none());
-        assert!(
-            copy(&pa.0).then(copy(&pc.0)).is_some(),
-            "the empty part between"
-        );
-        let keys = pa.0.then(pb.0).and_then(|p| p.then(pc.0)).unwrap();
-        let vals = pa.1.then(pb.1).and_then(|p| p.then(pc.1)).unwrap();
-        commit(&mut k, keys);
-        commit(&mut v, vals);
-        assert_eq!(k, [9, 1, 2, 5, 6, 7]);
-        assert_eq!(v, [9, 10, 20, 50, 60, 70]);
-    }
-
-    /// A block writer that wrote only part of its room proves only that part: joined with
-    /// the next block's, the proof does not chain, so nothing unwritten can be taken in.
-    #[test]
-    fn a_short_block_writer_does_not_join_the_next() {
-        let mut k: Vec<u64> = Vec::with_capacity(4);
-        let (_, kr) = split_spare(&mut k, 4).unwrap();
-        let mut vr = [MaybeUninit::<u8>::uninit(); 4];
-        let mut whole = Up::new((kr, &mut vr[..]));
-        let (mut a, mut b) = (whole.split_front(2), whole.split_front(2));
-        a.put(&[1], &[1]);
-        b.put(&[3, 4], &[3, 4]);
-        let (pa, pb) = (a.finish(), b.finish());
-        assert!(pa.0.then(pb.0).is_none());
-        assert!(k.is_empty());
-    }
-
-    /// Writing past the room panics before it writes anything.
-    #[test]
-    #[should_panic(expected = "grow::Up::put past its room")]
-    fn a_write_past_the_room_is_refused() {
-        let mut k: Vec<u64> = Vec::with_capacity(2);
-        let (_, kr) = split_spare(&mut k, 2).unwrap();
-        let mut vr = [MaybeUninit::<u8>::uninit(); 2];
-        let mut w = Up::new((kr, &mut vr[..]));
-        w.put(&[1, 2, 3], &[1, 2, 3]);
     }
 
     /// A proof commits only the array whose room it was made for.

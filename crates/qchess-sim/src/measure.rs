@@ -248,7 +248,8 @@ impl<T: Amplitude> State<T> {
                         &mut s.keys,
                         &mut s.amps,
                         &per_block,
-                        crate::grow::Up::none(),
+                        &mut [],
+                        &mut [],
                         out_of,
                         extra,
                     );

@@ -1265,7 +1265,7 @@ impl<T: Amplitude> State<T> {
             }
         }
         // The proofs that the sectors' rooms were written, by sector.
-        let filled: Vec<(usize, grow::Filled<u64>, grow::Filled<Complex<T>>)> = regions
+        let filled: Vec<(usize, grow::Filled, grow::Filled)> = regions
             .into_par_iter()
             .with_max_len(1)
             .filter_map(|(mut out, plen, sector)| {

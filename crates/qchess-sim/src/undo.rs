@@ -5,7 +5,6 @@
 
 use crate::amplitude::Amplitude;
 use crate::error::SimError;
-use crate::grow::{self, Up};
 use crate::kernels::compact::{PassExtras, STAGE, split_project};
 use crate::kernels::scan::BLOCK;
 use crate::key::Predicate;
@@ -503,8 +502,8 @@ impl<T: Amplitude> State<T> {
         // With the caller's probability, the survivors are scaled in the fused pass.
         let in_pass = given.map(|p| T::of_f64(1.0 / p.sqrt()));
         let counts: Vec<usize> = block_counts.iter().map(|c| c.iter().sum()).collect();
-        // Empty records with room for their entries, written without zeros first: each
-        // block writes its own part of the room.
+        // Index-writable records (a reused buffer's old length counts as written, so only
+        // fresh room is zeroed): each block writes its own slice.
         let mut records = self.record_buffers(&counts, total)?;
         // The fused pass, sector by sector; masses summed in sector and block order.
         let (mut gone, mut kept) = (0.0f64, 0.0f64);
@@ -528,15 +527,12 @@ impl<T: Amplitude> State<T> {
                 continue;
             }
             let record = next.next().expect("one record per removing sector");
-            let room = "a record has room for its entries";
-            let (_, rk) = grow::split_spare(record.keys.vec_mut(), n).expect(room);
-            let (_, ra) = grow::split_spare(record.amps.vec_mut(), n).expect(room);
-            let rec = Up::new((rk, ra));
-            let (blocks, (fk, fa)) = split_project(
+            let blocks = split_project(
                 &mut s.keys,
                 &mut s.amps,
                 per_block,
-                rec,
+                &mut record.keys,
+                &mut record.amps,
                 out_of,
                 PassExtras {
                     marginals,
@@ -545,8 +541,6 @@ impl<T: Amplitude> State<T> {
                     run_shift: 0,
                 },
             );
-            grow::commit(record.keys.vec_mut(), fk);
-            grow::commit(record.amps.vec_mut(), fa);
             for b in &blocks {
                 gone += b.gone;
                 kept += b.kept;
@@ -696,9 +690,9 @@ impl<T: Amplitude> State<T> {
     }
 
     /// The pass of [`State::force_keeping_inner`] sector by sector on the calling thread, in
-    /// order (`kernels::compact::InOrder`), with records written into room for every entry of
-    /// the sector, never zeroed first (`grow::Up`); the `plan`'s estimate is where a fresh
-    /// record's room goes to 4 KiB pages (`Buffer::hold_back_huge`). The budget is asked first for records of every
+    /// order (`kernels::compact::InOrder`), with records that start at the `plan`'s estimate
+    /// and grow where the pass reaches their end: then the rest of the sector is counted and
+    /// the record made exactly long enough. The budget is asked first for records of every
     /// entry of every sector that loses some (their capacity is reserved then, and given
     /// back down to what they hold after), so the pass never fails halfway; `None` (nothing
     /// changed) where it has no room for that, for the counted pass to ask for the exact
@@ -744,16 +738,22 @@ impl<T: Amplitude> State<T> {
             // fits keeps its capacity; a fresh or grown one is cut to its record.
             let most = s.keys.len() + 1;
             let before = self.pool.fitting_capacity(most);
-            let made = self.pool.take_fixed(most).map(|mut buf| {
-                // Written from its start, without zeros first (a reused buffer's old entries
-                // are stale).
-                buf.clear();
+            let made = self.pool.take_fixed(most).and_then(|mut buf| {
                 // A fresh or grown record's room above the estimate on 4 KiB pages while the
                 // pass writes it (a free buffer that fits may hold huge pages there already).
                 if before == 0 {
                     buf.hold_back_huge(start);
                 }
-                (buf, before)
+                match buf.ensure_initialized(start) {
+                    Ok(()) => Ok((buf, before)),
+                    Err(e) => {
+                        if before == 0 {
+                            buf.advise_huge();
+                        }
+                        self.pool.give(buf);
+                        Err(e)
+                    }
+                }
             });
             match made {
                 Ok(b) => bufs.push(Some(b)),
@@ -775,7 +775,7 @@ impl<T: Amplitude> State<T> {
         records.try_reserve_exact(plan.len()).map_err(oom)?;
         kept_len.try_reserve_exact(plan.len()).map_err(oom)?;
         removed.try_reserve_exact(plan.len()).map_err(oom)?;
-        for (s, buf) in self.sectors.iter_mut().zip(bufs) {
+        for ((s, l), buf) in self.sectors.iter_mut().zip(plan).zip(bufs) {
             let Some((mut buf, before)) = buf else {
                 kept += crate::kernels::scan::norm_sqr(&s.amps);
                 if marginals && in_pass.is_none() {
@@ -787,22 +787,26 @@ impl<T: Amplitude> State<T> {
                 continue;
             };
             let mut pass = InOrder::new();
-            let (room, n) = ("a record has room for every entry", s.keys.len());
-            let (_, rk) = grow::split_spare(&mut buf.keys, n).expect(room);
-            let (_, ra) = grow::split_spare(&mut buf.amps, n).expect(room);
-            let mut rec = Up::new((rk, ra));
-            pass.run(
-                &mut s.keys,
-                &mut s.amps,
-                &mut rec,
-                out_of,
-                in_pass,
-                marginals,
-            );
-            let r = rec.written();
-            let (fk, fa) = rec.finish();
-            grow::commit(&mut buf.keys, fk);
-            grow::commit(&mut buf.amps, fa);
+            let mut exact = matches!(l, Loses::Exactly(_));
+            loop {
+                let rec = (&mut buf.keys[..], &mut buf.amps[..]);
+                let (keys, amps) = (&mut s.keys[..], &mut s.amps[..]);
+                if pass.run(keys, amps, rec, out_of, in_pass, marginals, exact) {
+                    break;
+                }
+                // The record's end: the rest counted, the record made long enough (within
+                // the capacity reserved above: no allocation).
+                let rest = (s.keys[pass.pos()..].iter())
+                    .filter(|&&k| out_of(k))
+                    .count();
+                let need = pass.recorded() + rest + 1;
+                if buf.keys.len() < need {
+                    buf.keys.resize(need, 0);
+                    buf.amps.resize(need, Complex::new(T::zero(), T::zero()));
+                }
+                exact = true;
+            }
+            let r = pass.recorded();
             for b in pass.finish() {
                 gone += b.gone;
                 kept += b.kept;
@@ -856,8 +860,8 @@ impl<T: Amplitude> State<T> {
 
     /// The record's sectors, one per sector that loses entries (`counts` of them, `total` in
     /// all): taken from the free pass buffers where one fits (warm pages), else asked of the
-    /// budget and allocated. Each is empty with room for its entries (and one spare slot),
-    /// which the pass writes without zeros first (`grow::Up`).
+    /// budget and allocated. Each is exactly its length, written by index (a reused buffer's
+    /// old length counts as written, so only fresh room is zeroed).
     fn record_buffers(
         &mut self,
         counts: &[usize],
@@ -883,11 +887,14 @@ impl<T: Amplitude> State<T> {
             // arrays of this capacity, which the next projection's record then fits). A
             // fresh record gets exactly this capacity (`take_fixed`): it is never grown.
             let mut buf = self.pool.take_fixed(n + 1)?;
-            buf.clear();
+            buf.ensure_initialized(n + 1)?;
+            let (mut keys, mut amps) = (buf.keys, buf.amps);
+            keys.truncate(n);
+            amps.truncate(n);
             records.push(Sector {
                 ancillas: s.ancillas,
-                keys: buf.keys.into(),
-                amps: buf.amps.into(),
+                keys: keys.into(),
+                amps: amps.into(),
             });
         }
         Ok(records)

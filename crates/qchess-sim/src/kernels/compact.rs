@@ -6,8 +6,8 @@
 //! move (with the record, the kept masses and the marginals).
 
 use crate::amplitude::Amplitude;
-use crate::grow::{Filled, Up};
 use crate::kernels::handoff::Regions;
+use crate::kernels::pair::SliceSink;
 use crate::kernels::scan::{BLOCK, BitMasses, add_bit_masses, compact_range, move_whole, one_run};
 use num_complex::Complex;
 
@@ -60,26 +60,25 @@ pub(crate) struct PassExtras<T> {
 /// block from the finished blocks under it ([`Regions`]). When [`projects_in_blocks`], as
 /// many workers as the pool has threads claim the blocks; otherwise the calling thread runs
 /// them all in order, or, with a record, makes one pass over the sector in order
-/// ([`InOrder`], the same results). With a record, `rec` has room for exactly the removed
-/// entries (fresh slots, never zeroed: `State::record_buffers`) and the proofs that every
-/// slot of it was written are returned with the sums; without, it has no room
-/// ([`Up::none`]).
+/// ([`InOrder`], the same results). With a record, `rec_keys` /
+/// `rec_amps` are exactly the removed entries' length (index-writable, see
+/// `State::record_buffers`); without, they are empty.
 /// Every entry and every block sum is computed the same way whichever thread runs its
 /// block, so the result is bit-identical for any thread count.
 pub(crate) fn split_project<T: Amplitude>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
     per_block: &[usize],
-    rec: Up<'_, u64, Complex<T>>,
+    rec_keys: &mut [u64],
+    rec_amps: &mut [Complex<T>],
     out_of: impl Fn(u64) -> bool + Sync + Copy,
     extra: PassExtras<T>,
-) -> (Vec<BlockSums>, Proofs<T>) {
+) -> Vec<BlockSums> {
     let in_order = extra.record && !projects_in_blocks(keys.len());
-    split_project_with(keys, amps, per_block, rec, out_of, extra, in_order)
+    split_project_with(
+        keys, amps, per_block, rec_keys, rec_amps, out_of, extra, in_order,
+    )
 }
-
-/// The proofs that a record's key and amplitude slots were written ([`grow::commit`]).
-pub(crate) type Proofs<T> = (Filled<u64>, Filled<Complex<T>>);
 
 /// [`split_project`], by the pass in order ([`InOrder`]) when `in_order` (asked only with a record)
 /// and by the block jobs otherwise: the same results bit for bit.
@@ -88,25 +87,23 @@ fn split_project_with<T: Amplitude>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
     per_block: &[usize],
-    mut rec: Up<'_, u64, Complex<T>>,
+    rec_keys: &mut [u64],
+    rec_amps: &mut [Complex<T>],
     out_of: impl Fn(u64) -> bool + Sync + Copy,
     extra: PassExtras<T>,
     in_order: bool,
-) -> (Vec<BlockSums>, Proofs<T>) {
+) -> Vec<BlockSums> {
     let removed: usize = per_block.iter().sum();
     let recorded = if extra.record { removed } else { 0 };
-    assert_eq!(
-        rec.left(),
-        recorded,
-        "the record's room is the removed entries"
-    );
+    debug_assert_eq!((rec_keys.len(), rec_amps.len()), (recorded, recorded));
     if in_order {
         debug_assert!(extra.record);
         // One thread: one pass in order, the kept entries compacted in place (no offsets).
         let mut pass = InOrder::new();
-        pass.run(keys, amps, &mut rec, out_of, extra.scale, extra.marginals);
-        debug_assert_eq!(rec.written(), recorded);
-        return (pass.finish(), rec.finish());
+        let rec = (rec_keys, rec_amps);
+        let done = pass.run(keys, amps, rec, out_of, extra.scale, extra.marginals, true);
+        debug_assert!(done && pass.recorded() == recorded);
+        return pass.finish();
     }
     let n = keys.len();
     // Where each block's kept entries go: after all the kept entries of the blocks before.
@@ -118,22 +115,25 @@ fn split_project_with<T: Amplitude>(
     }
     let kept_total = dest[per_block.len()];
     let mut tasks = Vec::with_capacity(per_block.len());
+    let (mut rk, mut ra) = (rec_keys, rec_amps);
     for ((kb, ab), &r) in keys
         .chunks_mut(BLOCK)
         .zip(amps.chunks_mut(BLOCK))
         .zip(per_block)
     {
         let r = if extra.record { r } else { 0 };
+        let (k1, k2) = std::mem::take(&mut rk).split_at_mut(r);
+        let (a1, a2) = std::mem::take(&mut ra).split_at_mut(r);
+        (rk, ra) = (k2, a2);
         tasks.push(std::sync::Mutex::new(Some(BlockJob {
             keys: kb,
             amps: ab,
-            rec: rec.split_front(r),
+            rec_keys: k1,
+            rec_amps: a1,
         })));
     }
     let regions = Regions::new();
-    // Each block's sums and the proofs of its part of the record, once its job ran.
-    type Done<T> = std::sync::Mutex<Option<(BlockSums, Proofs<T>)>>;
-    let sums: Vec<Done<T>> = (0..tasks.len())
+    let sums: Vec<std::sync::Mutex<Option<BlockSums>>> = (0..tasks.len())
         .map(|_| std::sync::Mutex::new(None))
         .collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -172,24 +172,16 @@ fn split_project_with<T: Amplitude>(
         // One worker, the calling thread: the blocks in order, none ever waits.
         worker();
     }
-    // The blocks' sums, and their parts of the record proved written as one.
-    let mut proofs = rec.finish();
-    let mut out = Vec::with_capacity(sums.len());
-    for (i, m) in sums.into_iter().enumerate() {
-        let (s, (pk, pa)) = (m.into_inner())
-            .unwrap_or_else(|e| e.into_inner())
-            .expect("every block job ran");
-        out.push(s);
-        if i == 0 {
-            proofs = (pk, pa);
-        } else {
-            let (k, a) = proofs;
-            proofs = (k.then(pk).zip(a.then(pa)))
-                .expect("the blocks write adjacent parts of the record");
-        }
-    }
+    let sums = sums
+        .into_iter()
+        .map(|m| {
+            m.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every block job ran")
+        })
+        .collect();
     debug_assert_eq!(kept_total + removed, n);
-    (out, proofs)
+    sums
 }
 
 /// [`split_project`] with a record on the calling thread alone (the pass in order): one pass
@@ -204,10 +196,17 @@ fn split_project_with<T: Amplitude>(
 /// too, and those below their block are written by streaming stores; the one-thread
 /// measuring move's paired ratio fell from 1.50 to 1.26 at 1.49e6, docs/benchmarks.md.)
 ///
-/// The record is written into room never zeroed ([`Up`]), as long as the sector (less one
-/// of the removed entries could be all of it): so the undoable projection of one thread
-/// writes its record without counting the removed entries first (`State::force_keeping`).
+/// The pass can stop before a chunk whose removed entries might not fit in the record it was
+/// lent, and go on from there with a longer one ([`InOrder::run`]): the undoable projection
+/// of one thread uses that to write its record without counting the removed entries first
+/// (`State::force_keeping`).
 pub(crate) struct InOrder {
+    /// The next entry to read: a chunk's start.
+    pos: usize,
+    /// The next kept place (the kept entries so far: `[0, w)`).
+    w: usize,
+    /// Removed entries written to the record so far.
+    recorded: usize,
     /// The current block's masses so far, in two lanes (see [`add_mass`]).
     gone: [f64; 2],
     kept: [f64; 2],
@@ -221,6 +220,9 @@ impl InOrder {
     /// A pass at the sector's start.
     pub(crate) fn new() -> Self {
         Self {
+            pos: 0,
+            w: 0,
+            recorded: 0,
             gone: [0.0; 2],
             kept: [0.0; 2],
             masses: BitMasses::ZERO,
@@ -228,53 +230,79 @@ impl InOrder {
         }
     }
 
-    /// The block sums, in block order (once [`InOrder::run`] is done).
+    /// The next entry the pass reads (every entry below it is kept in `[0, kept())` or
+    /// written to the record).
+    pub(crate) fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// The removed entries written to the record so far.
+    pub(crate) fn recorded(&self) -> usize {
+        self.recorded
+    }
+
+    /// The block sums, in block order (once [`InOrder::run`] returned true).
     pub(crate) fn finish(self) -> Vec<BlockSums> {
         self.sums
     }
 
-    /// The pass in order over `keys` / `amps`, writing the removed entries to `rec` (which
-    /// must have room for all of them, or this panics: at most the sector's length).
+    /// Goes on with the pass in order over `keys` / `amps` (the same arrays
+    /// every call), writing removed entries from [`InOrder::recorded`] on in `rec` (the same
+    /// record every call, possibly longer; its first `recorded()` entries as written).
+    /// Returns true once the sector is done; false when it stopped before a chunk because
+    /// the record might be too short for it: unless `exact` (the caller knows the record
+    /// holds every removed entry), a chunk runs only while the record has room for all of
+    /// it. The results are those of one uninterrupted pass, bit for bit.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn run<T: Amplitude>(
         &mut self,
         keys: &mut [u64],
         amps: &mut [Complex<T>],
-        rec: &mut Up<'_, u64, Complex<T>>,
+        rec: (&mut [u64], &mut [Complex<T>]),
         out_of: impl Fn(u64) -> bool,
         scale: Option<T>,
         marginals: bool,
-    ) {
+        exact: bool,
+    ) -> bool {
         // Two monomorphised copies of the pass: with the factor given (no masses) and without.
         match scale {
-            Some(f) => self.run_with::<T, false>(keys, amps, rec, out_of, f, marginals),
+            Some(f) => self.run_with::<T, false>(keys, amps, rec, out_of, f, marginals, exact),
             None => {
                 let f = T::of_f64(1.0);
-                self.run_with::<T, true>(keys, amps, rec, out_of, f, marginals);
+                self.run_with::<T, true>(keys, amps, rec, out_of, f, marginals, exact)
             }
         }
     }
 
     /// [`InOrder::run`] with the kept amplitudes times `f`, summing the masses when `MASSES`
     /// and the kept entries' bit masses when `marginals`.
+    #[allow(clippy::too_many_arguments)]
     fn run_with<T: Amplitude, const MASSES: bool>(
         &mut self,
         keys: &mut [u64],
         amps: &mut [Complex<T>],
-        rec: &mut Up<'_, u64, Complex<T>>,
+        (rec_keys, rec_amps): (&mut [u64], &mut [Complex<T>]),
         out_of: impl Fn(u64) -> bool,
         f: T,
         marginals: bool,
-    ) {
+        exact: bool,
+    ) -> bool {
         let zero = Complex::new(T::zero(), T::zero());
         let n = keys.len();
+        let room = rec_keys.len().min(rec_amps.len());
         let mut stage_k = [0u64; STAGE];
         let mut stage_a = [zero; STAGE];
+        let (mut w, mut r) = (self.w, self.recorded);
         let (mut gone, mut kept) = (self.gone, self.kept);
-        let (mut pos, mut w) = (0usize, 0usize);
-        while pos < n {
-            let c = pos;
+        let mut done = true;
+        while self.pos < n {
+            let c = self.pos;
             let end = (c - c % BLOCK + BLOCK).min(n);
             let e = (c + STAGE).min(end);
+            if !exact && r + (e - c) > room {
+                done = false;
+                break;
+            }
             let (next, s) = compact_recording::<T, MASSES>(
                 keys,
                 amps,
@@ -289,8 +317,13 @@ impl InOrder {
                 add_bit_masses(&keys[w..next], &amps[w..next], &mut self.masses);
             }
             w = next;
-            rec.put(&stage_k[..s], &stage_a[..s]);
-            pos = e;
+            put_streamed(
+                (&mut rec_keys[r..r + s], &mut rec_amps[r..r + s]),
+                &stage_k[..s],
+                &stage_a[..s],
+            );
+            r += s;
+            self.pos = e;
             if e == end {
                 self.sums.push(BlockSums {
                     gone: gone[0] + gone[1],
@@ -301,7 +334,8 @@ impl InOrder {
             }
         }
         crate::stream::fence();
-        (self.gone, self.kept) = (gone, kept);
+        (self.w, self.recorded, self.gone, self.kept) = (w, r, gone, kept);
+        done
     }
 }
 
@@ -361,7 +395,8 @@ fn add_mass<T: Amplitude>(
 struct BlockJob<'a, T> {
     keys: &'a mut [u64],
     amps: &'a mut [Complex<T>],
-    rec: Up<'a, u64, Complex<T>>,
+    rec_keys: &'a mut [u64],
+    rec_amps: &'a mut [Complex<T>],
 }
 
 /// Block `b` of [`split_project`]: its removed entries to its record slot, its
@@ -378,7 +413,7 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
     regions: &Regions<'a, u64, Complex<T>>,
     out_of: impl Fn(u64) -> bool,
     extra: PassExtras<T>,
-) -> (BlockSums, Proofs<T>) {
+) -> BlockSums {
     let PassExtras {
         marginals,
         scale,
@@ -388,7 +423,8 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
     let BlockJob {
         keys,
         amps,
-        mut rec,
+        rec_keys,
+        rec_amps,
     } = job;
     let zero = Complex::new(T::zero(), T::zero());
     // The kept entries' factor (1 when they are scaled afterwards: exact).
@@ -405,6 +441,11 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
     };
     let (mut piece, mut piece_w) = (0usize, 0usize);
     let mut own_w = 0usize;
+    let mut rec = SliceSink {
+        keys: rec_keys,
+        amps: rec_amps,
+        len: 0,
+    };
     let mut stage_k = [0u64; STAGE];
     let mut stage_a = [zero; STAGE];
     let mut keep_k = [0u64; STAGE];
@@ -474,7 +515,10 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
             )
         };
         if record {
-            rec.put(&stage_k[..s], &stage_a[..s]);
+            let end = rec.len + s;
+            let to = (&mut rec.keys[rec.len..end], &mut rec.amps[rec.len..end]);
+            put_streamed(to, &stage_k[..s], &stage_a[..s]);
+            rec.len = end;
         }
         if let Some(t) = masses.as_mut() {
             add_bit_masses(&keep_k[..m], &keep_a[..m], t);
@@ -502,18 +546,17 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
     }
     // The streamed record and kept entries are seen by whoever sees this job's results.
     crate::stream::fence();
-    assert_eq!(rec.left(), 0, "a block writes every slot of its record");
+    debug_assert_eq!(rec.len, rec.keys.len());
     debug_assert_eq!(own_w, to.1.saturating_sub(base));
     debug_assert_eq!(piece, pieces.len());
     let (_, free_k) = keys.split_at_mut(own_w);
     let (_, free_a) = amps.split_at_mut(own_w);
     regions.give(base + own_w, free_k, free_a);
-    let sums = BlockSums {
+    BlockSums {
         gone: gone[0] + gone[1],
         kept: kept[0] + kept[1],
         masses: masses.unwrap_or(BitMasses::ZERO),
-    };
-    (sums, rec.finish())
+    }
 }
 
 /// Writes the entries of `keys` / `amps` for which `keep(key)` holds, amplitudes times `f`,
@@ -636,21 +679,6 @@ mod tests {
             .collect()
     }
 
-    /// `pass` run with a record of room `room` taken from fresh capacity (never zeroed),
-    /// committed by the proofs it gives: its sums and the record.
-    fn with_record<T: Amplitude>(
-        room: usize,
-        pass: impl FnOnce(Up<'_, u64, Complex<T>>) -> (Vec<BlockSums>, Proofs<T>),
-    ) -> (Vec<BlockSums>, Vec<u64>, Vec<Complex<T>>) {
-        let (mut k, mut a) = (Vec::with_capacity(room), Vec::with_capacity(room));
-        let (_, rk) = crate::grow::split_spare(&mut k, room).unwrap();
-        let (_, ra) = crate::grow::split_spare(&mut a, room).unwrap();
-        let (sums, (fk, fa)) = pass(Up::new((rk, ra)));
-        crate::grow::commit(&mut k, fk);
-        crate::grow::commit(&mut a, fa);
-        (sums, k, a)
-    }
-
     fn bits(a: &[Complex<f64>]) -> Vec<(u64, u64)> {
         a.iter().map(|z| (z.re.to_bits(), z.im.to_bits())).collect()
     }
@@ -697,8 +725,8 @@ mod tests {
                     record: false,
                     run_shift: mask.trailing_zeros(),
                 };
-                let (sums, _) = pool.install(|| {
-                    split_project(&mut k, &mut a, &per_block, Up::none(), out_of, extra)
+                let sums = pool.install(|| {
+                    split_project(&mut k, &mut a, &per_block, &mut [], &mut [], out_of, extra)
                 });
                 assert_eq!(sums.len(), per_block.len());
                 k.truncate(n - removed);
@@ -735,14 +763,18 @@ mod tests {
                     .build()
                     .unwrap();
                 let (mut k, mut a) = (keys.to_vec(), amps.to_vec());
+                let mut rec_k = vec![0u64; removed];
+                let mut rec_a = vec![Complex::new(T::zero(), T::zero()); removed];
                 let extra = PassExtras {
                     marginals: false,
                     scale: Some(f),
                     record: true,
                     run_shift: 0,
                 };
-                let (_, rec_k, rec_a) = with_record(removed, |rec| {
-                    pool.install(|| split_project(&mut k, &mut a, &per_block, rec, out_of, extra))
+                pool.install(|| {
+                    split_project(
+                        &mut k, &mut a, &per_block, &mut rec_k, &mut rec_a, out_of, extra,
+                    )
                 });
                 let rec: Vec<(u64, Complex<T>)> = rec_k.into_iter().zip(rec_a).collect();
                 assert!(rec == gone, "{} threads", threads);
@@ -794,12 +826,13 @@ mod tests {
                     };
                     let run = |in_order: bool| {
                         let (mut k, mut a) = (keys.to_vec(), amps.to_vec());
-                        let (sums, rec_k, rec_a) = with_record(removed, |rec| {
-                            pool.install(|| {
-                                split_project_with(
-                                    &mut k, &mut a, &per_block, rec, out_of, extra, in_order,
-                                )
-                            })
+                        let mut rec_k = vec![0u64; removed];
+                        let mut rec_a = vec![Complex::new(T::zero(), T::zero()); removed];
+                        let sums = pool.install(|| {
+                            split_project_with(
+                                &mut k, &mut a, &per_block, &mut rec_k, &mut rec_a, out_of, extra,
+                                in_order,
+                            )
                         });
                         k.truncate(n - removed);
                         a.truncate(n - removed);
