@@ -809,32 +809,44 @@ impl<S: QuantumState> Game<S> {
         let mut journal = Journal::new();
         // The maintained marginals are the state's now: a one-square measurement reads them.
         let known = Some(probs_before);
-        let (applied, tracked) =
-            match circuit::apply_recorded_knowing(&mut self.state, &om, rng, &mut journal, known) {
-                Ok(done) => done,
-                Err(e) => {
-                    // The circuit took its own steps back (journal), or failed in its checks.
-                    if let Some(before) = before {
-                        self.state = before;
-                    }
-                    let reason = e.to_string();
-                    return Err(match e {
-                        circuit::CircuitError::ImpossibleOutcome { .. }
-                        | circuit::CircuitError::NoMeasurement => {
-                            GameError::ImpossibleOutcome { mv: given, reason }
-                        }
-                        circuit::CircuitError::Sim(e) => sim_error(e),
-                        _ => GameError::Simulation(reason),
-                    });
+        // A projection whose record would not fit the undo budget drops its removed entries
+        // instead of writing them out, where nothing needs them ([`may_drop_projection`]).
+        let room = (recording && !need_copy && may_drop_projection(&c, &probs_before)).then(|| {
+            self.snapshot_budget
+                .saturating_sub(self.snapshot_bytes + std::mem::size_of::<UndoRecord<S>>())
+        });
+        let (applied, tracked, dropped) = match circuit::apply_recorded_within(
+            &mut self.state,
+            &om,
+            rng,
+            &mut journal,
+            known,
+            room,
+        ) {
+            Ok(done) => done,
+            Err(e) => {
+                // The circuit took its own steps back (journal), or failed in its checks.
+                if let Some(before) = before {
+                    self.state = before;
                 }
-            };
+                let reason = e.to_string();
+                return Err(match e {
+                    circuit::CircuitError::ImpossibleOutcome { .. }
+                    | circuit::CircuitError::NoMeasurement => {
+                        GameError::ImpossibleOutcome { mv: given, reason }
+                    }
+                    circuit::CircuitError::Sim(e) => sim_error(e),
+                    _ => GameError::Simulation(reason),
+                });
+            }
+        };
         let probs = marginals_after(tracked, &self.state);
         if !marginals_differ(&probs_before, &probs) {
             if let Some(copy) = before.take_if(|b| same_state(b, &self.state)) {
                 self.state = copy;
                 return Err(GameError::NoEffect { mv: given });
             }
-            if recording && !need_copy {
+            if recording && !need_copy && !dropped {
                 // Rare (no marginal moved): rebuild the state before on a copy of the state
                 // after and compare. The journal of such a move (iSwaps, phases, captures,
                 // projections) takes it back bit for bit.
@@ -857,7 +869,9 @@ impl<S: QuantumState> Game<S> {
         }
 
         let journal = if recording {
-            Some(journal)
+            // A journal without its projection's record cannot take the move back: it is
+            // undone by replay, as a record over the budget is.
+            (!dropped).then_some(journal)
         } else {
             before.map(Journal::whole)
         };
@@ -1314,6 +1328,25 @@ fn surely_changes_in_place(c: &Classified, probs: &[f64; 64]) -> bool {
         && c.variant == Variant::Basic
         && probs[from.index() as usize] > 1e-10
         && probs[to.index() as usize] < 1e-13
+}
+
+/// Whether `c`'s measurement may drop its projection's undo record when the record would
+/// not fit the undo budget (issue 10: a measuring move within 1.5x of its bare gate with the
+/// budget full): an excluded jump or pawn step ([`circuit`] eq. 16b: M1 = target empty, then
+/// one uncontrolled iSwap, a relabelling that fails only in the argument checks the
+/// measurement has passed), so no rollback within the move needs the record; from a source
+/// of probability above 1e-10 to a target of probability below 1 - 1e-10, so that either
+/// outcome surely moves a marginal by far more than [`UNCHANGED_TOLERANCE`] (the source's to
+/// 0 when the jump follows, the target's to 1 when it does not) and the Definition 2 check
+/// never needs the record to rebuild the state before.
+fn may_drop_projection(c: &Classified, probs: &[f64; 64]) -> bool {
+    let MoveShape::Standard { from, to } = c.shape else {
+        return false;
+    };
+    matches!(c.move_type, MoveType::Jump | MoveType::PawnStep)
+        && c.variant == Variant::Excluded
+        && probs[from.index() as usize] > 1e-10
+        && probs[to.index() as usize] < 1.0 - 1e-10
 }
 
 /// The square probabilities after a move (issue 10, Deliver 2), from what its steps told

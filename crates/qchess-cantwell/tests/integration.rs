@@ -26,5 +26,6 @@ mod game_rules;
 mod jump_without_copy;
 mod legal_budget;
 mod legal_equivalence;
+mod measure_without_record;
 mod read_budget;
 mod undo_journal;

@@ -322,6 +322,25 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
         Ok((p, removed, None))
     }
 
+    /// [`QuantumState::force_keeping_given_marginals`] for a caller that keeps the undo
+    /// record only when it takes at most `room` bytes: `None` in place of the record when
+    /// the backend dropped the removed entries instead (see
+    /// [`State::force_given_marginals_within`]; nothing can take the projection back then).
+    /// The default always makes the record.
+    #[allow(clippy::type_complexity)]
+    fn force_given_marginals_within(
+        &mut self,
+        pred: Predicate,
+        outcome: bool,
+        probability: f64,
+        room: usize,
+    ) -> Result<(f64, Option<crate::Removed<Self>>, Option<[f64; 64]>), SimError> {
+        let _ = room;
+        let (p, removed, marginals) =
+            self.force_keeping_given_marginals(pred, outcome, probability)?;
+        Ok((p, Some(removed), marginals))
+    }
+
     /// A measurement in one read and one projection (see [`State::measure_keeping`]):
     /// `choose` gets the probability that `pred` holds (as [`QuantumState::probability`]
     /// reads it) and picks the outcome, or `None` to change nothing. The default reads the
@@ -698,6 +717,15 @@ macro_rules! local_backend {
                 probability: f64,
             ) -> Result<(f64, crate::Removed<Self>, Option<[f64; 64]>), SimError> {
                 State::force_keeping_given_marginals(self, pred, outcome, probability)
+            }
+            fn force_given_marginals_within(
+                &mut self,
+                pred: Predicate,
+                outcome: bool,
+                probability: f64,
+                room: usize,
+            ) -> Result<(f64, Option<crate::Removed<Self>>, Option<[f64; 64]>), SimError> {
+                State::force_given_marginals_within(self, pred, outcome, probability, room)
             }
             fn measure_keeping(
                 &mut self,

@@ -324,6 +324,114 @@ impl<T: Amplitude> State<T> {
         self.force_keeping_inner(pred, outcome, true, Some(probability), None)
     }
 
+    /// [`State::force_keeping_given_marginals`] for a caller that keeps the undo record
+    /// only when it takes at most `room` bytes (a game whose undo budget is nearly full
+    /// drops a larger one): when the removed entries' arrays would take more, they are
+    /// dropped in the projection's pass instead of written out (`None` in place of the
+    /// record; nothing can take the projection back then), so no memory is spent on a
+    /// record the caller would throw away. Where a record of the whole state surely fits,
+    /// this is [`State::force_keeping_given_marginals`]; otherwise the removed entries are
+    /// counted first (one read of the keys) and the record made when they fit. The state
+    /// after, the probability and the marginals are those of
+    /// [`State::force_keeping_given_marginals`], bit for bit, record or not; the checks and
+    /// errors are its own (on an error nothing changes).
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.split(0, 1, 2, Controls::NONE)?;
+    /// let mut kept = s.clone();
+    /// let p = s.probability(Predicate::One(1));
+    /// // No room: the removed branch is dropped, not recorded.
+    /// let (got, removed, marginals) = s.force_given_marginals_within(Predicate::One(1), true, p, 0)?;
+    /// assert!(removed.is_none());
+    /// assert_eq!(got, p);
+    /// assert_eq!(marginals.map(|m| (m[1], m[2])), Some((1.0, 0.0)));
+    /// // The same projection with a record.
+    /// let (_, record, _) = kept.force_given_marginals_within(Predicate::One(1), true, p, 1 << 20)?;
+    /// assert_eq!(record.map(|r| r.len()), Some(1));
+    /// assert_eq!(s.entries().collect::<Vec<_>>(), kept.entries().collect::<Vec<_>>());
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    #[allow(clippy::type_complexity)]
+    pub fn force_given_marginals_within(
+        &mut self,
+        pred: Predicate,
+        outcome: bool,
+        probability: f64,
+        room: usize,
+    ) -> Result<(f64, Option<Removed<Self>>, Option<[f64; 64]>), SimError> {
+        let entry = crate::memory::entry_bytes::<T>();
+        if !T::RENORMALIZES || self.len().saturating_mul(entry) <= room {
+            let (p, removed, marginals) =
+                self.force_keeping_given_marginals(pred, outcome, probability)?;
+            return Ok((p, Some(removed), marginals));
+        }
+        self.check_given(pred, outcome, probability)?;
+        let (mask, value) = self.check_predicate(pred)?;
+        let out_of = move |k: u64| (k & mask == value) != outcome;
+        let (block_counts, total) = self.removed_per_block(out_of);
+        if total.saturating_mul(entry) <= room {
+            let counted = Some((block_counts, total));
+            let (p, removed, marginals) =
+                self.force_keeping_inner(pred, outcome, true, Some(probability), counted)?;
+            return Ok((p, Some(removed), marginals));
+        }
+        if total == self.len() {
+            // The caller's probability is positive but nothing would survive.
+            return Err(SimError::ZeroProbabilityOutcome {
+                outcome,
+                probability: 0.0,
+            });
+        }
+        // The lean pass: the removed entries dropped, the survivors scaled and their bit
+        // masses summed where they land (a sector that loses nothing is scaled and summed
+        // by `finish_projection`).
+        let scale = Some(T::of_f64(1.0 / probability.sqrt()));
+        let mut masses = crate::kernels::scan::BitMasses::ZERO;
+        let mut kept_len = Vec::new();
+        let mut removed = Vec::new();
+        let oom = |_| SimError::OutOfMemory { states: total };
+        kept_len
+            .try_reserve_exact(self.sectors.len())
+            .map_err(oom)?;
+        removed.try_reserve_exact(self.sectors.len()).map_err(oom)?;
+        for (s, per_block) in self.sectors.iter_mut().zip(&block_counts) {
+            let n: usize = per_block.iter().sum();
+            if n > 0 {
+                let blocks = split_project(
+                    &mut s.keys,
+                    &mut s.amps,
+                    per_block,
+                    &mut [],
+                    &mut [],
+                    out_of,
+                    PassExtras {
+                        marginals: true,
+                        scale,
+                        record: false,
+                        run_shift: mask.trailing_zeros(),
+                    },
+                );
+                for b in &blocks {
+                    masses.add(&b.masses);
+                }
+            }
+            kept_len.push(s.keys.len() - n);
+            removed.push(n);
+        }
+        let done = PassDone {
+            records: Vec::new(),
+            gone: 0.0,
+            kept: 0.0,
+            masses,
+            kept_len,
+            removed,
+        };
+        let (p, _, marginals) = self.finish_projection(outcome, true, Some(probability), done)?;
+        Ok((p, None, marginals))
+    }
+
     /// The checks of [`State::force_keeping_given`] on the caller's `probability`.
     fn check_given(
         &self,
@@ -1795,6 +1903,117 @@ mod tests {
         let (p, removed, m) = s.force_keeping_marginals(Predicate::One(3), false).unwrap();
         assert_eq!(p, 1.0);
         assert!(removed.is_empty() && m.is_none());
+        assert!(close(&before, &s, 0.0));
+    }
+
+    #[test]
+    fn a_projection_without_room_drops_its_record_and_changes_the_state_alike() {
+        // Three sectors above the parallel threshold, one and several threads; small states.
+        let big = three_sector_state(450_000, 23);
+        let small = sample_state();
+        for (before, pred, outcome) in [
+            (&big, Predicate::One(12), true),
+            (&big, Predicate::One(5), false),
+            (&big, Predicate::AllZero(0b1_0001_0000), true),
+            (&small, Predicate::One(7), true),
+            (&small, Predicate::One(6), false),
+        ] {
+            let p = before.probability(pred);
+            let p = if outcome { p } else { 1.0 - p };
+            assert!(p > 0.05 && p < 0.95, "{pred:?}: {p}");
+            for threads in [1, 2, 3] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                // The reference: the record kept (unlimited room).
+                let mut kept = before.clone();
+                let (pk, removed, mk) = pool
+                    .install(|| kept.force_given_marginals_within(pred, outcome, p, usize::MAX))
+                    .unwrap();
+                let removed = removed.expect("room for every entry");
+                // No room: the same state, probability and marginals, no record, and no
+                // memory beyond the state before.
+                let mut dropped = before.clone();
+                dropped.reset_peak_bytes();
+                let held = dropped.bytes();
+                let (pd, none, md) = pool
+                    .install(|| dropped.force_given_marginals_within(pred, outcome, p, 0))
+                    .unwrap();
+                assert!(none.is_none(), "{pred:?} {outcome} {threads}");
+                assert_eq!(pd.to_bits(), pk.to_bits());
+                let bits = |s: &State<f64>| -> Vec<_> {
+                    s.entries()
+                        .map(|(k, a)| (k, a.re.to_bits(), a.im.to_bits()))
+                        .collect()
+                };
+                assert_eq!(bits(&dropped), bits(&kept), "{pred:?} {outcome} {threads}");
+                let (md, mk) = (md.expect("summed"), mk.expect("summed"));
+                assert_eq!(md.map(f64::to_bits), mk.map(f64::to_bits));
+                let plain = dropped.qubit_probabilities();
+                for q in 0..64 {
+                    assert!((md[q] - plain[q]).abs() < 1e-13, "qubit {q}");
+                }
+                assert!(
+                    dropped.peak_bytes() <= held,
+                    "{} > {held}",
+                    dropped.peak_bytes()
+                );
+                assert_eq!(dropped.state_bytes(), dropped.len() * 24);
+                // Room for exactly the removed entries: counted, then recorded.
+                let mut tight = before.clone();
+                let room = removed.len() * 24;
+                let (_, rec, _) = pool
+                    .install(|| tight.force_given_marginals_within(pred, outcome, p, room))
+                    .unwrap();
+                let rec_tight = rec.expect("room for the removed entries");
+                assert_eq!(
+                    rec_tight.part().entries().collect::<Vec<_>>(),
+                    removed.part().entries().collect::<Vec<_>>()
+                );
+                assert_eq!(bits(&tight), bits(&kept));
+                // One byte less: dropped.
+                let mut short = before.clone();
+                let (_, rec, _) = pool
+                    .install(|| short.force_given_marginals_within(pred, outcome, p, room - 1))
+                    .unwrap();
+                assert!(rec.is_none());
+                assert_eq!(bits(&short), bits(&kept));
+                tight.unproject(rec_tight).unwrap();
+                assert!(close(before, &tight, 1e-12));
+            }
+        }
+    }
+
+    #[test]
+    fn a_projection_without_room_refuses_as_the_kept_one_does() {
+        let before = three_sector_state(450_000, 5);
+        let mut s = before.clone();
+        // Qubit 3 is never set: outcome 1 keeps nothing, whatever the given probability.
+        assert!(matches!(
+            s.force_given_marginals_within(Predicate::One(3), true, 0.5, 0),
+            Err(SimError::ZeroProbabilityOutcome { .. })
+        ));
+        assert!(close(&before, &s, 0.0));
+        // A bad probability, a malformed predicate: errors, nothing changed.
+        for p in [0.0, f64::NAN, 1.5] {
+            assert!(
+                s.force_given_marginals_within(Predicate::One(12), true, p, 0)
+                    .is_err()
+            );
+            assert!(close(&before, &s, 0.0));
+        }
+        assert!(matches!(
+            s.force_given_marginals_within(Predicate::One(64), true, 0.5, 0),
+            Err(SimError::QubitOutOfRange { .. })
+        ));
+        assert!(close(&before, &s, 0.0));
+        // Outcome 0 removes nothing: kept as it was (an empty record fits no room at all).
+        let (p, rec, m) = s
+            .force_given_marginals_within(Predicate::One(3), false, 1.0, 0)
+            .unwrap();
+        assert_eq!(p, 1.0);
+        assert!(rec.is_some_and(|r| r.is_empty()) && m.is_none());
         assert!(close(&before, &s, 0.0));
     }
 }

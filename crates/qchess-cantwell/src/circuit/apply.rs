@@ -105,10 +105,29 @@ pub(crate) fn apply_recorded_knowing<S: QuantumState, R: Rng + ?Sized>(
     journal: &mut Journal<S>,
     marginals: Option<[f64; 64]>,
 ) -> Result<(Applied, Tracked), CircuitError> {
-    let mut rec = Recorder::new(state, journal).knowing(marginals);
+    apply_recorded_within(state, mv, rng, journal, marginals, None)
+        .map(|(applied, tracked, _)| (applied, tracked))
+}
+
+/// [`apply_recorded_knowing`] whose projections keep their records only when one takes at
+/// most `room` bytes ([`Recorder::within`]): the third value is whether one was dropped
+/// (the journal then lacks it and cannot take the move back). For a move that no step
+/// after its measurement can fail (an error after a dropped projection is reported with the
+/// state changed).
+pub(crate) fn apply_recorded_within<S: QuantumState, R: Rng + ?Sized>(
+    state: &mut S,
+    mv: &OccupancyMove,
+    rng: &mut R,
+    journal: &mut Journal<S>,
+    marginals: Option<[f64; 64]>,
+    room: Option<usize>,
+) -> Result<(Applied, Tracked, bool), CircuitError> {
+    let mut rec = Recorder::new(state, journal)
+        .knowing(marginals)
+        .within(room);
     let mark = rec.mark();
     match run(&mut rec, mv, rng) {
-        Ok(applied) => Ok((applied, rec.marginals())),
+        Ok(applied) => Ok((applied, rec.marginals(), rec.dropped())),
         Err(e) => {
             if rec.recording() {
                 rec.rollback_to(mark)?;

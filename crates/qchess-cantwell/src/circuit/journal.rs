@@ -393,6 +393,11 @@ pub(crate) struct Recorder<'a, S> {
     /// The squares' marginals of `state`, when the caller keeps them (the game, issue 10
     /// Deliver 2) and the backend keeps undo records, followed through every step.
     marginals: Tracked,
+    /// The bytes a projection's record may take ([`Recorder::within`]); `None`: no limit.
+    room: Option<usize>,
+    /// Whether a projection dropped its removed entries (more than `room`): the journal
+    /// then cannot take the move back.
+    dropped: bool,
 }
 
 impl<'a, S: QuantumState> Recorder<'a, S> {
@@ -403,7 +408,27 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
             journal,
             recording,
             marginals: Tracked::Unknown,
+            room: None,
+            dropped: false,
         }
+    }
+
+    /// The same recorder, whose one-square measurements with known marginals and a given
+    /// probability keep their record only when it takes at most `room` bytes
+    /// ([`QuantumState::force_given_marginals_within`]); a larger one is dropped in the
+    /// projection's pass and the journal can no longer take the move back
+    /// ([`Recorder::dropped`]). For a caller that would throw such a record away (a game
+    /// whose undo budget is full), on a move that no later step can fail and whose effect
+    /// it knows without the record. `None`: every record is kept.
+    pub fn within(mut self, room: Option<usize>) -> Self {
+        self.room = room;
+        self
+    }
+
+    /// Whether a projection dropped its record ([`Recorder::within`]): the journal lacks
+    /// it and must not be rolled back.
+    pub fn dropped(&self) -> bool {
+        self.dropped
     }
 
     /// The same recorder told the squares' marginals of its state as it is now (as
@@ -451,6 +476,12 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
 
     /// Takes back the steps recorded since `mark` (a failed move).
     pub fn rollback_to(&mut self, mark: usize) -> Result<(), SimError> {
+        if self.dropped {
+            // The projection's removed entries are gone: the journal is not the move.
+            return Err(SimError::Unsupported {
+                what: "taking back a projection whose record was dropped",
+            });
+        }
         let tail = Journal {
             steps: self.journal.steps.split_off(mark),
         };
@@ -600,12 +631,27 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
                 return Ok(None);
             };
             // The caller keeps marginals: the projection sums those after it in its pass.
-            let (p, removed, summed) = match given {
-                Some(probability) => {
+            let (p, removed, summed) = match (given, self.room) {
+                (Some(probability), Some(room)) => {
+                    let (p, removed, summed) = self.state.force_given_marginals_within(
+                        pred,
+                        outcome,
+                        probability,
+                        room,
+                    )?;
+                    let Some(removed) = removed else {
+                        // Dropped: no step to record; the marginals are the pass's.
+                        self.dropped = true;
+                        self.marginals = summed.map_or(Tracked::Unknown, Tracked::Known);
+                        return Ok(Some(p));
+                    };
+                    (p, removed, summed)
+                }
+                (Some(probability), None) => {
                     self.state
                         .force_keeping_given_marginals(pred, outcome, probability)?
                 }
-                None => {
+                (None, _) => {
                     let (p, removed) = self.state.force_keeping(pred, outcome)?;
                     (p, removed, None)
                 }

@@ -35,7 +35,7 @@ mod notation;
 mod occupancy_move;
 mod ops;
 
-pub(crate) use apply::apply_recorded_knowing;
+pub(crate) use apply::apply_recorded_within;
 pub(crate) use apply::captures_needed;
 pub use apply::{Applied, apply, apply_on, apply_recorded};
 pub use error::CircuitError;

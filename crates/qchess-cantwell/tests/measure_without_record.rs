@@ -1,0 +1,197 @@
+//! A measuring move whose undo record would not fit the undo budget drops the entries its
+//! projection removes instead of writing them out (issue 10: a measuring move within 1.5x
+//! of its bare gate with the budget full). The state, marginals and letters after it must
+//! be bit for bit those of the move that keeps its record, and undo (by replay) must give
+//! the position before it back.
+
+use qchess_board::Square;
+use qchess_cantwell::Game;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+fn entries(game: &Game) -> Vec<(u64, u128, u64, u64)> {
+    game.state()
+        .entries()
+        .map(|(k, a)| (k.board, k.ancillas, a.re.to_bits(), a.im.to_bits()))
+        .collect()
+}
+
+/// The queen's knight split onto a3 and c3: a pawn step a2a3 is then an excluded step
+/// (M1 = a3 empty, probability 1/2).
+const OPENING: [&str; 4] = ["g1^f3h3", "b8^a6c6", "b1^a3c3", "g8^f6h6"];
+
+fn played(budget: Option<usize>, moves: &[&str]) -> Game {
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut game = Game::new();
+    if let Some(b) = budget {
+        game.set_snapshot_budget(b);
+    }
+    for mv in moves {
+        game.apply(mv, &mut rng).unwrap();
+    }
+    game
+}
+
+fn sq(name: &str) -> Square {
+    name.parse().unwrap()
+}
+
+#[test]
+fn the_opening_makes_a2a3_an_excluded_step() {
+    let game = played(None, &OPENING);
+    assert!((game.probability(sq("a3")) - 0.5).abs() < 1e-15);
+    assert_eq!(game.probability(sq("a2")), 1.0);
+    let c = game.classify("a2a3").unwrap();
+    assert_eq!(c.variant.name(), "EXCLUDED", "{c:?}");
+}
+
+#[test]
+fn a_measuring_step_without_room_equals_the_recorded_one_bit_for_bit() {
+    for mv in ["a2a3.m1", "a2a3.m0"] {
+        let mut moves = OPENING.to_vec();
+        moves.push(mv);
+        let recorded = played(None, &moves);
+        let dropped = played(Some(0), &moves);
+        assert_eq!(recorded.state_size(), 8, "{mv}");
+        assert_eq!(entries(&recorded), entries(&dropped), "{mv}");
+        assert_eq!(
+            recorded.probabilities().map(f64::to_bits),
+            dropped.probabilities().map(f64::to_bits),
+            "{mv}"
+        );
+        assert_eq!(recorded.fen(), dropped.fen(), "{mv}");
+        assert_eq!(recorded.history_notation(), dropped.history_notation());
+        // The recorded game keeps what the projection removed; the other keeps nothing.
+        assert!(
+            recorded.undo_bytes() >= 8 * 24,
+            "{mv}: {}",
+            recorded.undo_bytes()
+        );
+        assert_eq!(dropped.undo_bytes(), 0, "{mv}");
+        // Either outcome moved a marginal: a3 to 0 then a2's pawn onto it, or a3 to 1.
+        let a3 = dropped.probability(sq("a3"));
+        if mv.ends_with("m1") {
+            assert_eq!((a3, dropped.probability(sq("a2"))), (1.0, 0.0));
+        } else {
+            assert_eq!((a3, dropped.probability(sq("a2"))), (1.0, 1.0));
+        }
+    }
+}
+
+#[test]
+fn undo_of_a_step_without_its_record_replays_the_position_before() {
+    let before = played(None, &OPENING);
+    for mv in ["a2a3.m1", "a2a3.m0"] {
+        let mut moves = OPENING.to_vec();
+        moves.push(mv);
+        let mut game = played(Some(0), &moves);
+        game.undo().unwrap();
+        assert_eq!(entries(&game), entries(&before), "{mv}");
+        assert_eq!(
+            game.probabilities().map(f64::to_bits),
+            before.probabilities().map(f64::to_bits)
+        );
+        assert_eq!(game.fen(), before.fen());
+        assert_eq!(game.history_notation(), before.history_notation());
+        // And the move plays again as before.
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        game.apply(mv, &mut rng).unwrap();
+        assert_eq!(entries(&game), entries(&played(None, &moves)));
+    }
+}
+
+#[test]
+fn a_budget_with_room_for_the_record_keeps_it() {
+    let mut moves = OPENING.to_vec();
+    moves.push("a2a3.m1");
+    let recorded = played(None, &moves);
+    let need = recorded.undo_bytes();
+    // Exactly the bytes the recorded game holds: the record is kept and undone by it.
+    let mut game = played(Some(need), &moves);
+    assert_eq!(game.undo_bytes(), need);
+    assert_eq!(entries(&game), entries(&recorded));
+    let before = played(None, &OPENING);
+    game.undo().unwrap();
+    let close = entries(&game)
+        .iter()
+        .zip(&entries(&before))
+        .all(|(a, b)| a.0 == b.0 && a.1 == b.1);
+    assert!(close && game.state_size() == before.state_size());
+    assert!(game.state().inner(before.state()).norm() > 1.0 - 1e-12);
+}
+
+#[test]
+fn a_refused_measuring_step_without_room_changes_nothing() {
+    let mut game = played(Some(0), &OPENING);
+    let before = entries(&game);
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    // A malformed outcome is refused before any projection.
+    assert!(game.apply("a2a3.m2", &mut rng).is_err());
+    assert_eq!(entries(&game), before);
+    assert_eq!(game.history_notation().len(), 4);
+}
+
+#[test]
+fn a_measuring_step_without_room_needs_no_memory_for_a_record() {
+    // A memory budget with room for the state but not for the removed entries beside it:
+    // the move that would write its record is refused (and changes nothing); with no room
+    // in the undo budget the record is never written and the move is played.
+    for undo_budget in [1 << 20, 0] {
+        let mut game = played(Some(undo_budget), &OPENING);
+        let before = entries(&game);
+        game.set_memory_budget(game.state().bytes() + 100);
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let got = game.apply("a2a3.m1", &mut rng);
+        if undo_budget == 0 {
+            got.unwrap();
+            assert_eq!(game.state_size(), 8);
+            let mut moves = OPENING.to_vec();
+            moves.push("a2a3.m1");
+            assert_eq!(entries(&game), entries(&played(None, &moves)));
+        } else {
+            let err = got.unwrap_err();
+            assert!(err.to_string().contains("memory"), "{err}");
+            assert_eq!(entries(&game), before);
+            assert_eq!(game.history_notation().len(), 4);
+        }
+    }
+}
+
+#[test]
+fn a_budget_short_of_the_removed_entries_undoes_by_replay() {
+    // Room for a move's record of gate steps but not for the entries the projection removes:
+    // the journal without them must not be kept (it would take back only the pawn's step).
+    let mut opening = OPENING.to_vec();
+    opening.extend(["c3^b5d5", "c6^b4d4", "h3^g5f4", "h6^g4f5"]);
+    let start = played(None, &opening);
+    assert!((start.probability(sq("a3")) - 0.5).abs() < 1e-12);
+    // The entries the pawn's step (onto an empty a3) removes: those with a3 occupied.
+    let a3 = 1u64 << sq("a3").index();
+    let removed = start
+        .state()
+        .entries()
+        .filter(|(k, _)| k.board & a3 != 0)
+        .count();
+    assert!(removed * 24 > 600, "{removed}");
+    let mut probe = start.try_clone().unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let held = probe.undo_bytes();
+    probe.apply("h2h3", &mut rng).unwrap();
+    let gate_record = probe.undo_bytes() - held;
+    let mut moves = opening.clone();
+    moves.push("a2a3.m1");
+    let mut game = start.try_clone().unwrap();
+    game.set_snapshot_budget(game.undo_bytes() + gate_record + 300);
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let undo_before = game.undo_bytes();
+    game.apply("a2a3.m1", &mut rng).unwrap();
+    assert_eq!(game.undo_bytes(), undo_before, "no record kept");
+    assert_eq!(entries(&game), entries(&played(None, &moves)));
+    game.undo().unwrap();
+    assert_eq!(entries(&game), entries(&start));
+    // With room for the removed entries the record is kept.
+    let mut game = start.try_clone().unwrap();
+    game.set_snapshot_budget(game.undo_bytes() + gate_record + removed * 24 + 1000);
+    game.apply("a2a3.m1", &mut rng).unwrap();
+    assert!(game.undo_bytes() >= undo_before + removed * 24);
+}
