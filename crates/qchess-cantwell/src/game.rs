@@ -811,10 +811,11 @@ impl<S: QuantumState> Game<S> {
         let known = Some(probs_before);
         // A projection whose record would not fit the undo budget drops its removed entries
         // instead of writing them out, where nothing needs them ([`may_drop_projection`]).
-        let room = (recording && !need_copy && may_drop_projection(&c, &probs_before)).then(|| {
-            self.snapshot_budget
-                .saturating_sub(self.snapshot_bytes + std::mem::size_of::<UndoRecord<S>>())
-        });
+        let room = (recording && !need_copy && may_drop_projection(&c, &probs_before, &self.state))
+            .then(|| {
+                self.snapshot_budget
+                    .saturating_sub(self.snapshot_bytes + std::mem::size_of::<UndoRecord<S>>())
+            });
         let (applied, tracked, dropped) = match circuit::apply_recorded_within(
             &mut self.state,
             &om,
@@ -1332,21 +1333,34 @@ fn surely_changes_in_place(c: &Classified, probs: &[f64; 64]) -> bool {
 
 /// Whether `c`'s measurement may drop its projection's undo record when the record would
 /// not fit the undo budget (issue 10: a measuring move within 1.5x of its bare gate with the
-/// budget full): an excluded jump or pawn step ([`circuit`] eq. 16b: M1 = target empty, then
-/// one uncontrolled iSwap, a relabelling that fails only in the argument checks the
-/// measurement has passed), so no rollback within the move needs the record; from a source
-/// of probability above 1e-10 to a target of probability below 1 - 1e-10, so that either
-/// outcome surely moves a marginal by far more than [`UNCHANGED_TOLERANCE`] (the source's to
-/// 0 when the jump follows, the target's to 1 when it does not) and the Definition 2 check
-/// never needs the record to rebuild the state before.
-fn may_drop_projection(c: &Classified, probs: &[f64; 64]) -> bool {
+/// budget full): only where no step after the measurement can fail, so that no rollback
+/// within the move needs the record, and where either outcome surely moves a marginal by far
+/// more than [`UNCHANGED_TOLERANCE`], so that the Definition 2 check never needs it to
+/// rebuild the state before.
+/// - An excluded jump or pawn step (eq. 16b: M1 = target empty, then one uncontrolled iSwap,
+///   a relabelling that fails only in the argument checks the measurement has passed), from
+///   a source of probability above 1e-10 to a target below 1 - 1e-10: the source's marginal
+///   goes to 0 when the jump follows, the target's to 1 when it does not.
+/// - A capture jump (eq. 18b: M1 = source occupied, then a capture of the target and one
+///   uncontrolled iSwap) from a source of probability above 1e-10, on a state whose memory
+///   budget has room for 24 bytes per entry beside it: the capture's new arrays (at most
+///   one entry per survivor) then surely fit, as the projection only gives memory back; its
+///   ancillas were counted before any step. The source's marginal goes to 0 either way.
+fn may_drop_projection<S: QuantumState>(c: &Classified, probs: &[f64; 64], state: &S) -> bool {
     let MoveShape::Standard { from, to } = c.shape else {
         return false;
     };
-    matches!(c.move_type, MoveType::Jump | MoveType::PawnStep)
-        && c.variant == Variant::Excluded
-        && probs[from.index() as usize] > 1e-10
-        && probs[to.index() as usize] < 1.0 - 1e-10
+    let (source, target) = (probs[from.index() as usize], probs[to.index() as usize]);
+    match (c.move_type, c.variant) {
+        (MoveType::Jump | MoveType::PawnStep, Variant::Excluded) => {
+            source > 1e-10 && target < 1.0 - 1e-10
+        }
+        (MoveType::Jump, Variant::Capture) => {
+            let room = state.memory_budget().saturating_sub(state.bytes());
+            source > 1e-10 && room >= state.len().saturating_mul(24)
+        }
+        _ => false,
+    }
 }
 
 /// The square probabilities after a move (issue 10, Deliver 2), from what its steps told
@@ -1428,4 +1442,62 @@ fn kings_present(v: &PieceVector) -> (bool, bool) {
 fn king_status(v: &PieceVector) -> GameStatus {
     let (w, b) = kings_present(v);
     GameStatus::from_kings(w, b, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn played(fen: &str, moves: &[&str]) -> Game {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut game = Game::from_fen(fen).unwrap();
+        for mv in moves {
+            game.apply(mv, &mut rng).unwrap();
+        }
+        game
+    }
+
+    fn may_drop(game: &Game, mv: &str, probs: &[f64; 64]) -> bool {
+        may_drop_projection(&game.classify(mv).unwrap(), probs, game.state())
+    }
+
+    #[test]
+    fn an_excluded_step_may_drop_its_record_only_when_either_outcome_moves_a_marginal() {
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let game = played(start, &["b1^a3c3", "g8^f6h6"]);
+        let probs = game.probabilities();
+        assert!(may_drop(&game, "a2a3", &probs));
+        // A source of probability at most 1e-10, a target of at least 1 - 1e-10: not.
+        let (a2, a3) = (8, 16);
+        let mut p = probs;
+        p[a2] = 1e-10;
+        assert!(!may_drop(&game, "a2a3", &p));
+        p[a2] = 2e-10;
+        assert!(may_drop(&game, "a2a3", &p));
+        let mut p = probs;
+        p[a3] = 1.0 - 1e-10;
+        assert!(!may_drop(&game, "a2a3", &p));
+        // Moves without a measurement, or whose later steps could fail: not.
+        assert!(!may_drop(&game, "h2h3", &probs));
+        assert!(!may_drop(&game, "a3^b5c4", &probs));
+    }
+
+    #[test]
+    fn a_capture_jump_may_drop_its_record_only_with_room_for_the_capture() {
+        let mut game = played("4k3/8/8/1p6/8/8/8/1N2K3 w - - 0 1", &["b1^a3c3", "e8d8"]);
+        let probs = game.probabilities();
+        assert!(may_drop(&game, "a3xb5", &probs));
+        // The state's budget is the game's less the undo records and the start position.
+        let held = game.memory_budget() - game.state().memory_budget();
+        let need = held + game.state().bytes() + game.state().len() * 24;
+        game.set_memory_budget(need);
+        assert!(may_drop(&game, "a3xb5", &probs));
+        game.set_memory_budget(need - 1);
+        assert!(!may_drop(&game, "a3xb5", &probs));
+        game.set_memory_budget(need);
+        let mut p = probs;
+        p[16] = 1e-10; // a3
+        assert!(!may_drop(&game, "a3xb5", &p));
+    }
 }

@@ -195,3 +195,52 @@ fn a_budget_short_of_the_removed_entries_undoes_by_replay() {
     game.apply("a2a3.m1", &mut rng).unwrap();
     assert!(game.undo_bytes() >= undo_before + removed * 24);
 }
+
+/// A white knight split onto a3 and c3; black's pawn on b5, in reach of a3 only.
+const CAPTURE_FEN: &str = "4k3/8/8/1p6/8/8/8/1N2K3 w - - 0 1";
+
+fn played_from(fen: &str, budget: Option<usize>, moves: &[&str]) -> Game {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut game = Game::from_fen(fen).unwrap();
+    if let Some(b) = budget {
+        game.set_snapshot_budget(b);
+    }
+    for mv in moves {
+        game.apply(mv, &mut rng).unwrap();
+    }
+    game
+}
+
+#[test]
+fn a_capture_without_room_equals_the_recorded_one_bit_for_bit() {
+    let start = played_from(CAPTURE_FEN, None, &["b1^a3c3", "e8d8"]);
+    assert!((start.probability(sq("a3")) - 0.5).abs() < 1e-15);
+    assert_eq!(start.classify("a3xb5").unwrap().variant.name(), "CAPTURE");
+    for mv in ["a3xb5.m1", "a3xb5.m0"] {
+        let moves = ["b1^a3c3", "e8d8", mv];
+        let recorded = played_from(CAPTURE_FEN, None, &moves);
+        let dropped = played_from(CAPTURE_FEN, Some(0), &moves);
+        assert_eq!(entries(&recorded), entries(&dropped), "{mv}");
+        assert_eq!(
+            recorded.probabilities().map(f64::to_bits),
+            dropped.probabilities().map(f64::to_bits),
+            "{mv}"
+        );
+        assert_eq!(recorded.fen(), dropped.fen(), "{mv}");
+        assert_eq!(dropped.undo_bytes(), 0);
+        assert_eq!(dropped.probability(sq("a3")), 0.0, "{mv}");
+        // The knight took the pawn (m1), or was on c3 (m0).
+        let b5 = dropped.probability(sq("b5"));
+        let c3 = dropped.probability(sq("c3"));
+        if mv.ends_with("m1") {
+            assert_eq!((b5, c3), (1.0, 0.0));
+        } else {
+            assert_eq!((b5, c3), (1.0, 1.0));
+        }
+        // Undo by replay gives the position before back, bit for bit.
+        let mut game = dropped;
+        game.undo().unwrap();
+        assert_eq!(entries(&game), entries(&start), "{mv}");
+        assert_eq!(game.fen(), start.fen());
+    }
+}
