@@ -370,66 +370,19 @@ impl<T: Amplitude> State<T> {
         self.check_given(pred, outcome, probability)?;
         let (mask, value) = self.check_predicate(pred)?;
         let out_of = move |k: u64| (k & mask == value) != outcome;
-        let (block_counts, total) = self.removed_per_block(out_of);
-        if total.saturating_mul(entry) <= room {
-            let counted = Some((block_counts, total));
-            let (p, removed, marginals) =
-                self.force_keeping_inner(pred, outcome, true, Some(probability), counted)?;
-            return Ok((p, Some(removed), marginals));
-        }
-        if total == self.len() {
-            // The caller's probability is positive but nothing would survive.
-            return Err(SimError::ZeroProbabilityOutcome {
-                outcome,
-                probability: 0.0,
-            });
-        }
-        // The lean pass: the removed entries dropped, the survivors scaled and their bit
-        // masses summed where they land (a sector that loses nothing is scaled and summed
-        // by `finish_projection`).
-        let scale = Some(T::of_f64(1.0 / probability.sqrt()));
-        let mut masses = crate::kernels::scan::BitMasses::ZERO;
-        let mut kept_len = Vec::new();
-        let mut removed = Vec::new();
-        let oom = |_| SimError::OutOfMemory { states: total };
-        kept_len
-            .try_reserve_exact(self.sectors.len())
-            .map_err(oom)?;
-        removed.try_reserve_exact(self.sectors.len()).map_err(oom)?;
-        for (s, per_block) in self.sectors.iter_mut().zip(&block_counts) {
-            let n: usize = per_block.iter().sum();
-            if n > 0 {
-                let blocks = split_project(
-                    &mut s.keys,
-                    &mut s.amps,
-                    per_block,
-                    &mut [],
-                    &mut [],
-                    out_of,
-                    PassExtras {
-                        marginals: true,
-                        scale,
-                        record: false,
-                        run_shift: mask.trailing_zeros(),
-                    },
-                );
-                for b in &blocks {
-                    masses.add(&b.masses);
-                }
-            }
-            kept_len.push(s.keys.len() - n);
-            removed.push(n);
-        }
-        let done = PassDone {
-            records: Vec::new(),
-            gone: 0.0,
-            kept: 0.0,
-            masses,
-            kept_len,
-            removed,
-        };
-        let (p, _, marginals) = self.finish_projection(outcome, true, Some(probability), done)?;
-        Ok((p, None, marginals))
+        let counted = self.removed_per_block(out_of);
+        // The record when its entries fit the room; the lean pass drops them otherwise (the
+        // survivors scaled and their bit masses summed where they land, as with a record).
+        let record = counted.1.saturating_mul(entry) <= room;
+        let (p, removed, marginals) = self.project_counted(
+            (mask, value),
+            outcome,
+            true,
+            Some(probability),
+            counted,
+            record,
+        )?;
+        Ok((p, record.then_some(removed), marginals))
     }
 
     /// The checks of [`State::force_keeping_given`] on the caller's `probability`.
@@ -580,10 +533,28 @@ impl<T: Amplitude> State<T> {
         {
             return self.finish_projection(outcome, marginals, given, done);
         }
-        let (block_counts, total) = match counted {
+        let counted = match counted {
             Some(counted) => counted,
             None => self.removed_per_block(out_of),
         };
+        self.project_counted((mask, value), outcome, marginals, given, counted, true)
+    }
+
+    /// The projection of [`State::force_keeping_inner`] once the entries each block of each
+    /// sector loses are counted (`counted`, as [`State::removed_per_block`] counts them, and
+    /// their total), on a renormalised state: the removed entries written to a record
+    /// when `record`, dropped in the pass otherwise (the [`Removed`] returned is then empty
+    /// and cannot take the projection back; the state after is the same bit for bit).
+    fn project_counted(
+        &mut self,
+        (mask, value): (u64, u64),
+        outcome: bool,
+        marginals: bool,
+        given: Option<f64>,
+        (block_counts, total): (Vec<Vec<usize>>, usize),
+        record: bool,
+    ) -> Result<Projected<Self>, SimError> {
+        let out_of = move |k: u64| (k & mask == value) != outcome;
         if total == 0 {
             // Nothing removed: the state stays exactly as it was (not rescaled).
             let mass: f64 = self
@@ -611,8 +582,12 @@ impl<T: Amplitude> State<T> {
         let in_pass = given.map(|p| T::of_f64(1.0 / p.sqrt()));
         let counts: Vec<usize> = block_counts.iter().map(|c| c.iter().sum()).collect();
         // Index-writable records (a reused buffer's old length counts as written, so only
-        // fresh room is zeroed): each block writes its own slice.
-        let mut records = self.record_buffers(&counts, total)?;
+        // fresh room is zeroed): each block writes its own slice. None without a record.
+        let mut records = if record {
+            self.record_buffers(&counts, total)?
+        } else {
+            Vec::new()
+        };
         // The fused pass, sector by sector; masses summed in sector and block order.
         let (mut gone, mut kept) = (0.0f64, 0.0f64);
         // The survivors' bit masses (as scaled in the pass), summed in sector and block order.
@@ -625,7 +600,10 @@ impl<T: Amplitude> State<T> {
         for (s, per_block) in self.sectors.iter_mut().zip(&block_counts) {
             let n: usize = per_block.iter().sum();
             if n == 0 {
-                kept += crate::kernels::scan::norm_sqr(&s.amps);
+                if given.is_none() {
+                    // The kept mass decides the probability (a given one needs no sum).
+                    kept += crate::kernels::scan::norm_sqr(&s.amps);
+                }
                 if marginals && in_pass.is_none() {
                     // Unscaled, as the pass sums the other sectors' survivors (with a given
                     // probability they are summed once scaled, below).
@@ -634,19 +612,25 @@ impl<T: Amplitude> State<T> {
                 kept_len.push(s.keys.len());
                 continue;
             }
-            let record = next.next().expect("one record per removing sector");
+            let (rec_keys, rec_amps): (&mut [u64], &mut [Complex<T>]) = if record {
+                let r = next.next().expect("one record per removing sector");
+                (&mut r.keys, &mut r.amps)
+            } else {
+                (&mut [], &mut [])
+            };
             let blocks = split_project(
                 &mut s.keys,
                 &mut s.amps,
                 per_block,
-                &mut record.keys,
-                &mut record.amps,
+                rec_keys,
+                rec_amps,
                 out_of,
                 PassExtras {
                     marginals,
                     scale: in_pass,
-                    record: true,
-                    run_shift: 0,
+                    record,
+                    // Without a record, the pass skips unread a chunk that it removes whole.
+                    run_shift: if record { 0 } else { mask.trailing_zeros() },
                 },
             );
             for b in &blocks {
