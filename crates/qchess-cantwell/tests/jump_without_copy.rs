@@ -2,33 +2,9 @@
 //! an in-place relabelling that surely changes a marginal). The result, and undo by replay,
 //! must be bit for bit those of the path that copies.
 
-use qchess_cantwell::Game;
+use crate::common::{OPENING, entry_bits as entries, played};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-
-fn entries(game: &Game) -> Vec<(u64, u128, u64, u64)> {
-    let mut v: Vec<_> = game
-        .state()
-        .entries()
-        .map(|(k, a)| (k.board, k.ancillas, a.re.to_bits(), a.im.to_bits()))
-        .collect();
-    v.sort_unstable();
-    v
-}
-
-const OPENING: [&str; 4] = ["g1^f3h3", "b8^a6c6", "b1^a3c3", "g8^f6h6"];
-
-fn played(budget: Option<usize>, moves: &[&str]) -> Game {
-    let mut rng = ChaCha8Rng::seed_from_u64(3);
-    let mut game = Game::new();
-    if let Some(b) = budget {
-        game.set_snapshot_budget(b);
-    }
-    for mv in moves {
-        game.apply(mv, &mut rng).unwrap();
-    }
-    game
-}
 
 #[test]
 fn jump_without_snapshot_matches_copying_path_bit_for_bit() {

@@ -4,32 +4,25 @@
 //! be bit for bit those of the move that keeps its record, and undo (by replay) must give
 //! the position before it back.
 
+use crate::common::{OPENING, entry_bits as entries, played, played_from};
 use qchess_board::Square;
 use qchess_cantwell::Game;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-fn entries(game: &Game) -> Vec<(u64, u128, u64, u64)> {
-    game.state()
-        .entries()
-        .map(|(k, a)| (k.board, k.ancillas, a.re.to_bits(), a.im.to_bits()))
-        .collect()
-}
+// With the opening (`common::OPENING`: the queen's knight split onto a3 and c3) a pawn step
+// a2a3 is an excluded step (M1 = a3 empty, probability 1/2).
 
-/// The queen's knight split onto a3 and c3: a pawn step a2a3 is then an excluded step
-/// (M1 = a3 empty, probability 1/2).
-const OPENING: [&str; 4] = ["g1^f3h3", "b8^a6c6", "b1^a3c3", "g8^f6h6"];
-
-fn played(budget: Option<usize>, moves: &[&str]) -> Game {
-    let mut rng = ChaCha8Rng::seed_from_u64(3);
-    let mut game = Game::new();
-    if let Some(b) = budget {
-        game.set_snapshot_budget(b);
-    }
-    for mv in moves {
-        game.apply(mv, &mut rng).unwrap();
-    }
-    game
+/// The two games are the same bit for bit: entries, marginals, letters and history.
+fn assert_same(a: &Game, b: &Game, what: &str) {
+    assert_eq!(entries(a), entries(b), "{what}");
+    assert_eq!(
+        a.probabilities().map(f64::to_bits),
+        b.probabilities().map(f64::to_bits),
+        "{what}"
+    );
+    assert_eq!(a.fen(), b.fen(), "{what}");
+    assert_eq!(a.history_notation(), b.history_notation(), "{what}");
 }
 
 fn sq(name: &str) -> Square {
@@ -53,14 +46,7 @@ fn a_measuring_step_without_room_equals_the_recorded_one_bit_for_bit() {
         let recorded = played(None, &moves);
         let dropped = played(Some(0), &moves);
         assert_eq!(recorded.state_size(), 8, "{mv}");
-        assert_eq!(entries(&recorded), entries(&dropped), "{mv}");
-        assert_eq!(
-            recorded.probabilities().map(f64::to_bits),
-            dropped.probabilities().map(f64::to_bits),
-            "{mv}"
-        );
-        assert_eq!(recorded.fen(), dropped.fen(), "{mv}");
-        assert_eq!(recorded.history_notation(), dropped.history_notation());
+        assert_same(&recorded, &dropped, mv);
         // The recorded game keeps what the projection removed; the other keeps nothing.
         assert!(
             recorded.undo_bytes() >= 8 * 24,
@@ -86,13 +72,7 @@ fn undo_of_a_step_without_its_record_replays_the_position_before() {
         moves.push(mv);
         let mut game = played(Some(0), &moves);
         game.undo().unwrap();
-        assert_eq!(entries(&game), entries(&before), "{mv}");
-        assert_eq!(
-            game.probabilities().map(f64::to_bits),
-            before.probabilities().map(f64::to_bits)
-        );
-        assert_eq!(game.fen(), before.fen());
-        assert_eq!(game.history_notation(), before.history_notation());
+        assert_same(&game, &before, mv);
         // And the move plays again as before.
         let mut rng = ChaCha8Rng::seed_from_u64(9);
         game.apply(mv, &mut rng).unwrap();
@@ -199,18 +179,6 @@ fn a_budget_short_of_the_removed_entries_undoes_by_replay() {
 /// A white knight split onto a3 and c3; black's pawn on b5, in reach of a3 only.
 const CAPTURE_FEN: &str = "4k3/8/8/1p6/8/8/8/1N2K3 w - - 0 1";
 
-fn played_from(fen: &str, budget: Option<usize>, moves: &[&str]) -> Game {
-    let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let mut game = Game::from_fen(fen).unwrap();
-    if let Some(b) = budget {
-        game.set_snapshot_budget(b);
-    }
-    for mv in moves {
-        game.apply(mv, &mut rng).unwrap();
-    }
-    game
-}
-
 #[test]
 fn a_capture_without_room_equals_the_recorded_one_bit_for_bit() {
     let start = played_from(CAPTURE_FEN, None, &["b1^a3c3", "e8d8"]);
@@ -220,13 +188,7 @@ fn a_capture_without_room_equals_the_recorded_one_bit_for_bit() {
         let moves = ["b1^a3c3", "e8d8", mv];
         let recorded = played_from(CAPTURE_FEN, None, &moves);
         let dropped = played_from(CAPTURE_FEN, Some(0), &moves);
-        assert_eq!(entries(&recorded), entries(&dropped), "{mv}");
-        assert_eq!(
-            recorded.probabilities().map(f64::to_bits),
-            dropped.probabilities().map(f64::to_bits),
-            "{mv}"
-        );
-        assert_eq!(recorded.fen(), dropped.fen(), "{mv}");
+        assert_same(&recorded, &dropped, mv);
         assert_eq!(dropped.undo_bytes(), 0);
         assert_eq!(dropped.probability(sq("a3")), 0.0, "{mv}");
         // The knight took the pawn (m1), or was on c3 (m0).
