@@ -91,29 +91,17 @@ pub fn apply_recorded<S: QuantumState, R: Rng + ?Sized>(
     rng: &mut R,
     journal: &mut Journal<S>,
 ) -> Result<Applied, CircuitError> {
-    apply_recorded_knowing(state, mv, rng, journal, None).map(|(applied, _)| applied)
+    apply_recorded_within(state, mv, rng, journal, None, None).map(|(applied, ..)| applied)
 }
 
 /// [`apply_recorded`] for a caller that keeps the squares' marginals of `state` (the game):
 /// a measurement of one square before any step of the move takes its probability from
-/// `marginals` instead of reading the state for it (issue 10, Deliver 2). Returns also what
-/// the move's steps tell of the marginals after it ([`Tracked`]).
-pub(crate) fn apply_recorded_knowing<S: QuantumState, R: Rng + ?Sized>(
-    state: &mut S,
-    mv: &OccupancyMove,
-    rng: &mut R,
-    journal: &mut Journal<S>,
-    marginals: Option<[f64; 64]>,
-) -> Result<(Applied, Tracked), CircuitError> {
-    apply_recorded_within(state, mv, rng, journal, marginals, None)
-        .map(|(applied, tracked, _)| (applied, tracked))
-}
-
-/// [`apply_recorded_knowing`] whose projections keep their records only when one takes at
-/// most `room` bytes ([`Recorder::within`]): the third value is whether one was dropped
-/// (the journal then lacks it and cannot take the move back). For a move that no step
-/// after its measurement can fail (an error after a dropped projection is reported with the
-/// state changed).
+/// `marginals` instead of reading the state for it (issue 10, Deliver 2), and keeps its
+/// projection's record only when it takes at most `room` bytes ([`Recorder::within`];
+/// `None`: always). Returns also what the move's steps tell of the marginals after it
+/// ([`Tracked`]) and whether a projection dropped its record (the journal then lacks it and
+/// cannot take the move back). `room` is for a move that no step after its measurement can
+/// fail (an error after a dropped projection is reported with the state changed).
 pub(crate) fn apply_recorded_within<S: QuantumState, R: Rng + ?Sized>(
     state: &mut S,
     mv: &OccupancyMove,

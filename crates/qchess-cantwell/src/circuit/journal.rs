@@ -631,8 +631,10 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
                 return Ok(None);
             };
             // The caller keeps marginals: the projection sums those after it in its pass.
-            let (p, removed, summed) = match (given, self.room) {
-                (Some(probability), Some(room)) => {
+            let (p, removed, summed) = match given {
+                Some(probability) => {
+                    // With no room given, every record fits (the recording projection).
+                    let room = self.room.unwrap_or(usize::MAX);
                     let (p, removed, summed) = self.state.force_given_marginals_within(
                         pred,
                         outcome,
@@ -647,11 +649,7 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
                     };
                     (p, removed, summed)
                 }
-                (Some(probability), None) => {
-                    self.state
-                        .force_keeping_given_marginals(pred, outcome, probability)?
-                }
-                (None, _) => {
+                None => {
                     let (p, removed) = self.state.force_keeping(pred, outcome)?;
                     (p, removed, None)
                 }
