@@ -1,18 +1,17 @@
 //! The few controlled operations the Cantwell circuits need beyond the native gates: a
 //! capture controlled on board qubits, an iSwap controlled on capture ancillas, and a
 //! projection onto an arbitrary set of boards. Each first checks whether the plain gate (or
-//! nothing) already does the same thing on this state, so the rebuild from entries only runs
-//! when the control genuinely splits the state.
+//! nothing) already does the same thing on this state; where the control genuinely splits
+//! the state, each runs in place on the sector arrays (the capture's pass with a condition,
+//! the slide's permutation kernel on the picked sectors, a filter), asking the memory budget
+//! for what it allocates, never through a list of the entries.
 
 use crate::amplitude::Amplitude;
 use crate::error::SimError;
 use crate::key::{Controls, Key, Normalization};
-use crate::state::{MAX_ANCILLAS, State};
+use crate::perm::map_key;
+use crate::state::State;
 use num_complex::Complex;
-
-fn controls_hold(controls: Controls, board: u64) -> bool {
-    board & controls.zeros == 0 && board & controls.ones == controls.ones
-}
 
 impl<T: Amplitude> State<T> {
     /// Captures the piece on `q` into a fresh ancilla (iSwap(q, x): `|1>|0> -> i|0>|1>`) on
@@ -66,10 +65,12 @@ impl<T: Amplitude> State<T> {
                 overlap: controls.mask() & qbit,
             });
         }
+        // On the physical keys, through the condition the controls are there.
+        let (bit, cond) = (1u64 << self.perm.phys(q), self.cond_of(controls));
         let (mut fires, mut plain) = (false, true);
-        for (key, _) in self.entries() {
-            if key.board & qbit != 0 {
-                let hold = controls_hold(controls, key.board);
+        for &k in self.sectors.iter().flat_map(|s| s.keys.iter()) {
+            if k & bit != 0 {
+                let hold = cond.holds(k);
                 fires |= hold;
                 plain &= hold;
             }
@@ -90,30 +91,19 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn capture_where(&mut self, q: u8, controls: Controls) -> Result<u32, SimError> {
-        self.capture_flags(q, controls)?;
-        let qbit = 1u64 << q;
-        let index = self.ancilla_count();
-        if index >= MAX_ANCILLAS {
-            return Err(SimError::TooManyAncillas { max: MAX_ANCILLAS });
+        if q >= 64 {
+            return Err(SimError::QubitOutOfRange { qubit: q });
         }
-        let i = Complex::new(T::zero(), T::one());
-        let moved: Vec<_> = self
-            .entries()
-            .map(|(key, amp)| {
-                if key.board & qbit != 0 && controls_hold(controls, key.board) {
-                    let key = Key {
-                        board: key.board & !qbit,
-                        ancillas: key.ancillas | 1u128 << index,
-                    };
-                    (key, amp * i)
-                } else {
-                    (key, amp)
-                }
-            })
-            .collect();
-        *self =
-            State::from_shard_budgeted(moved, index + 1, self.cap(), Some(self.memory_budget()))?;
-        Ok(index)
+        let qbit = 1u64 << q;
+        if controls.mask() & qbit != 0 {
+            return Err(SimError::ControlOnTarget {
+                overlap: controls.mask() & qbit,
+            });
+        }
+        // The plain capture's pass, on the branches where the controls hold: in place, the
+        // moved entries' arrays asked of the memory budget first.
+        let cond = self.cond_of(controls);
+        self.capture_cond(q, cond)
     }
 
     /// iSwap(s, t) on the branches where any of the `ancillas` bits is set (an iSwap
@@ -165,9 +155,9 @@ impl<T: Amplitude> State<T> {
         (any, all)
     }
 
-    /// iSwap(s, t) on the branches where some `ancillas` bit is set, always by rebuilding
-    /// from the entries (no shortcut, no normalisation): the per-piece step of
-    /// [`State::iswap_where_ancillas`].
+    /// iSwap(s, t) on the branches where some `ancillas` bit is set, always by moving the
+    /// entries of those sectors (no relabelling shortcut, no normalisation): the per-piece
+    /// step of [`State::iswap_where_ancillas`].
     ///
     /// ```
     /// use qchess_sim::{Key, State};
@@ -189,33 +179,21 @@ impl<T: Amplitude> State<T> {
         if s == t {
             return Err(SimError::RepeatedQubit { qubit: s });
         }
-        let captured = |key: &Key| key.ancillas & ancillas != 0;
-        let (sbit, tbit) = (1u64 << s, 1u64 << t);
-        let i = Complex::new(T::zero(), T::one());
-        let moved: Vec<_> = self
-            .entries()
-            .map(|(key, amp)| {
-                let occupied = (key.board & sbit != 0, key.board & tbit != 0);
-                if captured(&key) && occupied.0 != occupied.1 {
-                    (
-                        Key {
-                            board: key.board ^ (sbit | tbit),
-                            ..key
-                        },
-                        amp * i,
-                    )
-                } else {
-                    (key, amp)
+        // The sectors with one of the bits set, each by the iSwap's permutation kernel (the
+        // slide's): its scratch asked of the memory budget, the other sectors untouched.
+        let (pa, pb) = (self.perm.phys(s), self.perm.phys(t));
+        let always = self.cond_of(Controls::NONE);
+        self.on_sectors(
+            |a| a & ancillas != 0,
+            |picked| {
+                if picked.sectors.is_empty() {
+                    return Ok(());
                 }
-            })
-            .collect();
-        *self = State::from_shard_budgeted(
-            moved,
-            self.ancilla_count(),
-            self.cap(),
-            Some(self.memory_budget()),
-        )?;
-        Ok(())
+                picked
+                    .permute_pair(pa, pb, always, false, false)
+                    .map(|_| ())
+            },
+        )
     }
 
     /// Keeps the basis states whose board satisfies `keep`, renormalised; returns the
@@ -232,22 +210,42 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn project_boards(&mut self, keep: &(dyn Fn(u64) -> bool + Sync)) -> Result<f64, SimError> {
-        if self.entries().all(|(key, _)| keep(key.board)) {
+        let (mass, total, all) = self.board_masses(keep);
+        if all {
             return Ok(1.0);
         }
-        let total = self.norm_sqr();
-        let kept: Vec<_> = self.entries().filter(|(key, _)| keep(key.board)).collect();
-        let mass: f64 = kept
-            .iter()
-            .map(|(_, a)| crate::kernels::scan::norm2(*a))
-            .sum();
-        if kept.is_empty() || mass <= 0.0 {
+        if mass.is_nan() || mass <= 0.0 {
             return Err(SimError::ZeroProbabilityOutcome {
                 outcome: true,
                 probability: 0.0,
             });
         }
-        self.rebuild(kept, Normalization::Renormalize)?;
+        if !T::RENORMALIZES {
+            // Exact states: rebuilt from the kept entries (their own normalisation).
+            let kept: Vec<_> = self.entries().filter(|(key, _)| keep(key.board)).collect();
+            self.rebuild(kept, Normalization::Renormalize)?;
+            return Ok(if total > 0.0 { mass / total } else { 0.0 });
+        }
+        // In place: each sector's kept entries moved down in order and scaled, nothing
+        // allocated; the room the removed entries left is given back.
+        let scale = T::of_f64(1.0 / mass.sqrt());
+        let table = self.perm.logical_table();
+        for s in &mut self.sectors {
+            let mut w = 0;
+            for r in 0..s.keys.len() {
+                let k = s.keys[r];
+                if keep(map_key(table.as_deref(), k)) {
+                    s.keys[w] = k;
+                    s.amps[w] = s.amps[r] * scale;
+                    w += 1;
+                }
+            }
+            s.keys.truncate(w);
+            s.amps.truncate(w);
+            s.keys.shrink_to_fit();
+            s.amps.shrink_to_fit();
+        }
+        self.finish_pass();
         Ok(if total > 0.0 { mass / total } else { 0.0 })
     }
 
@@ -263,12 +261,16 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn board_masses(&self, keep: &(dyn Fn(u64) -> bool + Sync)) -> (f64, f64, bool) {
+        // On the physical keys, each mapped to its board (no listing of the entries).
+        let table = self.perm.logical_table();
         let (mut kept, mut all) = (0.0, true);
-        for (key, a) in self.entries() {
-            if keep(key.board) {
-                kept += crate::kernels::scan::norm2(a);
-            } else {
-                all = false;
+        for s in &self.sectors {
+            for (&k, &a) in s.keys.iter().zip(s.amps.iter()) {
+                if keep(map_key(table.as_deref(), k)) {
+                    kept += crate::kernels::scan::norm2(a);
+                } else {
+                    all = false;
+                }
             }
         }
         (kept, self.norm_sqr(), all)

@@ -68,7 +68,7 @@ fn sqrt_entries<T: Amplitude>(inverse: bool) -> (Complex<T>, Complex<T>) {
 }
 
 impl<T: Amplitude> State<T> {
-    fn cond_of(&self, controls: Controls) -> Cond {
+    pub(crate) fn cond_of(&self, controls: Controls) -> Cond {
         let zeros = self.perm.to_phys(controls.zeros);
         let ones = self.perm.to_phys(controls.ones);
         Cond {
@@ -118,7 +118,24 @@ impl<T: Amplitude> State<T> {
             self.phase_differ(pa, pb, i_pow(inverse));
             self.perm.swap(a, b);
             Ok(None)
-        } else if self.len() < PERMUTE_IN_PLACE_MIN {
+        } else {
+            self.permute_pair(pa, pb, cond, inverse, flows)
+        }
+    }
+
+    /// iSwap^(+-1) of the physical bits `pa`, `pb` where `cond` holds, moving the entries
+    /// (never a relabelling, even where `cond` always holds: [`State::on_sectors`] runs it on
+    /// some sectors only); with `flows`, the squared norms moved `[pa to pb, pb to pa]` when
+    /// the in-place permutation summed them.
+    pub(crate) fn permute_pair(
+        &mut self,
+        pa: u32,
+        pb: u32,
+        cond: Cond,
+        inverse: bool,
+        flows: bool,
+    ) -> Result<Option<[f64; 2]>, SimError> {
+        if self.len() < PERMUTE_IN_PLACE_MIN {
             // Small states: the merge kernel into a fresh buffer measured faster here.
             let zero = c(0.0, 0.0);
             let gate = PairGate::new(pa, pb, cond, zero, i_pow(inverse));
@@ -469,6 +486,16 @@ impl<T: Amplitude> State<T> {
     /// ```
     pub fn capture(&mut self, t: u8) -> Result<u32, SimError> {
         check_qubit(t)?;
+        let always = self.cond_of(Controls::NONE);
+        self.capture_cond(t, always)
+    }
+
+    /// [`State::capture`] of the branches whose physical key satisfies `cond` (and has `t`
+    /// occupied): the plain capture, and the controlled one of
+    /// [`State::capture_where`]. A sector whose every key moves moves whole, in place; the
+    /// others' moved entries go to new arrays asked of the memory budget first. `t` must be
+    /// in range.
+    pub(crate) fn capture_cond(&mut self, t: u8, cond: Cond) -> Result<u32, SimError> {
         self.check_growth(1)?;
         if self.ancilla_count >= MAX_ANCILLAS {
             return Err(SimError::TooManyAncillas { max: MAX_ANCILLAS });
@@ -477,10 +504,11 @@ impl<T: Amplitude> State<T> {
         let bit = 1u64 << self.perm.phys(t);
         let fresh = 1u128 << index;
         let i: Complex<T> = c(0.0, 1.0);
+        let moves = |k: u64| k & bit != 0 && cond.holds(k);
         let counts: Vec<usize> = self
             .sectors
             .iter()
-            .map(|s| s.keys.iter().filter(|&&k| k & bit != 0).count())
+            .map(|s| s.keys.iter().filter(|&&k| moves(k)).count())
             .collect();
         // A sector whose every key has `t` occupied moves whole, in place (below): only the
         // sectors that split ask for new arrays.
@@ -537,12 +565,26 @@ impl<T: Amplitude> State<T> {
                 continue;
             }
             for (k, a) in s.keys.iter().zip(&s.amps) {
-                if k & bit != 0 {
+                if moves(*k) {
                     keys.push(k & !bit);
                     amps.push(*a * i);
                 }
             }
-            let kept = scan::project(&mut s.keys, &mut s.amps, bit, 0, true, T::one());
+            let kept = if cond.is_always() {
+                scan::project(&mut s.keys, &mut s.amps, bit, 0, true, T::one())
+            } else {
+                // The entries that stay, moved down in order over the ones that left.
+                let mut w = 0;
+                for r in 0..s.keys.len() {
+                    let k = s.keys[r];
+                    if !moves(k) {
+                        s.keys[w] = k;
+                        s.amps[w] = s.amps[r];
+                        w += 1;
+                    }
+                }
+                w
+            };
             s.keys.truncate(kept);
             s.amps.truncate(kept);
             // The moved entries now live in their own arrays: give their old room back

@@ -1529,6 +1529,42 @@ impl<T: Amplitude> State<T> {
     }
 
     /// Drops emptied sectors and bounds the free buffers to about the state's size.
+    /// Runs `f` on the sectors whose ancilla value `pick` selects, the others set aside and
+    /// put back in ancilla order after it (whether `f` succeeds or not): a gate controlled
+    /// on capture ancillas, which acts on whole sectors. The set-aside sectors' bytes stay
+    /// counted: the memory budget `f` sees is less by them, and the peak it reaches is
+    /// raised by them.
+    pub(crate) fn on_sectors<R>(
+        &mut self,
+        pick: impl Fn(u128) -> bool,
+        f: impl FnOnce(&mut Self) -> Result<R, SimError>,
+    ) -> Result<R, SimError> {
+        let (mut picked, mut aside) = (Vec::new(), Vec::new());
+        let n = self.sectors.len();
+        let oom = |_| SimError::OutOfMemory { states: n };
+        picked.try_reserve_exact(n).map_err(oom)?;
+        aside.try_reserve_exact(n).map_err(oom)?;
+        for s in std::mem::take(&mut self.sectors) {
+            if pick(s.ancillas) {
+                picked.push(s);
+            } else {
+                aside.push(s);
+            }
+        }
+        self.sectors = picked;
+        let aside_bytes: usize = aside.iter().map(Sector::bytes).sum();
+        let (budget, peak) = (self.budget, self.peak);
+        self.budget = budget.saturating_sub(aside_bytes);
+        self.peak = 0;
+        let done = f(self);
+        self.budget = budget;
+        self.peak = peak.max(self.peak + aside_bytes);
+        self.sectors.extend(aside);
+        // Ancilla values are distinct: the unstable sort is deterministic.
+        self.sectors.sort_unstable_by_key(|s| s.ancillas);
+        done
+    }
+
     pub(crate) fn finish_pass(&mut self) {
         self.sectors.retain(|s| !s.keys.is_empty());
         let n = self.len();

@@ -8,6 +8,7 @@
 mod budget_distribution;
 mod budget_kept;
 mod common;
+mod controlled_large;
 mod entries_order;
 mod exact;
 mod marginals_of;

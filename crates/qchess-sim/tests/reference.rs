@@ -18,6 +18,11 @@ enum Op {
     Flip(u8, Controls),
     Phase(u64, u64, f64),
     Force(u64, u64, bool),
+    CaptureWhere(u8, Controls),
+    IswapWhere(u8, u8, u128),
+    /// Keep the boards with some qubit of the first mask set or every qubit of the second
+    /// clear (a set no single predicate describes).
+    ProjectBoards(u64, u64),
 }
 
 /// Builds an operation from raw random numbers: three distinct tracked qubits, then masks
@@ -40,7 +45,7 @@ fn op_from(kind: u8, pick: [u8; 8], m1: u8, m2: u8, flag: bool, angle: f64) -> O
         ones: r2 & !r1,
     };
     let none_or = |c: Controls| if m1 % 3 == 0 { Controls::NONE } else { c };
-    match kind % 11 {
+    match kind % 14 {
         0 => Op::Iswap(q[0], q[1], none_or(controls), flag),
         1 => Op::Sqrt(q[0], q[1], none_or(controls), flag),
         2 | 3 => Op::Split(q[0], q[1], q[2], none_or(controls)),
@@ -54,6 +59,9 @@ fn op_from(kind: u8, pick: [u8; 8], m1: u8, m2: u8, flag: bool, angle: f64) -> O
             r2 & r1 | if flag { 1 << q[0] } else { 0 },
             angle,
         ),
+        11 => Op::CaptureWhere(q[0], controls),
+        12 => Op::IswapWhere(q[0], q[1], u128::from(m2 % 15 + 1)),
+        13 => Op::ProjectBoards(r1 | 1 << q[0], r2),
         _ => Op::Force(
             r1 | 1 << q[0],
             (r2 & r1) | if flag { 1 << q[0] } else { 0 },
@@ -135,6 +143,38 @@ fn apply(op: &Op, s: &mut State<f64>, d: &mut Dense) {
         Op::Flip(q, ctl) => {
             s.flip_controlled(q, ctl).unwrap();
             d.flip(q, cond(ctl));
+        }
+        Op::CaptureWhere(t, ctl) => {
+            if d.ancillas < MAX_ANC {
+                assert_eq!(
+                    s.capture_where(t, ctl).unwrap(),
+                    d.capture_where(t, cond(ctl))
+                );
+            }
+        }
+        Op::IswapWhere(a, b, ancillas) => {
+            s.iswap_where_ancillas(a, b, ancillas).unwrap();
+            d.iswap_where_ancillas(a, b, ancillas);
+        }
+        Op::ProjectBoards(any, none) => {
+            let keep = move |b: u64| b & any != 0 || b & none == 0;
+            let (la, ln) = (mask_local(any), mask_local(none));
+            let keep_local = move |b: usize| b & la != 0 || b & ln == 0;
+            let kept = (0..d.amps.len())
+                .filter(|&i| keep_local(i & ((1 << QUBITS.len()) - 1)))
+                .map(|i| d.amps[i].norm_sqr())
+                .sum::<f64>();
+            let before = s.clone();
+            match s.project_boards(&keep) {
+                Ok(p) => {
+                    assert!((p - kept).abs() < 1e-12, "{p} against {kept}");
+                    d.project_boards(keep_local);
+                }
+                Err(e) => {
+                    assert!(kept < 1e-20, "{e} with {kept} kept");
+                    assert_same(&before, s);
+                }
+            }
         }
         Op::Phase(m, v, angle) => {
             let f = c(angle.cos(), angle.sin());
@@ -243,6 +283,14 @@ proptest! {
                 let pt = d.probability(m, v);
                 if (if o { pt } else { 1.0 - pt }) < 1e-3 { continue; }
                 s32.force(Predicate::Equals { mask: m, value: v }, o).unwrap();
+            } else if let Op::ProjectBoards(any, none) = *op {
+                let (la, ln) = (mask_local(any), mask_local(none));
+                let kept = (0..d.amps.len())
+                    .filter(|&i| { let b = i & ((1 << QUBITS.len()) - 1); b & la != 0 || b & ln == 0 })
+                    .map(|i| d.amps[i].norm_sqr())
+                    .sum::<f64>();
+                if kept < 1e-3 { continue; }
+                s32.project_boards(&move |b: u64| b & any != 0 || b & none == 0).unwrap();
             } else {
                 let mut tmp = s32.clone();
                 apply_f32(op, &mut tmp);
@@ -288,5 +336,12 @@ fn apply_f32(op: &Op, s: &mut State<f32>) {
             )
             .unwrap(),
         Op::Force(..) => {}
+        Op::CaptureWhere(t, ctl) => {
+            if s.ancilla_count() < MAX_ANC as u32 {
+                s.capture_where(t, ctl).unwrap();
+            }
+        }
+        Op::IswapWhere(a, b, ancillas) => s.iswap_where_ancillas(a, b, ancillas).unwrap(),
+        Op::ProjectBoards(..) => {}
     }
 }

@@ -182,6 +182,53 @@ impl Dense {
         (self.ancillas - 1) as u32
     }
 
+    /// The capture of `t` on the branches where `cond(board bits)` holds: a fresh ancilla
+    /// even where none fires.
+    pub fn capture_where(&mut self, t: u8, cond: impl Fn(usize) -> bool) -> u32 {
+        let lt = local(t);
+        let la = QUBITS.len() + self.ancillas;
+        let mut out = vec![c(0.0, 0.0); self.amps.len()];
+        for (idx, &a) in self.amps.iter().enumerate() {
+            if idx >> lt & 1 == 1 && cond(Self::board_bits(idx)) {
+                out[(idx & !(1 << lt)) | 1 << la] += c(0.0, 1.0) * a;
+            } else {
+                out[idx] += a;
+            }
+        }
+        self.amps = out;
+        self.ancillas += 1;
+        (self.ancillas - 1) as u32
+    }
+
+    /// iSwap(a, b) on the branches where one of the `ancillas` bits is set.
+    pub fn iswap_where_ancillas(&mut self, a: u8, b: u8, ancillas: u128) {
+        let (la, lb) = (local(a), local(b));
+        let mut out = vec![c(0.0, 0.0); self.amps.len()];
+        for (idx, &x) in self.amps.iter().enumerate() {
+            let captured = (idx >> QUBITS.len()) as u128 & ancillas != 0;
+            if captured && (idx >> la & 1) != (idx >> lb & 1) {
+                out[idx ^ (1 << la | 1 << lb)] += c(0.0, 1.0) * x;
+            } else {
+                out[idx] += x;
+            }
+        }
+        self.amps = out;
+    }
+
+    /// Keeps the boards `keep` holds for (a function of the tracked qubits' bits),
+    /// renormalised.
+    pub fn project_boards(&mut self, keep: impl Fn(usize) -> bool) {
+        for (idx, a) in self.amps.iter_mut().enumerate() {
+            if !keep(Self::board_bits(idx)) {
+                *a = c(0.0, 0.0);
+            }
+        }
+        let s = 1.0 / self.amps.iter().map(|a| a.norm_sqr()).sum::<f64>().sqrt();
+        for a in &mut self.amps {
+            *a *= s;
+        }
+    }
+
     pub fn flip(&mut self, q: u8, cond: impl Fn(usize) -> bool) {
         let l = local(q);
         let mut out = vec![c(0.0, 0.0); self.amps.len()];

@@ -1,0 +1,189 @@
+//! The controlled operations of `controlled.rs` on states large enough for the in-place
+//! kernels (above the 16 384 entries where an iSwap permutes in place), in several capture
+//! sectors and with relabelled qubits, against the plain definition over the entries (what
+//! those operations computed before they ran in place), and their memory-budget refusals.
+
+use qchess_sim::bench::random_state;
+use qchess_sim::{Complex, Controls, Key, SimError, State};
+
+type Entries = Vec<(Key, Complex<f64>)>;
+
+const I: Complex<f64> = Complex::new(0.0, 1.0);
+
+fn sorted(s: &State<f64>) -> Entries {
+    let mut e: Entries = s.entries().collect();
+    e.sort_by_key(|x| x.0);
+    e
+}
+
+fn holds(c: Controls, board: u64) -> bool {
+    board & c.zeros == 0 && board & c.ones == c.ones
+}
+
+/// 60 000 entries in three sectors (captures of qubits 3 and 9), qubits 2 and 12
+/// relabelled by an uncontrolled iSwap.
+fn sectored() -> State<f64> {
+    let mut s = random_state::<f64>(60_000).unwrap();
+    s.capture(3).unwrap();
+    s.capture(9).unwrap();
+    s.iswap(2, 12, Controls::NONE).unwrap();
+    assert!(s.len() >= 50_000);
+    s
+}
+
+/// The capture on the branches where `controls` hold, by its definition over the entries.
+fn capture_where_reference(e: &Entries, q: u8, c: Controls, index: u32) -> Entries {
+    let mut out: Entries = e
+        .iter()
+        .map(|&(k, a)| {
+            if k.board >> q & 1 == 1 && holds(c, k.board) {
+                let key = Key {
+                    board: k.board & !(1 << q),
+                    ancillas: k.ancillas | 1 << index,
+                };
+                (key, a * I)
+            } else {
+                (k, a)
+            }
+        })
+        .collect();
+    out.sort_by_key(|x| x.0);
+    out
+}
+
+fn iswap_where_reference(e: &Entries, s: u8, t: u8, ancillas: u128) -> Entries {
+    let mut out: Entries = e
+        .iter()
+        .map(|&(k, a)| {
+            let (bs, bt) = (k.board >> s & 1, k.board >> t & 1);
+            if k.ancillas & ancillas != 0 && bs != bt {
+                let key = Key {
+                    board: k.board ^ (1 << s | 1 << t),
+                    ..k
+                };
+                (key, a * I)
+            } else {
+                (k, a)
+            }
+        })
+        .collect();
+    out.sort_by_key(|x| x.0);
+    out
+}
+
+#[test]
+fn capture_where_matches_its_definition_on_a_large_sectored_state() {
+    let mut s = sectored();
+    let before = sorted(&s);
+    let index = s.ancilla_count();
+    let controls = Controls {
+        zeros: 1 << 5,
+        ones: 1 << 12,
+    };
+    let moved = before
+        .iter()
+        .filter(|(k, _)| k.board >> 7 & 1 == 1 && holds(controls, k.board))
+        .count();
+    // Some entries move and some with qubit 7 stay: the controls genuinely split the state.
+    let occupied = before.iter().filter(|(k, _)| k.board >> 7 & 1 == 1).count();
+    assert!(
+        moved > 1000 && occupied - moved > 1000,
+        "{moved} of {occupied}"
+    );
+    assert_eq!(s.capture_where(7, controls).unwrap(), index);
+    assert_eq!(s.ancilla_count(), index + 1);
+    assert_eq!(
+        sorted(&s),
+        capture_where_reference(&before, 7, controls, index)
+    );
+    // Taken back by the undo step the game records for it.
+    s.uncapture(7, index).unwrap();
+    assert_eq!(sorted(&s), before);
+}
+
+#[test]
+fn iswap_where_ancillas_matches_its_definition_on_a_large_sectored_state() {
+    let mut s = sectored();
+    let before = sorted(&s);
+    // The sectors of the first capture (ancilla bit 0): two of the three.
+    let picked = before.iter().filter(|(k, _)| k.ancillas & 1 != 0).count();
+    assert!(picked > 10_000 && picked < before.len());
+    s.iswap_where_ancillas_always(4, 12, 1).unwrap();
+    let expected = iswap_where_reference(&before, 4, 12, 1);
+    assert_ne!(expected, before);
+    assert_eq!(sorted(&s), expected);
+    // The shortcut entry point agrees, and its inverse (three more iSwaps: i^4 = 1) restores.
+    for _ in 0..3 {
+        s.iswap_where_ancillas(4, 12, 1).unwrap();
+    }
+    assert_eq!(sorted(&s), before);
+}
+
+#[test]
+fn project_boards_matches_its_definition_on_a_large_sectored_state() {
+    let mut s = sectored();
+    let before = sorted(&s);
+    // Not one predicate: qubit 4 set, or qubits 6 and 12 both clear.
+    let keep = |b: u64| b >> 4 & 1 == 1 || b & (1 << 6 | 1 << 12) == 0;
+    let kept: Entries = before
+        .iter()
+        .copied()
+        .filter(|(k, _)| keep(k.board))
+        .collect();
+    let mass: f64 = kept.iter().map(|(_, a)| a.norm_sqr()).sum();
+    let total: f64 = before.iter().map(|(_, a)| a.norm_sqr()).sum();
+    assert!(kept.len() > 1000 && kept.len() < before.len());
+    let bytes_before = s.bytes();
+    let p = s.project_boards(&keep).unwrap();
+    assert!(
+        (p - mass / total).abs() < 1e-14,
+        "{p} against {}",
+        mass / total
+    );
+    let after = sorted(&s);
+    assert_eq!(after.len(), kept.len());
+    let scale = 1.0 / mass.sqrt();
+    for ((k, a), (rk, ra)) in after.iter().zip(&kept) {
+        assert_eq!(k, rk);
+        assert!((a - ra * scale).norm() < 1e-15, "{k:?}");
+    }
+    assert!((s.norm_sqr() - 1.0).abs() < 1e-12);
+    // The removed entries' room is given back.
+    assert!(s.bytes() < bytes_before);
+    assert!(
+        s.bytes() <= s.len() * 24 + 4096 * 3,
+        "{} for {}",
+        s.bytes(),
+        s.len()
+    );
+}
+
+#[test]
+fn controlled_operations_refuse_over_the_budget_and_change_nothing() {
+    let s = sectored();
+    let before = sorted(&s);
+    let mut tight = s.clone().with_memory_budget(s.bytes());
+    let controls = Controls {
+        zeros: 1 << 5,
+        ones: 1 << 12,
+    };
+    // The capture's moved entries need new arrays; the iSwap's permutation a scratch.
+    assert!(matches!(
+        tight.capture_where(7, controls),
+        Err(SimError::StateTooLarge { .. })
+    ));
+    assert_eq!(sorted(&tight), before);
+    assert_eq!(tight.ancilla_count(), s.ancilla_count());
+    assert!(matches!(
+        tight.iswap_where_ancillas_always(4, 12, 1),
+        Err(SimError::StateTooLarge { .. })
+    ));
+    assert_eq!(sorted(&tight), before);
+    assert_eq!(tight.memory_budget(), s.bytes());
+    // With room, both run (and the budget is the state's own again after the iSwap).
+    let mut roomy = s.clone().with_memory_budget(3 * s.bytes());
+    roomy.iswap_where_ancillas_always(4, 12, 1).unwrap();
+    assert_eq!(roomy.memory_budget(), 3 * s.bytes());
+    assert!(roomy.peak_bytes() <= 3 * s.bytes());
+    roomy.capture_where(7, controls).unwrap();
+}
