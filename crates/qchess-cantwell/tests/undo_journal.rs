@@ -345,3 +345,47 @@ fn undo_after_refused_moves_and_variants_still_replays_bit_for_bit() {
     assert_eq!(distance(&replayed, &game), Some(0.0));
     assert_eq!(Variant::Capture, game.history()[4].variant.unwrap());
 }
+
+#[test]
+fn a_capture_slide_that_fails_keeps_only_the_removed_branches() {
+    // Ra1 captures on a5 through a2-a4, where a knight stands on a3 in half the branches;
+    // a second knight in superposition doubles the branches. Outcome 0 of the capture
+    // slide's measurement (eq. 23b, D4) is a projection no single predicate describes.
+    let fen = "4k3/8/8/r7/8/8/2N2N2/RN2K1N1 w - - 0 1";
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut game = Game::from_fen(fen).unwrap();
+    for m in [
+        "b1^a3c3", "e8d8", "g1^e2h3", "d8e8", "f2^d3g4", "e8d8", "c2^b4e3", "d8e8",
+    ] {
+        game.apply(m, &mut rng)
+            .unwrap_or_else(|e| panic!("{m}: {e}"));
+    }
+    assert_eq!(
+        game.classify("a1xa5").unwrap().move_type,
+        MoveType::Slide,
+        "a capture slide"
+    );
+    assert_eq!(game.state_size(), 16);
+    let snapshot = game.clone();
+    let undo_before = game.undo_bytes();
+    let record = game.apply("a1xa5.m0", &mut rng).unwrap();
+    assert_eq!(record.measured, Some(false));
+    assert_eq!(record.probability, Some(0.5));
+    // The branches with the path clear are gone (8 of 16). The record holds those entries,
+    // as the records of outcome 1 hold the 8 branches its projections remove (with its
+    // capture and iSwap steps besides); a copy of the 16-entry state before took more
+    // (1 416 bytes against outcome 1's 1 328 when this test was written).
+    assert_eq!(game.state_size(), 8);
+    let record_bytes = game.undo_bytes() - undo_before;
+    let mut proceeds = snapshot.clone();
+    let m1 = proceeds.apply("a1xa5.m1", &mut rng).unwrap();
+    assert_eq!(m1.measured, Some(true));
+    assert_eq!(proceeds.state_size(), 8);
+    let m1_bytes = proceeds.undo_bytes() - undo_before;
+    assert!(
+        record_bytes < m1_bytes,
+        "{record_bytes} bytes of undo record, outcome 1 {m1_bytes}"
+    );
+    game.undo().unwrap();
+    assert_restored(&game, &snapshot, false, "a1xa5.m0");
+}

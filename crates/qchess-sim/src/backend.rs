@@ -390,6 +390,19 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
     /// a set no single [`Predicate`] describes); returns the probability kept.
     fn project_boards(&mut self, keep: &(dyn Fn(u64) -> bool + Sync)) -> Result<f64, SimError>;
 
+    /// [`QuantumState::project_boards`] that also returns what it removed (see
+    /// [`State::project_boards_keeping`]), for an undo record smaller than a copy of the
+    /// state. Default: [`SimError::Unsupported`], nothing changed (a caller keeps a copy).
+    fn project_boards_keeping(
+        &mut self,
+        keep: &(dyn Fn(u64) -> bool + Sync),
+    ) -> Result<(f64, crate::Removed<Self>), SimError> {
+        let _ = keep;
+        Err(SimError::Unsupported {
+            what: "projections onto a set of boards with undo records",
+        })
+    }
+
     // ----- read-outs --------------------------------------------------------------------
 
     /// Probability that each board qubit is 1 (ancillas and the other qubits traced out).
@@ -748,6 +761,12 @@ macro_rules! local_backend {
             }
             fn project_boards(&mut self, keep: &(dyn Fn(u64) -> bool + Sync)) -> Result<f64, SimError> {
                 State::project_boards(self, keep)
+            }
+            fn project_boards_keeping(
+                &mut self,
+                keep: &(dyn Fn(u64) -> bool + Sync),
+            ) -> Result<(f64, crate::Removed<Self>), SimError> {
+                State::project_boards_keeping(self, keep)
             }
             fn qubit_probabilities(&self) -> [f64; 64] {
                 State::qubit_probabilities(self)

@@ -226,18 +226,108 @@ impl<T: Amplitude> State<T> {
             self.rebuild(kept, Normalization::Renormalize)?;
             return Ok(if total > 0.0 { mass / total } else { 0.0 });
         }
-        // In place: each sector's kept entries moved down in order and scaled, nothing
-        // allocated; the room the removed entries left is given back.
+        self.filter_boards(keep, mass, None);
+        Ok(if total > 0.0 { mass / total } else { 0.0 })
+    }
+
+    /// [`State::project_boards`] that also returns the removed entries, so that
+    /// [`State::unproject`] takes it back (the game's undo record of such a projection,
+    /// instead of a copy of the whole state). The removed entries' arrays are asked of the
+    /// memory budget and reserved before anything changes. A projection that keeps every
+    /// entry changes nothing and returns an empty record. Exact states:
+    /// [`SimError::Unsupported`] (a caller keeps a copy instead).
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// let before: Vec<_> = s.entries().collect();
+    /// let (p, removed) = s.project_boards_keeping(&|b| b == 0b10)?;
+    /// assert!((p - 0.5).abs() < 1e-15 && s.len() == 1 && removed.len() == 1);
+    /// s.unproject(removed)?;
+    /// let after: Vec<_> = s.entries().collect();
+    /// assert!(before.iter().zip(&after).all(|(x, y)| x.0 == y.0 && (x.1 - y.1).norm() < 1e-15));
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn project_boards_keeping(
+        &mut self,
+        keep: &(dyn Fn(u64) -> bool + Sync),
+    ) -> Result<(f64, crate::Removed<Self>), SimError> {
+        if !T::RENORMALIZES {
+            return Err(SimError::Unsupported {
+                what: "projections onto a set of boards with undo records on exact states",
+            });
+        }
+        let (mass, total, all) = self.board_masses(keep);
+        if all {
+            return Ok((
+                1.0,
+                crate::Removed::new(self.with_sectors(Vec::new(), usize::MAX), None),
+            ));
+        }
+        if mass.is_nan() || mass <= 0.0 {
+            return Err(SimError::ZeroProbabilityOutcome {
+                outcome: true,
+                probability: 0.0,
+            });
+        }
+        // The removed entries of each sector, counted, asked of the budget and reserved.
+        let table = self.perm.logical_table();
+        let counts: Vec<usize> = (self.sectors.iter())
+            .map(|s| {
+                s.keys
+                    .iter()
+                    .filter(|&&k| !keep(map_key(table.as_deref(), k)))
+                    .count()
+            })
+            .collect();
+        let removed: usize = counts.iter().sum();
+        self.ask(removed * crate::memory::entry_bytes::<T>())?;
+        let oom = |_| SimError::OutOfMemory { states: removed };
+        let mut records = Vec::new();
+        records.try_reserve_exact(counts.len()).map_err(oom)?;
+        for (s, &n) in self.sectors.iter().zip(&counts) {
+            let (mut keys, mut amps) = (Vec::new(), Vec::new());
+            crate::pages::reserve_fixed(&mut keys, n).map_err(oom)?;
+            crate::pages::reserve_fixed(&mut amps, n).map_err(oom)?;
+            records.push(crate::state::Sector {
+                ancillas: s.ancillas,
+                keys: keys.into(),
+                amps: amps.into(),
+            });
+        }
+        let held = self.bytes() + records.iter().map(|r| r.bytes()).sum::<usize>();
+        self.peak = self.peak.max(held);
+        self.filter_boards(keep, mass, Some(&mut records));
+        records.retain(|r| !r.keys.is_empty());
+        let part = self.with_sectors(records, usize::MAX);
+        let p = if total > 0.0 { mass / total } else { 0.0 };
+        Ok((p, crate::Removed::new(part, Some(mass.sqrt()))))
+    }
+
+    /// The in-place pass of a projection onto the boards `keep` holds for: each sector's kept
+    /// entries moved down in order and scaled by `1/sqrt(mass)`, the others pushed
+    /// (unscaled) onto the matching sector of `records` when given (reserved by the caller),
+    /// the room they left given back. Nothing else is allocated.
+    fn filter_boards(
+        &mut self,
+        keep: &(dyn Fn(u64) -> bool + Sync),
+        mass: f64,
+        mut records: Option<&mut Vec<crate::state::Sector<T>>>,
+    ) {
         let scale = T::of_f64(1.0 / mass.sqrt());
         let table = self.perm.logical_table();
-        for s in &mut self.sectors {
+        for (i, s) in self.sectors.iter_mut().enumerate() {
             let mut w = 0;
             for r in 0..s.keys.len() {
-                let k = s.keys[r];
+                let (k, a) = (s.keys[r], s.amps[r]);
                 if keep(map_key(table.as_deref(), k)) {
                     s.keys[w] = k;
-                    s.amps[w] = s.amps[r] * scale;
+                    s.amps[w] = a * scale;
                     w += 1;
+                } else if let Some(records) = records.as_deref_mut() {
+                    records[i].keys.push(k);
+                    records[i].amps.push(a);
                 }
             }
             s.keys.truncate(w);
@@ -246,7 +336,6 @@ impl<T: Amplitude> State<T> {
             s.amps.shrink_to_fit();
         }
         self.finish_pass();
-        Ok(if total > 0.0 { mass / total } else { 0.0 })
     }
 
     /// `(mass of the boards satisfying keep, total mass, whether every entry is kept)`: what

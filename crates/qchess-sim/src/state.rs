@@ -139,7 +139,7 @@ pub(crate) struct Sector<T> {
 
 impl<T> Sector<T> {
     /// Heap bytes of the two arrays (their allocations, room below the entries included).
-    fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         self.keys.allocated() * 8 + self.amps.allocated() * std::mem::size_of::<Complex<T>>()
     }
 

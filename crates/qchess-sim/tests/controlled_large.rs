@@ -187,3 +187,38 @@ fn controlled_operations_refuse_over_the_budget_and_change_nothing() {
     assert!(roomy.peak_bytes() <= 3 * s.bytes());
     roomy.capture_where(7, controls).unwrap();
 }
+
+#[test]
+fn a_projection_onto_boards_keeps_its_removed_entries_for_undo() {
+    let mut s = sectored();
+    let before = sorted(&s);
+    let keep = |b: u64| b >> 4 & 1 == 1 || b & (1 << 6 | 1 << 12) == 0;
+    let mut plain = s.clone();
+    let p_plain = plain.project_boards(&keep).unwrap();
+    let (p, removed) = s.project_boards_keeping(&keep).unwrap();
+    // The same projection, bit for bit, as the one without a record.
+    assert_eq!(p, p_plain);
+    assert_eq!(sorted(&s), sorted(&plain));
+    assert_eq!(removed.len(), before.len() - s.len());
+    // The record holds the removed entries only (not a copy of the state), and undoes it.
+    assert!(removed.bytes() < before.len() * 24);
+    s.unproject(removed).unwrap();
+    let after = sorted(&s);
+    assert_eq!(after.len(), before.len());
+    for ((k, a), (bk, b)) in after.iter().zip(&before) {
+        assert_eq!(k, bk);
+        assert!((a - b).norm() < 1e-15, "{k:?}");
+    }
+    // Keeping everything changes nothing and records nothing.
+    let (p, removed) = s.project_boards_keeping(&|_| true).unwrap();
+    assert_eq!((p, removed.len()), (1.0, 0));
+    assert_eq!(sorted(&s), after);
+    // No room beside the state for the removed entries: refused, nothing changed.
+    let mut tight = s.clone();
+    tight.set_memory_budget(tight.bytes());
+    assert!(matches!(
+        tight.project_boards_keeping(&keep),
+        Err(SimError::StateTooLarge { .. })
+    ));
+    assert_eq!(sorted(&tight), after);
+}

@@ -672,11 +672,21 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
         if !self.recording {
             return self.state.project_boards(keep);
         }
-        // No predicate describes the set: the rare case keeps a copy of the state before.
-        let copy = self.state.try_clone(self.journal.bytes())?;
-        let p = self.state.project_boards(keep)?;
-        self.push(Step::Whole(Box::new(copy)));
-        Ok(p)
+        // No predicate describes the set: the record is the removed entries, as a
+        // projection's; a backend without such records keeps a copy of the state before.
+        match self.state.project_boards_keeping(keep) {
+            Ok((p, removed)) => {
+                self.push(Step::Projection(Box::new(removed)));
+                Ok(p)
+            }
+            Err(SimError::Unsupported { .. }) => {
+                let copy = self.state.try_clone(self.journal.bytes())?;
+                let p = self.state.project_boards(keep)?;
+                self.push(Step::Whole(Box::new(copy)));
+                Ok(p)
+            }
+            Err(e) => Err(e),
+        }
     }
 }
 
