@@ -1346,19 +1346,42 @@ fn surely_changes_in_place(c: &Classified, probs: &[f64; 64]) -> bool {
 ///   budget has room for 24 bytes per entry beside it: the capture's new arrays (at most
 ///   one entry per survivor) then surely fit, as the projection only gives memory back; its
 ///   ancillas were counted before any step. The source's marginal goes to 0 either way.
+/// - The other moves that measure one square first, where the square's probability is
+///   strictly between 1e-10 and 1 - 1e-10 (either outcome then removes at least 1e-10 of the
+///   state's mass, so the state surely changes: after a projection that removed mass `m`
+///   and a permutation of the survivors into keys the projection emptied, the overlap with
+///   the state before is at most about `1 - m/4`) and the memory budget has room for 24
+///   bytes per entry for each later step that allocates (a capture's new arrays, a
+///   controlled iSwap's scratch, each at most one entry per survivor): an excluded slide or
+///   pawn two-step (eq. 21b, then the controlled iSwap), a capture slide to an adjacent
+///   square (eq. 23b with an empty path is eq. 18b), a pawn capture (eq. 32 with 18b: a
+///   capture, then the iSwap where it happened) and en passant, excluded (M1 = target
+///   empty, a controlled capture, the iSwap) or capturing (M1 = source occupied, two
+///   captures, the iSwap). Castling measures two squares, a capture slide through a path a
+///   set no single square describes: they keep their records.
 fn may_drop_projection<S: QuantumState>(c: &Classified, probs: &[f64; 64], state: &S) -> bool {
     let MoveShape::Standard { from, to } = c.shape else {
         return false;
     };
     let (source, target) = (probs[from.index() as usize], probs[to.index() as usize]);
+    let room = state.memory_budget().saturating_sub(state.bytes());
+    // Room for `steps` allocations of at most 24 bytes per entry (and their page rounding).
+    let fits = |steps: usize| room >= state.len().saturating_mul(24 * steps) + (4 << 20) * steps;
+    let mixed = |p: f64| p > 1e-10 && p < 1.0 - 1e-10;
     match (c.move_type, c.variant) {
         (MoveType::Jump | MoveType::PawnStep, Variant::Excluded) => {
             source > 1e-10 && target < 1.0 - 1e-10
         }
         (MoveType::Jump, Variant::Capture) => {
-            let room = state.memory_budget().saturating_sub(state.bytes());
             source > 1e-10 && room >= state.len().saturating_mul(24)
         }
+        (MoveType::Slide | MoveType::PawnTwoStep, Variant::Excluded) => mixed(target) && fits(1),
+        (MoveType::Slide, Variant::Capture) => {
+            crate::possibility::path_between(from, to) == 0 && mixed(source) && fits(1)
+        }
+        (MoveType::PawnCapture, _) => mixed(source) && fits(2),
+        (MoveType::PawnEp, Variant::Excluded) => mixed(target) && fits(2),
+        (MoveType::PawnEp, Variant::Capture) => mixed(source) && fits(3),
         _ => false,
     }
 }
@@ -1499,5 +1522,92 @@ mod tests {
         let mut p = probs;
         p[16] = 1e-10; // a3
         assert!(!may_drop(&game, "a3xb5", &p));
+    }
+
+    /// The budget room the state has for `steps` later allocations of 24 bytes per entry,
+    /// as `may_drop_projection` asks it, set exactly (`short`: one byte less).
+    fn set_room(game: &mut Game, steps: usize, short: bool) {
+        let held = game.memory_budget() - game.state().memory_budget();
+        let need =
+            held + game.state().bytes() + game.state().len() * 24 * steps + (4 << 20) * steps;
+        game.set_memory_budget(need - usize::from(short));
+    }
+
+    #[test]
+    fn an_excluded_slide_may_drop_its_record_with_a_mixed_target_and_room_for_its_scratch() {
+        let mut game = played("4k3/8/8/8/8/8/8/RN2K3 w - - 0 1", &["b1^a3c3", "e8d8"]);
+        let probs = game.probabilities();
+        assert!(may_drop(&game, "a1a3", &probs));
+        let a3 = 16;
+        for (p3, ok) in [(1e-10, false), (2e-10, true), (1.0 - 1e-10, false)] {
+            let mut p = probs;
+            p[a3] = p3;
+            assert_eq!(may_drop(&game, "a1a3", &p), ok, "{p3}");
+        }
+        set_room(&mut game, 1, false);
+        assert!(may_drop(&game, "a1a3", &probs));
+        set_room(&mut game, 1, true);
+        assert!(!may_drop(&game, "a1a3", &probs));
+    }
+
+    #[test]
+    fn capture_slides_and_pawn_captures_may_drop_their_records_from_a_mixed_source() {
+        // A rook in superposition next to a knight (b1xb2), and through a path (c1xc5).
+        let mut game = played("4k3/8/8/2n5/8/8/1n6/R3K3 w - - 0 1", &["a1^b1c1", "e8d8"]);
+        let probs = game.probabilities();
+        assert!(may_drop(&game, "b1xb2", &probs));
+        let c = game.classify("c1xc5").unwrap();
+        assert_eq!(
+            (c.move_type, c.variant),
+            (MoveType::Slide, Variant::Capture)
+        );
+        assert!(!may_drop(&game, "c1xc5", &probs));
+        let mut p = probs;
+        p[1] = 1.0 - 1e-10; // b1
+        assert!(!may_drop(&game, "b1xb2", &p));
+        set_room(&mut game, 1, true);
+        assert!(!may_drop(&game, "b1xb2", &probs));
+        // A pawn capture: two allocating steps (the capture, the iSwap where it happened).
+        let mut game = played("4k3/8/8/8/2p5/1n6/P7/4K3 w - - 0 1", &[]);
+        let probs = game.probabilities();
+        // The pawn is classical here: its measurement removes nothing, so nothing to drop.
+        assert!(!may_drop(&game, "a2xb3", &probs));
+        let mut p = probs;
+        p[8] = 0.5; // a2
+        assert!(may_drop(&game, "a2xb3", &p));
+        set_room(&mut game, 2, false);
+        assert!(may_drop(&game, "a2xb3", &p));
+        set_room(&mut game, 2, true);
+        assert!(!may_drop(&game, "a2xb3", &p));
+    }
+
+    #[test]
+    fn en_passant_may_drop_its_record_with_room_for_each_capture() {
+        // After b2b4 the c4 pawn may take en passant on b3 (the pawn on b4).
+        let mut game = played("4k3/8/8/8/2p5/8/1P6/4K3 w - - 0 1", &["b2b4"]);
+        let c = game.classify("c4b3").unwrap();
+        assert_eq!(c.move_type, MoveType::PawnEp);
+        let probs = game.probabilities();
+        let (c4, b3) = (26, 17);
+        // Basic en passant measures nothing.
+        assert_eq!(c.variant, Variant::Basic);
+        assert!(!may_drop(&game, "c4b3", &probs));
+        // The classification is the game's; the rule reads the variant and the marginals.
+        let mut capture = c;
+        capture.variant = Variant::Capture;
+        let mut excluded = c;
+        excluded.variant = Variant::Excluded;
+        let mut p = probs;
+        p[c4] = 0.5;
+        p[b3] = 0.5;
+        let drop = |g: &Game, c: &Classified, p: &[f64; 64]| may_drop_projection(c, p, g.state());
+        assert!(drop(&game, &capture, &p) && drop(&game, &excluded, &p));
+        assert!(!drop(&game, &capture, &probs) && !drop(&game, &excluded, &probs));
+        set_room(&mut game, 3, false);
+        assert!(drop(&game, &capture, &p));
+        set_room(&mut game, 3, true);
+        assert!(!drop(&game, &capture, &p) && drop(&game, &excluded, &p));
+        set_room(&mut game, 2, true);
+        assert!(!drop(&game, &excluded, &p));
     }
 }

@@ -206,3 +206,57 @@ fn a_capture_without_room_equals_the_recorded_one_bit_for_bit() {
         assert_eq!(game.fen(), start.fen());
     }
 }
+
+/// The other moves that measure one square first (`may_drop_projection`): an excluded
+/// slide (the rook into a3, held by a knight in half the branches), a capture slide to an
+/// adjacent square by a rook in superposition, and a pawn capture by a pawn in
+/// superposition (it took a knight on b3 where the knight was). Each outcome played with
+/// the undo budget at 0 is bit for bit the move that keeps its record, keeps nothing, and
+/// is undone by replay.
+#[test]
+fn slides_and_pawn_captures_without_room_equal_the_recorded_ones_bit_for_bit() {
+    let cases: [(&str, &[&str], &str, &str); 3] = [
+        (
+            "4k3/8/8/8/8/8/8/RN2K3 w - - 0 1",
+            &["b1^a3c3", "e8d8"],
+            "a1a3",
+            "SLIDE:EXCLUDED",
+        ),
+        (
+            "4k3/8/8/8/8/8/1n6/R3K3 w - - 0 1",
+            &["a1^b1c1", "e8d8"],
+            "b1xb2",
+            "SLIDE:CAPTURE",
+        ),
+        (
+            "4k3/8/8/8/2pn4/8/P7/4K3 b - - 0 1",
+            &["d4^b3b5", "a2xb3", "e8d8"],
+            "b3xc4",
+            "PAWN_CAPTURE:CAPTURE",
+        ),
+    ];
+    for (fen, setup, mv, kind) in cases {
+        let start = played_from(fen, None, setup);
+        let c = start.classify(mv).unwrap();
+        assert_eq!(
+            format!("{}:{}", c.move_type.name(), c.variant.name()),
+            kind,
+            "{mv}"
+        );
+        for outcome in [".m1", ".m0"] {
+            let what = format!("{mv}{outcome}");
+            let mut moves = setup.to_vec();
+            moves.push(&what);
+            let recorded = played_from(fen, None, &moves);
+            let dropped = played_from(fen, Some(0), &moves);
+            assert_same(&recorded, &dropped, &what);
+            assert!(recorded.undo_bytes() > 0, "{what}");
+            // Nothing kept: the move's projection dropped its removed entries.
+            assert_eq!(dropped.undo_bytes(), 0, "{what}");
+            let mut game = dropped;
+            game.undo().unwrap();
+            assert_eq!(entries(&game), entries(&start), "{what}");
+            assert_eq!(game.fen(), start.fen(), "{what}");
+        }
+    }
+}

@@ -12,6 +12,14 @@
 //! then on, what the huge-page advice changes (docs/benchmarks.md, "Huge pages for state
 //! buffers"): a copy of a random state into fresh memory, a projection onto half of it (the
 //! shrink to its survivors included) and dropping the copy, one thread, medians of 7.
+//! `... --example sim_bench -- controlled STATES [THREADS]` times the controlled operations
+//! of the pawn capture, en passant and the capture slide (docs/benchmarks.md, "The
+//! controlled operations in place"), on `random_state(STATES)`, medians of 5: the iSwap
+//! controlled on a capture's ancilla (after one qubit is forced occupied and another
+//! captured, the pawn capture's circuit), beside the slide's iSwap on the same state; the
+//! capture controlled on a board qubit; and the projection onto a set of boards no
+//! predicate describes. Each with the growth of the resident set during it (`VmHWM` reset
+//! through `/proc/self/clear_refs`) over the state's bytes, on Linux.
 
 use qchess_sim::bench::{BenchOp, BenchResult, Shape, run_op_shaped};
 
@@ -125,8 +133,113 @@ fn pages(n: usize) {
     }
 }
 
+/// The resident set's `field` (`VmRSS:`, `VmHWM:`) in bytes, on Linux.
+fn status_bytes(field: &str) -> Option<usize> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with(field))?;
+    Some(line.split_whitespace().nth(1)?.parse::<usize>().ok()? * 1024)
+}
+
+/// Runs `f` once: its wall seconds and the resident set's growth during it over `bytes`.
+fn timed_growth(bytes: usize, f: impl FnOnce()) -> (f64, Option<f64>) {
+    let rss = status_bytes("VmRSS:");
+    let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
+    let t = std::time::Instant::now();
+    f();
+    let seconds = t.elapsed().as_secs_f64();
+    let growth = match (reset, rss, status_bytes("VmHWM:")) {
+        (true, Some(rss), Some(hwm)) => Some(hwm.saturating_sub(rss) as f64 / bytes as f64),
+        _ => None,
+    };
+    (seconds, growth)
+}
+
+/// `controlled STATES [THREADS]`: see the module documentation.
+fn controlled(n: usize, threads: usize) {
+    use qchess_sim::{Controls, Predicate, State};
+    let base: State<f64> = qchess_sim::bench::random_state(n).expect("the random state");
+    let probs = base.qubit_probabilities();
+    let mixed: Vec<u8> = (0..64u8)
+        .filter(|&q| (0.2..0.8).contains(&probs[usize::from(q)]))
+        .collect();
+    let (a, b, x) = (mixed[0], mixed[1], mixed[2]);
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (mut slide, mut where_, mut capture, mut project) = (vec![], vec![], vec![], vec![]);
+    let mut growth = [0.0f64; 3];
+    let mut len = 0;
+    for _ in 0..5 {
+        // The pawn capture's circuit: the source forced occupied, the target captured,
+        // then the iSwap where the capture happened; the slide's iSwap on the same state.
+        let mut s = base.try_clone(0).expect("a copy");
+        s.force(Predicate::One(a), true).expect("the projection");
+        len = s.len();
+        let mut plain = s.try_clone(0).expect("a copy");
+        let by = plain.bytes();
+        let c = Controls::empty_path(1 << x);
+        slide.push(timed_growth(by, || plain.iswap(a, b, c).expect("the slide")).0);
+        drop(plain);
+        let ancilla = s.capture(b).expect("the capture");
+        let by = s.bytes();
+        let (t, g) = timed_growth(by, || {
+            s.iswap_where_ancillas(a, b, 1u128 << ancilla)
+                .expect("the iSwap where captured")
+        });
+        where_.push(t);
+        growth[0] = growth[0].max(g.unwrap_or(f64::NAN));
+        drop(s);
+        // The capture controlled on a board qubit (en passant's), on the whole state.
+        let mut s = base.try_clone(0).expect("a copy");
+        let by = s.bytes();
+        let ones = Controls {
+            zeros: 0,
+            ones: 1 << x,
+        };
+        let (t, g) = timed_growth(by, || {
+            s.capture_where(a, ones).expect("the controlled capture");
+        });
+        capture.push(t);
+        growth[1] = growth[1].max(g.unwrap_or(f64::NAN));
+        drop(s);
+        // A projection onto boards no predicate describes (a capture slide's outcome 0).
+        let mut s = base.try_clone(0).expect("a copy");
+        let by = s.bytes();
+        let keep = move |board: u64| board >> a & 1 == 1 || board >> x & 1 == 0;
+        let (t, g) = timed_growth(by, || {
+            s.project_boards(&keep).expect("the projection");
+        });
+        project.push(t);
+        growth[2] = growth[2].max(g.unwrap_or(f64::NAN));
+    }
+    println!(
+        "{{\"op\":\"controlled\",\"states\":{n},\"threads\":{threads},\"forced_states\":{len},\"slide_seconds\":{},\"iswap_where_seconds\":{},\"capture_where_seconds\":{},\"project_boards_seconds\":{},\"growth_max\":[{},{},{}]}}",
+        median(slide),
+        median(where_),
+        median(capture),
+        median(project),
+        growth[0],
+        growth[1],
+        growth[2]
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("controlled") {
+        let n = args
+            .get(2)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(10_000_000);
+        let threads: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("thread pool")
+            .install(|| controlled(n, threads));
+        return;
+    }
     if args.get(1).map(String::as_str) == Some("pages") {
         let n = args
             .get(2)
