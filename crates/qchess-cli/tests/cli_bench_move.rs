@@ -162,6 +162,20 @@ fn measure_is_an_excluded_jump_into_a_half_occupied_square() {
 }
 
 #[test]
+fn measure_slide_is_an_excluded_slide_into_a_half_occupied_square() {
+    let v = run("measure-slide", &[]);
+    let game = check_fields("measure-slide", &v);
+    assert_eq!(
+        classified(&game, "a1a3.m1"),
+        (MoveType::Slide, Variant::Excluded)
+    );
+    assert!((game.probability(sq("a3")) - 0.5).abs() < 1e-12);
+    assert_eq!(game.probability(sq("a2")), 0.0);
+    assert!((v["probability"].as_f64().unwrap() - 0.5).abs() < 1e-12);
+    assert_eq!(v["move_type"], "SLIDE:EXCLUDED");
+}
+
+#[test]
 fn legal_lists_the_same_moves_as_the_library() {
     let v = run("legal", &["--threads", "1"]);
     let game = check_fields("legal", &v);

@@ -20,6 +20,7 @@
 //! | merge | `a3d2^b1` | MERGE_JUMP of the two halves of the b1 knight | `merge(a3, d2, b1)` |
 //! | capture | `d2xe4.m1` | JUMP:CAPTURE by the half knight on d2 (measures d2, p = 1/2) | `probability(d2)`, `force(d2)`, `capture(e4)`, `iswap(d2, e4)` |
 //! | measure | `e1d2.m1` | JUMP:EXCLUDED of the king into d2 (measures "d2 empty", p = 1/2) | `probability(d2 empty)`, `force(d2 empty)`, `iswap(e1, d2)` |
+//! | measure-slide | `a1a3.m1` | SLIDE:EXCLUDED of the rook into a3 (measures "a3 empty", p = 1/2), path a2 | `probability(a3 empty)`, `force(a3 empty)`, `iswap(a1, a3, empty_path(a2))` |
 //! | legal | [`Game::legal_moves`] | the full legal-move list of White | one `probability` scan |
 //!
 //! The game is warmed first: the move is played once (timed as `cold_seconds`: its pass
@@ -77,6 +78,8 @@ pub enum MoveKind {
     Capture,
     /// An excluded jump into a square occupied with probability 1/2 (`e1d2.m1`).
     Measure,
+    /// An excluded slide into a square occupied with probability 1/2 (`a1a3.m1`).
+    MeasureSlide,
     /// The full legal-move list (`Game::legal_moves`).
     Legal,
 }
@@ -91,6 +94,7 @@ impl MoveKind {
             MoveKind::Merge => "merge",
             MoveKind::Capture => "capture",
             MoveKind::Measure => "measure",
+            MoveKind::MeasureSlide => "measure-slide",
             MoveKind::Legal => "legal",
         }
     }
@@ -104,6 +108,7 @@ impl MoveKind {
             MoveKind::Merge => Some("a3d2^b1"),
             MoveKind::Capture => Some("d2xe4.m1"),
             MoveKind::Measure => Some("e1d2.m1"),
+            MoveKind::MeasureSlide => Some("a1a3.m1"),
             MoveKind::Legal => None,
         }
     }
@@ -256,6 +261,12 @@ fn bare_op<S: QuantumState>(kind: MoveKind, s: &mut S) -> Result<(), SimError> {
             s.force(p, true)?;
             s.iswap(q("e1"), q("d2"), Controls::NONE)
         }
+        MoveKind::MeasureSlide => {
+            let p = Predicate::AllZero(1u64 << q("a3"));
+            std::hint::black_box(s.probability(p));
+            s.force(p, true)?;
+            s.iswap(q("a1"), q("a3"), Controls::empty_path(1u64 << q("a2")))
+        }
         MoveKind::Legal => {
             std::hint::black_box(s.probability(Predicate::One(q("a3"))));
             Ok(())
@@ -283,7 +294,7 @@ fn warm_up<S: QuantumState>(kind: MoveKind, s: &mut S) -> Result<(), SimError> {
         MoveKind::Merge => s
             .merge(q("a3"), q("d2"), q("b1"), Controls::NONE)
             .and_then(|_| s.split(q("b1"), q("d2"), q("a3"), Controls::NONE)),
-        MoveKind::Capture | MoveKind::Measure => {
+        MoveKind::Capture | MoveKind::Measure | MoveKind::MeasureSlide => {
             let c = Controls::empty_path(1u64 << q("a3"));
             s.iswap(q("e1"), q("d2"), c)
                 .and_then(|_| s.iswap_inv(q("e1"), q("d2"), c))
@@ -578,6 +589,7 @@ mod tests {
             MoveKind::Merge,
             MoveKind::Capture,
             MoveKind::Measure,
+            MoveKind::MeasureSlide,
         ] {
             let mv = kind.notation().unwrap();
             assert!(game.classify(mv).is_ok(), "{mv}");
