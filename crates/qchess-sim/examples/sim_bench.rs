@@ -225,45 +225,36 @@ fn controlled(n: usize, threads: usize) {
     );
 }
 
+/// The numeric argument at `i`, or `default`.
+fn arg(args: &[String], i: usize, default: usize) -> usize {
+    args.get(i).and_then(|s| s.parse().ok()).unwrap_or(default)
+}
+
+/// Runs `f` on a rayon pool of `threads` threads.
+fn on_threads(threads: usize, f: impl FnOnce() + Send) {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("thread pool")
+        .install(f)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("controlled") {
-        let n = args
-            .get(2)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(10_000_000);
-        let threads: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .expect("thread pool")
-            .install(|| controlled(n, threads));
-        return;
-    }
-    if args.get(1).map(String::as_str) == Some("pages") {
-        let n = args
-            .get(2)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(10_000_000);
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .expect("thread pool")
-            .install(|| pages(n));
-        return;
-    }
-    if args.get(1).map(String::as_str) == Some("roofline") {
-        let n = args
-            .get(2)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(10_000_000);
-        let threads: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .expect("thread pool")
-            .install(|| roofline(n));
-        return;
+    match args.get(1).map(String::as_str) {
+        Some("controlled") => {
+            let (n, threads) = (arg(&args, 2, 10_000_000), arg(&args, 3, 1));
+            return on_threads(threads, || controlled(n, threads));
+        }
+        Some("pages") => {
+            let n = arg(&args, 2, 10_000_000);
+            return on_threads(1, || pages(n));
+        }
+        Some("roofline") => {
+            let (n, threads) = (arg(&args, 2, 10_000_000), arg(&args, 3, 1));
+            return on_threads(threads, || roofline(n));
+        }
+        _ => {}
     }
     if args.get(1).map(String::as_str) == Some("prob") {
         let n = args

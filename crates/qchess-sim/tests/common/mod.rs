@@ -167,19 +167,7 @@ impl Dense {
     }
 
     pub fn capture(&mut self, t: u8) -> u32 {
-        let lt = local(t);
-        let la = QUBITS.len() + self.ancillas;
-        let mut out = vec![c(0.0, 0.0); self.amps.len()];
-        for (idx, &a) in self.amps.iter().enumerate() {
-            if idx >> lt & 1 == 1 {
-                out[(idx & !(1 << lt)) | 1 << la] += c(0.0, 1.0) * a;
-            } else {
-                out[idx] += a;
-            }
-        }
-        self.amps = out;
-        self.ancillas += 1;
-        (self.ancillas - 1) as u32
+        self.capture_where(t, |_| true)
     }
 
     /// The capture of `t` on the branches where `cond(board bits)` holds: a fresh ancilla
