@@ -178,6 +178,12 @@ impl<T: Amplitude> Pool<T> {
     pub fn heap_bytes(&self) -> usize {
         self.free.iter().map(Buffer::heap_bytes).sum()
     }
+
+    /// Whether a free buffer already has room for `n` entries ([`Pool::take`] then neither
+    /// allocates nor grows one).
+    pub fn fits(&self, n: usize) -> bool {
+        self.free.iter().any(|b| b.capacity() >= n)
+    }
 }
 
 /// Bytes one stored basis state takes (key + amplitude).

@@ -1424,6 +1424,13 @@ impl<T: Amplitude> State<T> {
         }
         let total: usize = jobs.iter().map(|j| j.2).sum();
         self.ask_buffers([total])?;
+        // A scratch below an eighth of the state that no free buffer had room for (made
+        // fresh or grown) is dropped after the pass instead of kept as a free buffer. Kept,
+        // it stayed held between moves beside the buffer kept for the next undo record, past
+        // 1.5x the state (docs/benchmarks.md, "The other one-square measuring moves drop
+        // their records"); making it again costs its page faults (a game-shaped slide's
+        // scratch of one chunk a job: at most 96 pages of 4 KiB a job).
+        let keep_scratch = self.pool.fits(total) || total >= self.len() / 8;
         let mut scratch = self.pool.take(total)?;
         scratch.ensure_initialized(total)?;
         let held = self.bytes() + scratch.heap_bytes();
@@ -1496,7 +1503,9 @@ impl<T: Amplitude> State<T> {
                 sums
             })
             .collect();
-        self.pool.give(scratch);
+        if keep_scratch {
+            self.pool.give(scratch);
+        }
         self.finish_pass();
         // Task by task in task order (a task without movers adds nothing).
         let mut total = [0.0f64; 2];
