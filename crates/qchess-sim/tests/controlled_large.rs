@@ -31,44 +31,37 @@ fn sectored() -> State<f64> {
     s
 }
 
-/// The capture on the branches where `controls` hold, by its definition over the entries.
-fn capture_where_reference(e: &Entries, q: u8, c: Controls, index: u32) -> Entries {
-    let mut out: Entries = e
-        .iter()
-        .map(|&(k, a)| {
-            if k.board >> q & 1 == 1 && holds(c, k.board) {
-                let key = Key {
-                    board: k.board & !(1 << q),
-                    ancillas: k.ancillas | 1 << index,
-                };
-                (key, a * I)
-            } else {
-                (k, a)
-            }
-        })
-        .collect();
+/// Each entry mapped by `f`, sorted by key.
+fn mapped(e: &Entries, f: impl Fn(Key, Complex<f64>) -> (Key, Complex<f64>)) -> Entries {
+    let mut out: Entries = e.iter().map(|&(k, a)| f(k, a)).collect();
     out.sort_by_key(|x| x.0);
     out
 }
 
+/// The capture on the branches where `controls` hold, by its definition over the entries.
+fn capture_where_reference(e: &Entries, q: u8, c: Controls, index: u32) -> Entries {
+    mapped(e, |k, a| {
+        if k.board >> q & 1 == 1 && holds(c, k.board) {
+            let key = Key {
+                board: k.board & !(1 << q),
+                ancillas: k.ancillas | 1 << index,
+            };
+            (key, a * I)
+        } else {
+            (k, a)
+        }
+    })
+}
+
 fn iswap_where_reference(e: &Entries, s: u8, t: u8, ancillas: u128) -> Entries {
-    let mut out: Entries = e
-        .iter()
-        .map(|&(k, a)| {
-            let (bs, bt) = (k.board >> s & 1, k.board >> t & 1);
-            if k.ancillas & ancillas != 0 && bs != bt {
-                let key = Key {
-                    board: k.board ^ (1 << s | 1 << t),
-                    ..k
-                };
-                (key, a * I)
-            } else {
-                (k, a)
-            }
-        })
-        .collect();
-    out.sort_by_key(|x| x.0);
-    out
+    mapped(e, |k, a| {
+        if k.ancillas & ancillas != 0 && (k.board >> s & 1) != (k.board >> t & 1) {
+            let board = k.board ^ (1 << s | 1 << t);
+            (Key { board, ..k }, a * I)
+        } else {
+            (k, a)
+        }
+    })
 }
 
 #[test]
