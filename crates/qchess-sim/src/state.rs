@@ -1537,7 +1537,6 @@ impl<T: Amplitude> State<T> {
         }
     }
 
-    /// Drops emptied sectors and bounds the free buffers to about the state's size.
     /// Runs `f` on the sectors whose ancilla value `pick` selects, the others set aside and
     /// put back in ancilla order after it (whether `f` succeeds or not): a gate controlled
     /// on capture ancillas, which acts on whole sectors. The set-aside sectors' bytes stay
@@ -1574,6 +1573,7 @@ impl<T: Amplitude> State<T> {
         done
     }
 
+    /// Drops emptied sectors and bounds the free buffers to about the state's size.
     pub(crate) fn finish_pass(&mut self) {
         self.sectors.retain(|s| !s.keys.is_empty());
         let n = self.len();
