@@ -221,8 +221,15 @@ impl<T: Amplitude> State<T> {
             });
         }
         if !T::RENORMALIZES {
-            // Exact states: rebuilt from the kept entries (their own normalisation).
-            let kept: Vec<_> = self.entries().filter(|(key, _)| keep(key.board)).collect();
+            // Exact states: rebuilt from the kept entries (their own normalisation). The list,
+            // its merged copy and the new arrays are asked of the budget first.
+            let n = self.entries().filter(|(key, _)| keep(key.board)).count();
+            let entry = std::mem::size_of::<(Key, Complex<T>)>();
+            self.ask(n.saturating_mul(2 * entry + crate::memory::entry_bytes::<T>()))?;
+            let mut kept = Vec::new();
+            kept.try_reserve_exact(n)
+                .map_err(|_| SimError::OutOfMemory { states: n })?;
+            kept.extend(self.entries().filter(|(key, _)| keep(key.board)));
             self.rebuild(kept, Normalization::Renormalize)?;
             return Ok(if total > 0.0 { mass / total } else { 0.0 });
         }
@@ -258,8 +265,10 @@ impl<T: Amplitude> State<T> {
                 what: "projections onto a set of boards with undo records on exact states",
             });
         }
-        let (mass, total, all) = self.board_masses(keep);
-        if all {
+        // The kept mass and the removed entries of each sector, in one pass.
+        let (mass, counts) = self.board_tally(keep);
+        let removed: usize = counts.iter().sum();
+        if removed == 0 {
             return Ok((
                 1.0,
                 crate::Removed::new(self.with_sectors(Vec::new(), usize::MAX), None),
@@ -271,17 +280,8 @@ impl<T: Amplitude> State<T> {
                 probability: 0.0,
             });
         }
-        // The removed entries of each sector, counted, asked of the budget and reserved.
-        let table = self.perm.logical_table();
-        let counts: Vec<usize> = (self.sectors.iter())
-            .map(|s| {
-                s.keys
-                    .iter()
-                    .filter(|&&k| !keep(map_key(table.as_deref(), k)))
-                    .count()
-            })
-            .collect();
-        let removed: usize = counts.iter().sum();
+        let total = self.norm_sqr();
+        // The removed entries' arrays, asked of the budget and reserved.
         self.ask(removed * crate::memory::entry_bytes::<T>())?;
         let oom = |_| SimError::OutOfMemory { states: removed };
         let mut records = Vec::new();
@@ -350,19 +350,30 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn board_masses(&self, keep: &(dyn Fn(u64) -> bool + Sync)) -> (f64, f64, bool) {
-        // On the physical keys, each mapped to its board (no listing of the entries).
+        let (kept, removed) = self.board_tally(keep);
+        (kept, self.norm_sqr(), removed.iter().all(|&n| n == 0))
+    }
+
+    /// The mass of the boards satisfying `keep` and, sector by sector, how many entries it
+    /// removes: one pass over the physical keys, each mapped to its board (no listing of the
+    /// entries).
+    fn board_tally(&self, keep: &(dyn Fn(u64) -> bool + Sync)) -> (f64, Vec<usize>) {
         let table = self.perm.logical_table();
-        let (mut kept, mut all) = (0.0, true);
-        for s in &self.sectors {
-            for (&k, &a) in s.keys.iter().zip(s.amps.iter()) {
-                if keep(map_key(table.as_deref(), k)) {
-                    kept += crate::kernels::scan::norm2(a);
-                } else {
-                    all = false;
+        let mut kept = 0.0;
+        let removed = (self.sectors.iter())
+            .map(|s| {
+                let mut gone = 0;
+                for (&k, &a) in s.keys.iter().zip(s.amps.iter()) {
+                    if keep(map_key(table.as_deref(), k)) {
+                        kept += crate::kernels::scan::norm2(a);
+                    } else {
+                        gone += 1;
+                    }
                 }
-            }
-        }
-        (kept, self.norm_sqr(), all)
+                gone
+            })
+            .collect();
+        (kept, removed)
     }
 
     /// Keeps the boards satisfying `keep`, each amplitude scaled by `1/sqrt(mass)` (no
