@@ -210,8 +210,10 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn project_boards(&mut self, keep: &(dyn Fn(u64) -> bool + Sync)) -> Result<f64, SimError> {
-        let (mass, total, all) = self.board_masses(keep);
-        if all {
+        let (mass, removed) = self.board_tally(keep);
+        let removed: usize = removed.iter().sum();
+        let total = self.norm_sqr();
+        if removed == 0 {
             return Ok(1.0);
         }
         if mass.is_nan() || mass <= 0.0 {
@@ -223,7 +225,7 @@ impl<T: Amplitude> State<T> {
         if !T::RENORMALIZES {
             // Exact states: rebuilt from the kept entries (their own normalisation). The list,
             // its merged copy and the new arrays are asked of the budget first.
-            let n = self.entries().filter(|(key, _)| keep(key.board)).count();
+            let n = self.len() - removed;
             let entry = std::mem::size_of::<(Key, Complex<T>)>();
             self.ask(n.saturating_mul(2 * entry + crate::memory::entry_bytes::<T>()))?;
             let mut kept = Vec::new();
