@@ -1061,13 +1061,18 @@ impl<T: Amplitude> State<T> {
         if part.perm != self.perm {
             // A later step rebuilt the state (a controlled capture) with another bit map:
             // map the removed keys to this one and sort them again.
+            // Sector by sector through a list the budget is asked for first, made fallibly.
             for sector in &mut part.sectors {
-                let mut entries: Vec<(u64, Complex<T>)> = sector
-                    .keys
-                    .iter()
-                    .zip(&sector.amps)
-                    .map(|(&k, &a)| (self.perm.to_phys(part.perm.to_logical(k)), a))
-                    .collect();
+                let n = sector.keys.len();
+                self.ask(n.saturating_mul(std::mem::size_of::<(u64, Complex<T>)>()))?;
+                let mut entries: Vec<(u64, Complex<T>)> = Vec::new();
+                entries
+                    .try_reserve_exact(n)
+                    .map_err(|_| SimError::OutOfMemory { states: n })?;
+                entries.extend(
+                    (sector.keys.iter().zip(&sector.amps))
+                        .map(|(&k, &a)| (self.perm.to_phys(part.perm.to_logical(k)), a)),
+                );
                 entries.sort_unstable_by_key(|e| e.0);
                 for (i, (k, a)) in entries.into_iter().enumerate() {
                     sector.keys[i] = k;
@@ -1107,6 +1112,11 @@ impl<T: Amplitude> State<T> {
                 }
             }
         }
+        // The free buffers left by the passes on the projected state (a permutation's
+        // scratch, an output's old arrays) go: the record's arrays below are what the next
+        // such move needs, and holding both between moves took the process past the state
+        // plus its record (docs/benchmarks.md, "The pool after a projection is taken back").
+        self.pool.clear();
         for (r, target) in part.sectors.into_iter().zip(targets) {
             match target {
                 Some(i) => {
@@ -1360,6 +1370,36 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A projection taken back leaves the pool holding its record's arrays and nothing
+    /// that the passes on the projected state left behind (here a slide's scratch, about a
+    /// quarter of a random state, which the slide keeps): between moves the process holds
+    /// the state plus at most what the next such projection records.
+    #[test]
+    fn taking_back_a_projection_keeps_only_its_record_in_the_pool() {
+        let before = crate::bench::random_state::<f64>(200_000).expect("state");
+        let mut s = before.clone();
+        let (_, removed) = s.force_keeping(Predicate::One(9), true).unwrap();
+        let record_bytes = removed.len() * crate::memory::entry_bytes::<f64>();
+        let path = Controls {
+            zeros: 1 << 20,
+            ones: 0,
+        };
+        s.iswap(3, 40, path).unwrap();
+        assert!(s.pool.heap_bytes() > 0, "the slide keeps its scratch");
+        s.iswap_inv(3, 40, path).unwrap();
+        s.unproject(removed).unwrap();
+        assert!(close(&before, &s, 1e-15));
+        let held = s.pool.heap_bytes();
+        assert!(
+            held <= record_bytes + 4096,
+            "pool {held} B against a record of {record_bytes} B"
+        );
+        assert!(
+            held >= record_bytes,
+            "the record's arrays are kept for the next one"
+        );
     }
 
     #[test]
