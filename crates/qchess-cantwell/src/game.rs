@@ -809,12 +809,20 @@ impl<S: QuantumState> Game<S> {
         let mut journal = Journal::new();
         // The maintained marginals are the state's now: a one-square measurement reads them.
         let known = Some(probs_before);
-        // A projection whose record would not fit the undo budget drops its removed entries
-        // instead of writing them out, where nothing needs them ([`may_drop_projection`]).
-        let room = (recording && !need_copy && may_drop_projection(&c, &probs_before, &self.state))
-            .then(|| {
-                self.snapshot_budget
-                    .saturating_sub(self.snapshot_bytes + std::mem::size_of::<UndoRecord<S>>())
+        // A projection whose record would not fit the undo budget, or the memory budget
+        // beside what the move's later steps need, drops its removed entries instead of
+        // writing them out, where nothing needs them ([`may_drop_projection`]).
+        let room = (recording && !need_copy)
+            .then(|| may_drop_projection(&c, &probs_before, &self.state))
+            .flatten()
+            .map(|later| {
+                let undo = self
+                    .snapshot_budget
+                    .saturating_sub(self.snapshot_bytes + std::mem::size_of::<UndoRecord<S>>());
+                let memory = (self.state.memory_budget())
+                    .saturating_sub(self.state.bytes())
+                    .saturating_sub(later);
+                undo.min(memory)
             });
         let (applied, tracked, dropped) = match circuit::apply_recorded_within(
             &mut self.state,
@@ -1333,7 +1341,8 @@ fn surely_changes_in_place(c: &Classified, probs: &[f64; 64]) -> bool {
 
 /// Whether `c`'s measurement may drop its projection's undo record when the record would
 /// not fit the undo budget (issue 10: a measuring move within 1.5x of its bare gate with the
-/// budget full): only where no step after the measurement can fail, so that no rollback
+/// budget full) or the memory budget beside the move's later steps, and if so the memory
+/// bytes those later steps may allocate (`Some(0)` when none does): only where no step after the measurement can fail, so that no rollback
 /// within the move needs the record, and where either outcome surely moves a marginal by far
 /// more than [`UNCHANGED_TOLERANCE`], so that the Definition 2 check never needs it to
 /// rebuild the state before.
@@ -1359,30 +1368,41 @@ fn surely_changes_in_place(c: &Classified, probs: &[f64; 64]) -> bool {
 ///   empty, a controlled capture, the iSwap) or capturing (M1 = source occupied, two
 ///   captures, the iSwap). Castling measures two squares, a capture slide through a path a
 ///   set no single square describes: they keep their records.
-fn may_drop_projection<S: QuantumState>(c: &Classified, probs: &[f64; 64], state: &S) -> bool {
+fn may_drop_projection<S: QuantumState>(
+    c: &Classified,
+    probs: &[f64; 64],
+    state: &S,
+) -> Option<usize> {
     let MoveShape::Standard { from, to } = c.shape else {
-        return false;
+        return None;
     };
     let (source, target) = (probs[from.index() as usize], probs[to.index() as usize]);
     let room = state.memory_budget().saturating_sub(state.bytes());
-    // Room for `steps` allocations of at most 24 bytes per entry (and their page rounding).
-    let fits = |steps: usize| room >= state.len().saturating_mul(24 * steps) + (4 << 20) * steps;
+    // `steps` allocations of at most 24 bytes per entry (and their page rounding), if the
+    // budget has room for them.
+    let fits = |steps: usize| {
+        let need = state.len().saturating_mul(24 * steps) + (4 << 20) * steps;
+        (room >= need).then_some(need)
+    };
     let mixed = |p: f64| p > 1e-10 && p < 1.0 - 1e-10;
     match (c.move_type, c.variant) {
         (MoveType::Jump | MoveType::PawnStep, Variant::Excluded) => {
-            source > 1e-10 && target < 1.0 - 1e-10
+            (source > 1e-10 && target < 1.0 - 1e-10).then_some(0)
         }
         (MoveType::Jump, Variant::Capture) => {
-            source > 1e-10 && room >= state.len().saturating_mul(24)
+            let need = state.len().saturating_mul(24);
+            (source > 1e-10 && room >= need).then_some(need)
         }
-        (MoveType::Slide | MoveType::PawnTwoStep, Variant::Excluded) => mixed(target) && fits(1),
+        (MoveType::Slide | MoveType::PawnTwoStep, Variant::Excluded) => {
+            fits(1).filter(|_| mixed(target))
+        }
         (MoveType::Slide, Variant::Capture) => {
-            crate::possibility::path_between(from, to) == 0 && mixed(source) && fits(1)
+            fits(1).filter(|_| crate::possibility::path_between(from, to) == 0 && mixed(source))
         }
-        (MoveType::PawnCapture, _) => mixed(source) && fits(2),
-        (MoveType::PawnEp, Variant::Excluded) => mixed(target) && fits(2),
-        (MoveType::PawnEp, Variant::Capture) => mixed(source) && fits(3),
-        _ => false,
+        (MoveType::PawnCapture, _) => fits(2).filter(|_| mixed(source)),
+        (MoveType::PawnEp, Variant::Excluded) => fits(2).filter(|_| mixed(target)),
+        (MoveType::PawnEp, Variant::Capture) => fits(3).filter(|_| mixed(source)),
+        _ => None,
     }
 }
 
@@ -1482,7 +1502,7 @@ mod tests {
     }
 
     fn may_drop(game: &Game, mv: &str, probs: &[f64; 64]) -> bool {
-        may_drop_projection(&game.classify(mv).unwrap(), probs, game.state())
+        may_drop_projection(&game.classify(mv).unwrap(), probs, game.state()).is_some()
     }
 
     #[test]
@@ -1600,7 +1620,9 @@ mod tests {
         let mut p = probs;
         p[c4] = 0.5;
         p[b3] = 0.5;
-        let drop = |g: &Game, c: &Classified, p: &[f64; 64]| may_drop_projection(c, p, g.state());
+        let drop = |g: &Game, c: &Classified, p: &[f64; 64]| {
+            may_drop_projection(c, p, g.state()).is_some()
+        };
         assert!(drop(&game, &capture, &p) && drop(&game, &excluded, &p));
         assert!(!drop(&game, &capture, &probs) && !drop(&game, &excluded, &probs));
         set_room(&mut game, 3, false);

@@ -113,28 +113,48 @@ fn a_refused_measuring_step_without_room_changes_nothing() {
 
 #[test]
 fn a_measuring_step_without_room_needs_no_memory_for_a_record() {
-    // A memory budget with room for the state but not for the removed entries beside it:
-    // the move that would write its record is refused (and changes nothing); with no room
-    // in the undo budget the record is never written and the move is played.
+    // A memory budget with room for the state but not for the removed entries beside it
+    // (four of 24 bytes): whatever room the undo budget has, the record is not written and
+    // the move is played (bit for bit the recorded move); undo then replays the position
+    // before.
+    let mut moves = OPENING.to_vec();
+    moves.push("a2a3.m1");
+    let recorded = played(None, &moves);
+    let before = played(None, &OPENING);
     for undo_budget in [1 << 20, 0] {
         let mut game = played(Some(undo_budget), &OPENING);
-        let before = entries(&game);
-        game.set_memory_budget(game.state().bytes() + 100);
+        // The state's budget is the game's less the undo records and the start position.
+        let held = game.memory_budget() - game.state().memory_budget();
+        game.set_memory_budget(held + game.state().bytes() + 90);
+        assert_eq!(game.state().memory_budget(), game.state().bytes() + 90);
+        let records = game.undo_bytes();
         let mut rng = ChaCha8Rng::seed_from_u64(1);
-        let got = game.apply("a2a3.m1", &mut rng);
-        if undo_budget == 0 {
-            got.unwrap();
-            assert_eq!(game.state_size(), 8);
-            let mut moves = OPENING.to_vec();
-            moves.push("a2a3.m1");
-            assert_eq!(entries(&game), entries(&played(None, &moves)));
-        } else {
-            let err = got.unwrap_err();
-            assert!(err.to_string().contains("memory"), "{err}");
-            assert_eq!(entries(&game), before);
-            assert_eq!(game.history_notation().len(), 4);
-        }
+        game.apply("a2a3.m1", &mut rng).unwrap();
+        assert_same(&game, &recorded, "a2a3.m1");
+        assert_eq!(game.undo_bytes(), records, "undo budget {undo_budget}");
+        game.undo().unwrap();
+        assert_same(&game, &before, "undone");
     }
+}
+
+#[test]
+fn a_move_that_needs_its_record_is_refused_without_memory_for_it() {
+    // A capture slide through a path (c1xc5 past c2-c4) keeps its record whatever the
+    // budgets: with no memory for it beside the state, the move is refused and changes
+    // nothing.
+    let fen = "4k3/8/8/2n5/8/8/1n6/R3K3 w - - 0 1";
+    let mut game = Game::from_fen(fen).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    for mv in ["a1^b1c1", "e8d8"] {
+        game.apply(mv, &mut rng).unwrap();
+    }
+    let before = entries(&game);
+    let held = game.memory_budget() - game.state().memory_budget();
+    game.set_memory_budget(held + game.state().bytes() + 10);
+    let err = game.apply("c1xc5.m0", &mut rng).unwrap_err();
+    assert!(err.to_string().contains("memory"), "{err}");
+    assert_eq!(entries(&game), before);
+    assert_eq!(game.history_notation().len(), 2);
 }
 
 #[test]
@@ -259,4 +279,26 @@ fn slides_and_pawn_captures_without_room_equal_the_recorded_ones_bit_for_bit() {
             assert_eq!(game.fen(), start.fen(), "{what}");
         }
     }
+}
+
+#[test]
+fn a_capture_jump_drops_its_record_to_leave_the_capture_its_memory() {
+    // The knight on a3 or c3 takes on b5 (M1 = a3 occupied, then the capture and the jump).
+    // The memory budget has room for the capture's arrays (24 bytes an entry) and a few
+    // bytes more: the record is dropped so that the capture fits, and the move is played as
+    // the recorded one is.
+    let fen = "4k3/8/8/1p6/8/8/8/1N2K3 w - - 0 1";
+    let moves = ["b1^a3c3", "e8d8", "a3xb5.m1"];
+    let recorded = played_from(fen, None, &moves);
+    let mut game = played_from(fen, None, &moves[..2]);
+    let held = game.memory_budget() - game.state().memory_budget();
+    let len = game.state_size();
+    game.set_memory_budget(held + game.state().bytes() + len * 24 + 10);
+    let records = game.undo_bytes();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    game.apply(moves[2], &mut rng).unwrap();
+    assert_same(&game, &recorded, moves[2]);
+    assert_eq!(game.undo_bytes(), records);
+    game.undo().unwrap();
+    assert_same(&game, &played_from(fen, None, &moves[..2]), "undone");
 }
