@@ -17,9 +17,16 @@
 //! controlled operations in place"), on `random_state(STATES)`, medians of 5: the iSwap
 //! controlled on a capture's ancilla (after one qubit is forced occupied and another
 //! captured, the pawn capture's circuit), beside the slide's iSwap on the same state; the
-//! capture controlled on a board qubit; and the projection onto a set of boards no
+//! capture controlled on a board qubit, beside the plain capture of the same qubit; and the projection onto a set of boards no
 //! predicate describes. Each with the growth of the resident set during it (`VmHWM` reset
 //! through `/proc/self/clear_refs`) over the state's bytes, on Linux.
+//! `... --example sim_bench -- projections STATES [THREADS]` times, on `random_state(STATES)`
+//! and a qubit near 1/2, medians of 5: the probability scan, the plain projection (`force`),
+//! the recording projection given the probability (`force_keeping_given`) on a fresh copy
+//! and again after it is taken back (its record's arrays then from the pool), the same
+//! summing the survivors' marginals (`force_keeping_given_marginals`, warm), and the
+//! projection that drops its record (`force_given_marginals_within` with no room): the
+//! parts of a game's measuring move against its bare operation.
 
 use qchess_sim::bench::{BenchOp, BenchResult, Shape, run_op_shaped};
 
@@ -154,6 +161,70 @@ fn timed_growth(bytes: usize, f: impl FnOnce()) -> (f64, Option<f64>) {
     (seconds, growth)
 }
 
+/// `projections STATES [THREADS]`: see the module documentation.
+fn projections(n: usize, threads: usize) {
+    use qchess_sim::{Predicate, State};
+    let base: State<f64> = qchess_sim::bench::random_state(n).expect("the random state");
+    let probs = base.qubit_probabilities();
+    let q = (0..64u8)
+        .find(|&q| (0.4..0.6).contains(&probs[usize::from(q)]))
+        .expect("a qubit near 1/2");
+    let pred = Predicate::One(q);
+    let p = base.probability(pred);
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let time = |f: &mut dyn FnMut()| {
+        let t = std::time::Instant::now();
+        f();
+        t.elapsed().as_secs_f64()
+    };
+    let mut rows: [Vec<f64>; 6] = Default::default();
+    for _ in 0..5 {
+        let mut s = base.try_clone(0).expect("a copy");
+        rows[0].push(time(&mut || {
+            s.probability(pred);
+        }));
+        rows[1].push(time(&mut || {
+            s.force(pred, true).expect("the projection");
+        }));
+        drop(s);
+        // Each recording projection twice: on a fresh copy, then again after it is taken
+        // back (the record's arrays then come from the pool, as a game's next move's do).
+        let mut s = base.try_clone(0).expect("a copy");
+        for row in [2, 3] {
+            let mut removed = None;
+            rows[row].push(time(&mut || {
+                removed = Some(s.force_keeping_given(pred, true, p).expect("kept").1);
+            }));
+            s.unproject(removed.take().expect("a record"))
+                .expect("undone");
+        }
+        for row in [4, 4] {
+            let mut removed = None;
+            let t = time(&mut || {
+                let r = s
+                    .force_keeping_given_marginals(pred, true, p)
+                    .expect("kept");
+                removed = Some(r.1);
+            });
+            s.unproject(removed.take().expect("a record"))
+                .expect("undone");
+            rows[row].push(t);
+        }
+        rows[5].push(time(&mut || {
+            s.force_given_marginals_within(pred, true, p, 0)
+                .expect("dropped");
+        }));
+    }
+    let m: Vec<f64> = rows.into_iter().map(median).collect();
+    println!(
+        "{{\"op\":\"projections\",\"states\":{n},\"threads\":{threads},\"probability_seconds\":{},\"force_seconds\":{},\"keeping_fresh_seconds\":{},\"keeping_warm_seconds\":{},\"keeping_marginals_seconds\":{},\"dropping_marginals_seconds\":{}}}",
+        m[0], m[1], m[2], m[3], m[4], m[5]
+    );
+}
+
 /// `controlled STATES [THREADS]`: see the module documentation.
 fn controlled(n: usize, threads: usize) {
     use qchess_sim::{Controls, Predicate, State};
@@ -168,6 +239,7 @@ fn controlled(n: usize, threads: usize) {
         v[v.len() / 2]
     };
     let (mut slide, mut where_, mut capture, mut project) = (vec![], vec![], vec![], vec![]);
+    let mut plain_capture = vec![];
     let mut growth = [0.0f64; 3];
     let mut len = 0;
     for _ in 0..5 {
@@ -190,7 +262,16 @@ fn controlled(n: usize, threads: usize) {
         where_.push(t);
         growth[0] = growth[0].max(g.unwrap_or(f64::NAN));
         drop(s);
-        // The capture controlled on a board qubit (en passant's), on the whole state.
+        // The plain capture of the same qubit (reference), then the capture controlled on a
+        // board qubit (en passant's), on the whole state.
+        let mut s = base.try_clone(0).expect("a copy");
+        plain_capture.push(
+            timed_growth(0, || {
+                s.capture(a).expect("the capture");
+            })
+            .0,
+        );
+        drop(s);
         let mut s = base.try_clone(0).expect("a copy");
         let by = s.bytes();
         let ones = Controls {
@@ -214,9 +295,10 @@ fn controlled(n: usize, threads: usize) {
         growth[2] = growth[2].max(g.unwrap_or(f64::NAN));
     }
     println!(
-        "{{\"op\":\"controlled\",\"states\":{n},\"threads\":{threads},\"forced_states\":{len},\"slide_seconds\":{},\"iswap_where_seconds\":{},\"capture_where_seconds\":{},\"project_boards_seconds\":{},\"growth_max\":[{},{},{}]}}",
+        "{{\"op\":\"controlled\",\"states\":{n},\"threads\":{threads},\"forced_states\":{len},\"slide_seconds\":{},\"iswap_where_seconds\":{},\"capture_seconds\":{},\"capture_where_seconds\":{},\"project_boards_seconds\":{},\"growth_max\":[{},{},{}]}}",
         median(slide),
         median(where_),
+        median(plain_capture),
         median(capture),
         median(project),
         growth[0],
@@ -245,6 +327,10 @@ fn main() {
         Some("controlled") => {
             let (n, threads) = (arg(&args, 2, 10_000_000), arg(&args, 3, 1));
             return on_threads(threads, || controlled(n, threads));
+        }
+        Some("projections") => {
+            let (n, threads) = (arg(&args, 2, 10_000_000), arg(&args, 3, 1));
+            return on_threads(threads, || projections(n, threads));
         }
         Some("pages") => {
             let n = arg(&args, 2, 10_000_000);
