@@ -492,9 +492,10 @@ impl<T: Amplitude> State<T> {
 
     /// [`State::capture`] of the branches whose physical key satisfies `cond` (and has `t`
     /// occupied): the plain capture, and the controlled one of
-    /// [`State::capture_where`]. A sector whose every key moves moves whole, in place; the
-    /// others' moved entries go to new arrays asked of the memory budget first. `t` must be
-    /// in range.
+    /// [`State::capture_where`]. A sector whose every key moves moves whole, in place; of
+    /// the others, the smaller part (the moved entries or the ones that stay) goes to new
+    /// arrays asked of the memory budget first, and the larger stays in the sector's own
+    /// arrays: at most 1.5x the state is held. `t` must be in range.
     pub(crate) fn capture_cond(&mut self, t: u8, cond: Cond) -> Result<u32, SimError> {
         self.check_growth(1)?;
         if self.ancilla_count >= MAX_ANCILLAS {
@@ -510,15 +511,17 @@ impl<T: Amplitude> State<T> {
             .iter()
             .map(|s| s.keys.iter().filter(|&&k| moves(k)).count())
             .collect();
-        // A sector whose every key has `t` occupied moves whole, in place (below): only the
-        // sectors that split ask for new arrays.
+        // A sector whose every key has `t` occupied moves whole, in place (below). One that
+        // splits copies its smaller part to new arrays (the moved entries, or the ones that
+        // stay) and keeps the larger in its own arrays, compacted in place: the gate holds
+        // at most 1.5x the sector, whichever part is larger.
         let copied = |(s, &n): (&Sector<T>, &usize)| n != 0 && n != s.keys.len();
         let asked: usize = self
             .sectors
             .iter()
             .zip(&counts)
             .filter(|p| copied(*p))
-            .map(|(_, &n)| n)
+            .map(|(s, &n)| n.min(s.keys.len() - n))
             .sum();
         self.ask(asked * crate::memory::entry_bytes::<T>())?;
         // Every buffer is reserved before any sector changes, so a failure changes nothing.
@@ -526,17 +529,17 @@ impl<T: Amplitude> State<T> {
         let oom = |_| SimError::OutOfMemory { states: asked };
         bufs.try_reserve_exact(counts.len()).map_err(oom)?;
         for (s, &n) in self.sectors.iter().zip(&counts) {
-            // Exactly `n` (`reserve_fixed`): filled once to that length here; a later gate
-            // that grows the sector reserves, and rounds, again.
+            // Exactly the smaller part (`reserve_fixed`): filled once to that length here; a
+            // later gate that grows the sector reserves, and rounds, again.
             let (mut keys, mut amps) = (Vec::new(), Vec::new());
             if copied((s, &n)) {
-                crate::pages::reserve_fixed(&mut keys, n).map_err(oom)?;
-                crate::pages::reserve_fixed(&mut amps, n).map_err(oom)?;
+                let part = n.min(s.keys.len() - n);
+                crate::pages::reserve_fixed(&mut keys, part).map_err(oom)?;
+                crate::pages::reserve_fixed(&mut amps, part).map_err(oom)?;
             }
             bufs.push((keys, amps));
         }
-        // Held at once: the state and the moved entries' new arrays (before the old
-        // sectors shrink).
+        // Held at once: the state and the new arrays (before the old sectors shrink).
         let held = self.bytes()
             + bufs
                 .iter()
@@ -561,6 +564,38 @@ impl<T: Amplitude> State<T> {
                     ancillas: s.ancillas | fresh,
                     keys,
                     amps,
+                });
+                continue;
+            }
+            if 2 * n_moved > s.keys.len() {
+                // More entries move than stay: the ones that stay go to the new arrays, and
+                // the moved ones, their bit cleared (a bit every one of them has: still sorted
+                // and distinct) and times `i`, move down in order in the sector's own arrays,
+                // which become the moved sector's.
+                let mut w = 0;
+                for r in 0..s.keys.len() {
+                    let (k, a) = (s.keys[r], s.amps[r]);
+                    if moves(k) {
+                        s.keys[w] = k & !bit;
+                        s.amps[w] = a * i;
+                        w += 1;
+                    } else {
+                        keys.push(k);
+                        amps.push(a);
+                    }
+                }
+                let (mut mk, mut ma) = (
+                    std::mem::replace(&mut s.keys, keys.into()),
+                    std::mem::replace(&mut s.amps, amps.into()),
+                );
+                mk.truncate(w);
+                ma.truncate(w);
+                mk.shrink_to_fit();
+                ma.shrink_to_fit();
+                moved.push(Sector {
+                    ancillas: s.ancillas | fresh,
+                    keys: mk,
+                    amps: ma,
                 });
                 continue;
             }

@@ -58,7 +58,7 @@ fn a_tiny_budget_refuses_every_growing_operation_and_changes_nothing() {
     };
     too_large(s.split(0, 20, 21, Controls::NONE));
     too_large(s.sqrt_iswap(0, 20, Controls::NONE));
-    // A capture copies the branches where its square is occupied into new arrays: pick a
+    // A capture copies the smaller part of a sector it splits into new arrays: pick a
     // square occupied in some branches and empty in others (one occupied in every branch
     // moves its sectors whole, asking nothing: the next test).
     let q = (0..64u8)
@@ -108,4 +108,81 @@ fn a_capture_of_a_square_occupied_everywhere_moves_the_sectors_in_place() {
         checked += 1;
     }
     assert!(checked >= 10, "{checked}");
+}
+
+/// A capture of a square occupied in most branches of a sector copies the entries that stay,
+/// not the moved ones: it asks the budget for the smaller part only (24 bytes an entry), so
+/// it holds at most 1.5x the state, and it gives what eq. 18 gives (each moved key without
+/// the square, under the fresh ancilla, amplitude times `i`). One byte less is refused with
+/// nothing changed.
+#[test]
+fn a_capture_copies_the_smaller_part_of_each_sector() {
+    use num_complex::Complex;
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    let q = 5u8;
+    // Random 20-bit boards in two sectors: `q` occupied in about 90 % of sector 0's entries
+    // and 30 % of sector 1's (there the moved entries are the smaller part).
+    let mut picked: BTreeMap<(u128, u64), Complex<f64>> = BTreeMap::new();
+    while picked.len() < 20_000 {
+        let ancillas = rng.random_range(0..2u128);
+        let occupied = rng.random_bool(if ancillas == 0 { 0.9 } else { 0.3 });
+        let board = (rng.random::<u64>() & 0xf_ffff & !(1 << q)) | u64::from(occupied) << q;
+        let a = Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5);
+        picked.insert((ancillas, board), a);
+    }
+    let list = (picked.iter())
+        .map(|(&(ancillas, board), &a)| (Key { board, ancillas }, a))
+        .collect();
+    let mut s =
+        State::<f64>::from_amplitudes(list, qchess_sim::Normalization::Renormalize).unwrap();
+    let before: Vec<(Key, Complex<f64>)> = s.entries().collect();
+    let part = |ancillas: u128| {
+        let (mut moved, mut stay) = (0, 0);
+        for (k, _) in before.iter().filter(|(k, _)| k.ancillas == ancillas) {
+            if k.board >> q & 1 == 1 {
+                moved += 1;
+            } else {
+                stay += 1;
+            }
+        }
+        assert!(moved > 0 && stay > 0);
+        usize::min(moved, stay)
+    };
+    let smaller = part(0) + part(1);
+    s.release_buffers();
+    let bytes = s.bytes();
+    s.set_memory_budget(bytes + smaller * 24 - 1);
+    assert!(matches!(s.capture(q), Err(SimError::StateTooLarge { .. })));
+    assert_eq!(s.entries().collect::<Vec<_>>(), before);
+    s.set_memory_budget(bytes + smaller * 24);
+    s.reset_peak_bytes();
+    let x = s.capture(q).unwrap();
+    assert_eq!(x, 1);
+    assert!(
+        s.peak_bytes() <= bytes + smaller * 24,
+        "{} > {bytes} + {smaller} * 24",
+        s.peak_bytes()
+    );
+    let mut want: Vec<(Key, Complex<f64>)> = (before.iter())
+        .map(|&(k, a)| {
+            if k.board >> q & 1 == 1 {
+                let key = Key {
+                    board: k.board & !(1u64 << q),
+                    ancillas: k.ancillas | 1 << x,
+                };
+                (key, a * Complex::new(0.0, 1.0))
+            } else {
+                (k, a)
+            }
+        })
+        .collect();
+    want.sort_by_key(|e| (e.0.ancillas, e.0.board));
+    let mut got: Vec<(Key, Complex<f64>)> = s.entries().collect();
+    got.sort_by_key(|e| (e.0.ancillas, e.0.board));
+    assert_eq!(got, want);
+    assert_eq!(s.len(), before.len());
+    // And back.
+    s.uncapture(q, x).unwrap();
+    assert_eq!(s.entries().collect::<Vec<_>>(), before);
 }
