@@ -1366,8 +1366,16 @@ fn surely_changes_in_place(c: &Classified, probs: &[f64; 64]) -> bool {
 ///   square (eq. 23b with an empty path is eq. 18b), a pawn capture (eq. 32 with 18b: a
 ///   capture, then the iSwap where it happened) and en passant, excluded (M1 = target
 ///   empty, a controlled capture, the iSwap) or capturing (M1 = source occupied, two
-///   captures, the iSwap). Castling measures two squares, a capture slide through a path a
-///   set no single square describes: they keep their records.
+///   captures, the iSwap).
+/// - Castling (eq. 36b: M1 = the king's and the rook's targets empty, then two iSwaps,
+///   controlled on the b-file square on the queen side), where the probability that both
+///   targets are empty is surely strictly between 1e-10 and 1 - 1e-10 (it lies between
+///   `1 - k - r` and `1 - max(k, r)` for the targets' marginals `k` and `r`), with room for
+///   the queen side's two controlled iSwaps.
+/// - A capture slide through a path (eq. 23b: a set no single square describes), with room
+///   for the capture and the controlled iSwap: the circuit reads the outcome's probability
+///   and drops the records of its projections only for an outcome that removes more than
+///   1e-10 of the mass (`Recorder::may_drop`).
 fn may_drop_projection<S: QuantumState>(
     c: &Classified,
     probs: &[f64; 64],
@@ -1397,7 +1405,24 @@ fn may_drop_projection<S: QuantumState>(
             fits(1).filter(|_| mixed(target))
         }
         (MoveType::Slide, Variant::Capture) => {
-            fits(1).filter(|_| crate::possibility::path_between(from, to) == 0 && mixed(source))
+            if crate::possibility::path_between(from, to) == 0 {
+                fits(1).filter(|_| mixed(source))
+            } else {
+                // The capture and the controlled iSwap; the circuit drops the records only
+                // for an outcome that removes more than 1e-10 of the mass
+                // (`Recorder::may_drop`).
+                fits(2)
+            }
+        }
+        (MoveType::KsCastle | MoveType::QsCastle, _) => {
+            let sq = c.occupancy_move().castling_squares()?;
+            let p = |s: Square| probs[s.index() as usize];
+            let (king, rook) = (p(sq.king_to), p(sq.rook_to));
+            // The probability that both targets are empty lies within
+            // [1 - king - rook, 1 - max(king, rook)].
+            let sure = king.max(rook) > 1e-10 && king + rook < 1.0 - 1e-10;
+            // Queen side: two iSwaps controlled on the b-file square.
+            fits(if sq.control.is_some() { 2 } else { 0 }).filter(|_| sure)
         }
         (MoveType::PawnCapture, _) => fits(2).filter(|_| mixed(source)),
         (MoveType::PawnEp, Variant::Excluded) => fits(2).filter(|_| mixed(target)),
@@ -1581,10 +1606,16 @@ mod tests {
             (c.move_type, c.variant),
             (MoveType::Slide, Variant::Capture)
         );
-        assert!(!may_drop(&game, "c1xc5", &probs));
+        // Through a path: allowed with room for the capture and the controlled iSwap (the
+        // circuit then decides on the outcome's probability).
+        assert!(may_drop(&game, "c1xc5", &probs));
         let mut p = probs;
         p[1] = 1.0 - 1e-10; // b1
         assert!(!may_drop(&game, "b1xb2", &p));
+        set_room(&mut game, 2, false);
+        assert!(may_drop(&game, "c1xc5", &probs));
+        set_room(&mut game, 2, true);
+        assert!(!may_drop(&game, "c1xc5", &probs));
         set_room(&mut game, 1, true);
         assert!(!may_drop(&game, "b1xb2", &probs));
         // A pawn capture: two allocating steps (the capture, the iSwap where it happened).
@@ -1599,6 +1630,38 @@ mod tests {
         assert!(may_drop(&game, "a2xb3", &p));
         set_room(&mut game, 2, true);
         assert!(!may_drop(&game, "a2xb3", &p));
+    }
+
+    #[test]
+    fn castling_may_drop_its_record_when_both_targets_are_surely_neither_empty_nor_blocked() {
+        // King side: M1 = f1 and g1 empty; a knight split onto g1 (g1 = 1/2, f1 = 0).
+        let game = played("4k3/8/8/8/8/7N/8/4K2R w K - 0 1", &["h3^g1f4", "e8d8"]);
+        let probs = game.probabilities();
+        let (f1, g1) = (5, 6);
+        assert_eq!((probs[f1], probs[g1]), (0.0, 0.5));
+        assert!(may_drop(&game, "e1g1", &probs));
+        // P(both empty) within [1 - f1 - g1, 1 - max(f1, g1)]: sure only when
+        // max > 1e-10 and f1 + g1 < 1 - 1e-10.
+        for (pf, pg, ok) in [
+            (0.0, 1e-10, false),
+            (0.0, 2e-10, true),
+            (0.5, 0.5, false),
+            (0.5, 0.5 - 2e-10, true),
+            (0.0, 1.0 - 1e-10, false),
+        ] {
+            let mut p = probs;
+            p[f1] = pf;
+            p[g1] = pg;
+            assert_eq!(may_drop(&game, "e1g1", &p), ok, "{pf} {pg}");
+        }
+        // Queen side: the two iSwaps controlled on b1 need room for their scratch.
+        let mut game = played("4k3/8/8/8/8/4N3/8/R3K3 w Q - 0 1", &["e3^d1c2", "e8d8"]);
+        let probs = game.probabilities();
+        assert!(may_drop(&game, "e1c1", &probs));
+        set_room(&mut game, 2, false);
+        assert!(may_drop(&game, "e1c1", &probs));
+        set_room(&mut game, 2, true);
+        assert!(!may_drop(&game, "e1c1", &probs));
     }
 
     #[test]

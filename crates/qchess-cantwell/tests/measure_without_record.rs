@@ -139,8 +139,9 @@ fn a_measuring_step_without_room_needs_no_memory_for_a_record() {
 
 #[test]
 fn a_move_that_needs_its_record_is_refused_without_memory_for_it() {
-    // A capture slide through a path (c1xc5 past c2-c4) keeps its record whatever the
-    // budgets: with no memory for it beside the state, the move is refused and changes
+    // A capture slide through a path (c1xc5 past c2-c4) may drop its record only with
+    // memory for its capture and controlled iSwap beside the state: without it the record
+    // is kept, there is no memory for it either, and the move is refused and changes
     // nothing.
     let fen = "4k3/8/8/2n5/8/8/1n6/R3K3 w - - 0 1";
     let mut game = Game::from_fen(fen).unwrap();
@@ -301,4 +302,97 @@ fn a_capture_jump_drops_its_record_to_leave_the_capture_its_memory() {
     assert_eq!(game.undo_bytes(), records);
     game.undo().unwrap();
     assert_same(&game, &played_from(fen, None, &moves[..2]), "undone");
+}
+
+/// Castling (eq. 36b: M1 = the king's and rook's targets empty, two squares) and a capture
+/// slide through a path (eq. 23b: a set no one square describes) drop their projections'
+/// records too. On the king side a knight split onto g1; on the queen side onto d1 (the
+/// iSwaps then controlled on b1); the rook on a1 or c1 takes on c5 past c2-c4, clear
+/// everywhere, or past a knight split onto c4. Each outcome played with the undo budget at
+/// 0 is bit for bit the move that keeps its record, keeps nothing, and is undone by replay.
+#[test]
+fn castling_and_capture_slides_through_a_path_without_room_equal_the_recorded_ones() {
+    let cases: [(&str, &[&str], &str, &str); 4] = [
+        (
+            "4k3/8/8/8/8/7N/8/4K2R w K - 0 1",
+            &["h3^g1f4", "e8d8"],
+            "e1g1",
+            "KS_CASTLE",
+        ),
+        (
+            "4k3/8/8/8/8/4N3/8/R3K3 w Q - 0 1",
+            &["e3^d1c2", "e8d8"],
+            "e1c1",
+            "QS_CASTLE",
+        ),
+        (
+            "4k3/8/8/2n5/8/8/1n6/R3K3 w - - 0 1",
+            &["a1^b1c1", "e8d8"],
+            "c1xc5",
+            "SLIDE",
+        ),
+        (
+            "4k3/8/8/2n5/8/8/1n6/R3K3 w - - 0 1",
+            &["a1^b1c1", "b2^c4d1"],
+            "c1xc5",
+            "SLIDE",
+        ),
+    ];
+    for (fen, setup, mv, kind) in cases {
+        let start = played_from(fen, None, setup);
+        let c = start.classify(mv).unwrap();
+        assert_eq!(c.move_type.name(), kind, "{mv}");
+        for outcome in [".m1", ".m0"] {
+            let what = format!("{mv}{outcome}");
+            let mut moves = setup.to_vec();
+            moves.push(&what);
+            let recorded = played_from(fen, None, &moves);
+            let dropped = played_from(fen, Some(0), &moves);
+            assert_same(&recorded, &dropped, &what);
+            assert!(recorded.undo_bytes() > 0, "{what}");
+            assert_eq!(dropped.undo_bytes(), 0, "{what}");
+            let mut game = dropped;
+            game.undo().unwrap();
+            assert_eq!(entries(&game), entries(&start), "{what}");
+            assert_eq!(game.fen(), start.fen(), "{what}");
+        }
+    }
+}
+
+#[test]
+fn castling_and_a_capture_slide_drop_their_records_to_leave_their_gates_the_memory() {
+    // The memory budget has room for the later steps (`may_drop_projection`: 24 bytes an
+    // entry and 4 MiB of page rounding per allocating step) but not for a record beside
+    // them: the record is dropped, the move played as the recorded one and undone by replay.
+    let cases: [(&str, &[&str], &str, usize); 2] = [
+        (
+            "4k3/8/8/8/8/4N3/8/R3K3 w Q - 0 1",
+            &["e3^d1c2", "e8d8"],
+            "e1c1.m1",
+            2,
+        ),
+        (
+            "4k3/8/8/2n5/8/8/1n6/R3K3 w - - 0 1",
+            &["a1^b1c1", "b2^c4d1"],
+            "c1xc5.m0",
+            2,
+        ),
+    ];
+    for (fen, setup, mv, steps) in cases {
+        let mut moves = setup.to_vec();
+        moves.push(mv);
+        let recorded = played_from(fen, None, &moves);
+        let start = played_from(fen, None, setup);
+        let mut game = played_from(fen, None, setup);
+        let held = game.memory_budget() - game.state().memory_budget();
+        let later = game.state_size() * 24 * steps + (4 << 20) * steps;
+        game.set_memory_budget(held + game.state().bytes() + later + 10);
+        let records = game.undo_bytes();
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        game.apply(mv, &mut rng).unwrap();
+        assert_same(&game, &recorded, mv);
+        assert_eq!(game.undo_bytes(), records, "{mv}");
+        game.undo().unwrap();
+        assert_same(&game, &start, "undone");
+    }
 }

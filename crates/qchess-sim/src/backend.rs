@@ -341,6 +341,22 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
         Ok((p, Some(removed), marginals))
     }
 
+    /// [`QuantumState::force_keeping`] for a caller that keeps the undo record only when it
+    /// takes at most `room` bytes: `None` in place of the record when the backend dropped
+    /// the removed entries instead (see [`State::force_within`]). The default always makes
+    /// the record.
+    #[allow(clippy::type_complexity)]
+    fn force_within(
+        &mut self,
+        pred: Predicate,
+        outcome: bool,
+        room: usize,
+    ) -> Result<(f64, Option<crate::Removed<Self>>), SimError> {
+        let _ = room;
+        let (p, removed) = self.force_keeping(pred, outcome)?;
+        Ok((p, Some(removed)))
+    }
+
     /// A measurement in one read and one projection (see [`State::measure_keeping`]):
     /// `choose` gets the probability that `pred` holds (as [`QuantumState::probability`]
     /// reads it) and picks the outcome, or `None` to change nothing. The default reads the
@@ -739,6 +755,14 @@ macro_rules! local_backend {
                 room: usize,
             ) -> Result<(f64, Option<crate::Removed<Self>>, Option<[f64; 64]>), SimError> {
                 State::force_given_marginals_within(self, pred, outcome, probability, room)
+            }
+            fn force_within(
+                &mut self,
+                pred: Predicate,
+                outcome: bool,
+                room: usize,
+            ) -> Result<(f64, Option<crate::Removed<Self>>), SimError> {
+                State::force_within(self, pred, outcome, room)
             }
             fn measure_keeping(
                 &mut self,

@@ -385,6 +385,45 @@ impl<T: Amplitude> State<T> {
         Ok((p, record.then_some(removed), marginals))
     }
 
+    /// [`State::force_keeping`] for a caller that keeps the undo record only when it takes
+    /// at most `room` bytes: `None` in place of the record when the removed entries were
+    /// dropped in the projection's pass instead (a count of them decides first). The
+    /// state after it is bit for bit the one [`State::force_keeping`] leaves, record or not
+    /// (a game replayed with another undo budget stays bit-exact). Exact states always make
+    /// the record.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b01);
+    /// s.split(0, 1, 2, Controls::NONE)?;
+    /// let mut kept = s.clone();
+    /// let (p, removed) = s.force_within(Predicate::One(1), true, 0)?;
+    /// assert!(removed.is_none());
+    /// let (q, record) = kept.force_keeping(Predicate::One(1), true)?;
+    /// assert_eq!((p, record.len()), (q, 1));
+    /// assert_eq!(s.entries().collect::<Vec<_>>(), kept.entries().collect::<Vec<_>>());
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn force_within(
+        &mut self,
+        pred: Predicate,
+        outcome: bool,
+        room: usize,
+    ) -> Result<(f64, Option<Removed<Self>>), SimError> {
+        let entry = crate::memory::entry_bytes::<T>();
+        if !T::RENORMALIZES || self.len().saturating_mul(entry) <= room {
+            let (p, removed) = self.force_keeping(pred, outcome)?;
+            return Ok((p, Some(removed)));
+        }
+        let (mask, value) = self.check_predicate(pred)?;
+        let out_of = move |k: u64| (k & mask == value) != outcome;
+        let counted = self.removed_per_block(out_of);
+        let record = counted.1.saturating_mul(entry) <= room;
+        let (p, removed, _) =
+            self.project_counted((mask, value), outcome, false, None, counted, record)?;
+        Ok((p, record.then_some(removed)))
+    }
+
     /// The checks of [`State::force_keeping_given`] on the caller's `probability`.
     fn check_given(
         &self,
@@ -2005,6 +2044,67 @@ mod tests {
                 assert_eq!(bits(&short), bits(&kept));
                 tight.unproject(rec_tight).unwrap();
                 assert!(close(before, &tight, 1e-12));
+            }
+        }
+    }
+
+    #[test]
+    fn a_plain_projection_within_room_is_the_kept_one_bit_for_bit() {
+        // `force_within` (no given probability): with room the record of `force_keeping`,
+        // without it none, and the same state, probability and peak within the state.
+        let big = three_sector_state(450_000, 29);
+        let small = sample_state();
+        let bits = |s: &State<f64>| -> Vec<_> {
+            s.entries()
+                .map(|(k, a)| (k, a.re.to_bits(), a.im.to_bits()))
+                .collect()
+        };
+        for (before, pred, outcome) in [
+            (&big, Predicate::One(12), true),
+            (&big, Predicate::AllZero(0b1_0001_0000), false),
+            (&small, Predicate::One(7), true),
+        ] {
+            for threads in [1, 2] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let mut kept = before.clone();
+                let (pk, removed) = pool.install(|| kept.force_keeping(pred, outcome)).unwrap();
+                assert!(!removed.is_empty());
+                let room = removed.len() * 24;
+                for (room, keeps) in [
+                    (usize::MAX, true),
+                    (room, true),
+                    (room - 1, false),
+                    (0, false),
+                ] {
+                    let mut s = before.clone();
+                    s.reset_peak_bytes();
+                    let held = s.bytes();
+                    let (p, rec) = pool
+                        .install(|| s.force_within(pred, outcome, room))
+                        .unwrap();
+                    let what = format!("{pred:?} {outcome} {threads} {room}");
+                    assert_eq!(p.to_bits(), pk.to_bits(), "{what}");
+                    assert_eq!(bits(&s), bits(&kept), "{what}");
+                    assert_eq!(rec.is_some(), keeps, "{what}");
+                    if let Some(rec) = rec {
+                        assert_eq!(
+                            rec.part().entries().collect::<Vec<_>>(),
+                            removed.part().entries().collect::<Vec<_>>(),
+                            "{what}"
+                        );
+                        s.unproject(rec).unwrap();
+                        assert!(close(before, &s, 1e-12), "{what}");
+                    } else {
+                        assert!(
+                            s.peak_bytes() <= held,
+                            "{what}: {} > {held}",
+                            s.peak_bytes()
+                        );
+                    }
+                }
             }
         }
     }

@@ -195,16 +195,17 @@ impl<S: QuantumState> Journal<S> {
 
     /// Heap bytes the journal holds (removed entries and copies; gate steps are a few bytes).
     pub fn bytes(&self) -> usize {
-        let steps: usize = self
-            .steps
-            .iter()
-            .map(|s| match s {
-                Step::Projection(r) => S::removed_bytes(r) + std::mem::size_of::<Removed<S>>(),
-                Step::Whole(copy) => copy.bytes() + std::mem::size_of::<S>(),
-                _ => 0,
-            })
-            .sum();
+        let steps: usize = self.steps.iter().map(Self::step_bytes).sum();
         steps + self.steps.capacity() * std::mem::size_of::<Step<S>>()
+    }
+
+    /// Heap bytes one step holds beside its slot in the journal.
+    fn step_bytes(step: &Step<S>) -> usize {
+        match step {
+            Step::Projection(r) => S::removed_bytes(r) + std::mem::size_of::<Removed<S>>(),
+            Step::Whole(copy) => copy.bytes() + std::mem::size_of::<S>(),
+            _ => 0,
+        }
     }
 
     /// Whether taking the journal back restores the state bit for bit: only iSwaps, phases,
@@ -384,6 +385,11 @@ fn empty_everywhere(mask: u64, probs: &[f64; 64]) -> bool {
     (0..64).all(|q| mask >> q & 1 == 0 || probs[q] == 0.0)
 }
 
+/// The least mass a measurement's outcome removes for [`Recorder::may_drop`] (and a
+/// measurement of several squares, [`Recorder::measure`]) to drop its record: the state then
+/// surely changes by far more than the game's Definition 2 tolerance (1e-12).
+const DROPPED_MASS: f64 = 1e-10;
+
 /// A state whose mutating steps are recorded in a journal (when the backend keeps undo
 /// records; otherwise the steps just run). The circuits run on this.
 pub(crate) struct Recorder<'a, S> {
@@ -413,11 +419,12 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
         }
     }
 
-    /// The same recorder, whose one-square measurements with known marginals and a given
-    /// probability keep their record only when it takes at most `room` bytes
-    /// ([`QuantumState::force_given_marginals_within`]); a larger one is dropped in the
-    /// projection's pass and the journal can no longer take the move back
-    /// ([`Recorder::dropped`]). For a caller that would throw such a record away (a game
+    /// The same recorder, whose measurements with a given probability keep their record
+    /// only when it takes at most `room` bytes
+    /// ([`QuantumState::force_given_marginals_within`]; [`Recorder::measure`]); a larger one
+    /// is dropped in the projection's pass and the journal can no longer take the move back
+    /// ([`Recorder::dropped`]). Eq. 23b's projections drop theirs where
+    /// [`Recorder::may_drop`] allows it. For a caller that would throw such a record away (a game
     /// whose undo budget is full), on a move that no later step can fail and whose effect
     /// it knows without the record. `None`: every record is kept.
     pub fn within(mut self, room: Option<usize>) -> Self {
@@ -429,6 +436,62 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
     /// it and must not be rolled back.
     pub fn dropped(&self) -> bool {
         self.dropped
+    }
+
+    /// Whether the projections of a measurement whose chosen outcome has `probability`,
+    /// where no one predicate describes the outcome (eq. 23b's capture slide through a
+    /// path), may drop their records ([`Recorder::force_within`]): a room is given
+    /// ([`Recorder::within`]) and the outcome removes more than [`DROPPED_MASS`] of the
+    /// state's mass, so that the move surely changes the state (Definition 2 then never
+    /// needs the record to rebuild the state before: a projection removing mass `m`
+    /// followed by a permutation of the keys with phases leaves an overlap with the state
+    /// before of at most about `1 - m/4`).
+    pub fn may_drop(&self, probability: f64) -> bool {
+        self.recording && self.room.is_some() && 1.0 - probability > DROPPED_MASS
+    }
+
+    /// [`Recorder::force`] keeping the record only where it fits what is left of the room
+    /// ([`QuantumState::force_within`]): a dropped record leaves the journal unable to take
+    /// the move back ([`Recorder::dropped`]) and the marginals to be read from the state
+    /// after the move. For a measurement [`Recorder::may_drop`] allows; the state after it
+    /// is bit for bit the one [`Recorder::force`] leaves.
+    pub fn force_within(&mut self, pred: Predicate, outcome: bool) -> Result<f64, SimError> {
+        let Some(room) = self.room.filter(|_| self.recording) else {
+            return self.force(pred, outcome);
+        };
+        let (p, removed) = self.state.force_within(pred, outcome, room)?;
+        match removed {
+            Some(removed) => {
+                // What this record takes is no longer room for the next one.
+                let step = Step::Projection(Box::new(removed));
+                let bytes = Journal::<S>::step_bytes(&step);
+                self.room = Some(room.saturating_sub(bytes));
+                self.push(step);
+            }
+            None => {
+                self.dropped = true;
+                self.marginals = Tracked::Unknown;
+            }
+        }
+        Ok(p)
+    }
+
+    /// [`Recorder::project_boards`] without a record when the state is larger than the room
+    /// (its removed entries, uncounted, could fill it), as [`Recorder::force_within`].
+    pub fn project_boards_within(
+        &mut self,
+        keep: &(dyn Fn(u64) -> bool + Sync),
+    ) -> Result<f64, SimError> {
+        match self.room.filter(|_| self.recording) {
+            Some(room) if self.state.bytes() > room => {
+                // The plain projection's pass is the recording one's without the record.
+                let p = self.state.project_boards(keep)?;
+                self.dropped = true;
+                self.marginals = Tracked::Unknown;
+                Ok(p)
+            }
+            _ => self.project_boards(keep),
+        }
     }
 
     /// The same recorder told the squares' marginals of its state as it is now (as
@@ -615,6 +678,12 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
     /// when `choose` gives no probability), with only a sample of the keys (one thread) or a
     /// count over them before it, and
     /// the marginals it summed are known after it ([`Recorder::marginals`]).
+    ///
+    /// A predicate on several squares (castling's two targets) with a room smaller than the
+    /// state ([`Recorder::within`]) is read first: an outcome of probability at least 1/16
+    /// ([`Pick::given`]) that removes more than [`DROPPED_MASS`] of the mass then keeps its
+    /// record only when it fits the room
+    /// ([`QuantumState::force_given_marginals_within`]).
     pub fn measure(
         &mut self,
         pred: Predicate,
@@ -659,6 +728,34 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
                 Some(m) => self.push_learned(step, Tracked::Known(m)),
                 None => self.push(step),
             }
+            return Ok(Some(p));
+        }
+        if let Some(room) = self.room.filter(|&room| self.state.bytes() > room) {
+            // The record may not fit: read the probability, then project keeping the
+            // record only where it fits (a count of the removed entries decides).
+            let Some(Pick { outcome, given }) = choose(self.state.probability(pred)) else {
+                return Ok(None);
+            };
+            let (p, removed) = match given {
+                Some(probability) if 1.0 - probability > DROPPED_MASS => {
+                    let (p, removed, _) = self.state.force_given_marginals_within(
+                        pred,
+                        outcome,
+                        probability,
+                        room,
+                    )?;
+                    let Some(removed) = removed else {
+                        // Dropped: the marginals are read from the state after the move.
+                        self.dropped = true;
+                        self.marginals = Tracked::Unknown;
+                        return Ok(Some(p));
+                    };
+                    (p, removed)
+                }
+                Some(probability) => self.state.force_keeping_given(pred, outcome, probability)?,
+                None => self.state.force_keeping(pred, outcome)?,
+            };
+            self.push(Step::Projection(Box::new(removed)));
             return Ok(Some(p));
         }
         let Some((p, removed)) = self.state.measure_keeping(pred, choose)? else {

@@ -94,13 +94,20 @@ pub(crate) fn measure<S: QuantumState, R: Rng + ?Sized>(
             probability,
         });
     }
+    // With a room smaller than the state, an outcome that surely changes the state drops
+    // its projections' records (the game's undo budget or memory cannot hold them).
+    let drop = state.may_drop(probability);
     if outcome {
         // M1 is the intersection of the complements of "path clear and source empty" and,
         // for each path square x, "x and the target occupied": a product of commuting
         // diagonal projections, each one native. Their probabilities are at least p(M1).
         let clear_and_empty = Predicate::AllZero(path | source);
         if state.probability(clear_and_empty) > 0.0 {
-            state.force(clear_and_empty, false)?;
+            if drop {
+                state.force_within(clear_and_empty, false)?;
+            } else {
+                state.force(clear_and_empty, false)?;
+            }
         }
         let mut rest = path;
         while rest != 0 {
@@ -111,9 +118,15 @@ pub(crate) fn measure<S: QuantumState, R: Rng + ?Sized>(
                 value: x | target,
             };
             if state.probability(both) > 0.0 {
-                state.force(both, false)?;
+                if drop {
+                    state.force_within(both, false)?;
+                } else {
+                    state.force(both, false)?;
+                }
             }
         }
+    } else if drop {
+        state.project_boards_within(&|board| condition.holds(board) == outcome)?;
     } else {
         state.project_boards(&|board| condition.holds(board) == outcome)?;
     }
