@@ -695,13 +695,21 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
             };
             return self.state.force(pred, outcome).map(Some);
         }
-        if let Some(read) = self.known_probability(pred) {
+        // One square with the marginals known: the probability is theirs. Several squares
+        // with a room smaller than the state: read first, as the record may not fit.
+        let known = self.known_probability(pred);
+        let short = known.is_none() && self.room.is_some_and(|room| self.state.bytes() > room);
+        if known.is_some() || short {
+            let read = known.unwrap_or_else(|| self.state.probability(pred));
             let Some(Pick { outcome, given }) = choose(read) else {
                 return Ok(None);
             };
-            // The caller keeps marginals: the projection sums those after it in its pass.
+            // The projection sums the marginals after it in its pass; for several squares
+            // they are read from the state after the move instead (as the recorded move,
+            // which reads and projects in one pass, has them), and only an outcome that
+            // removes more than `DROPPED_MASS` may drop its record.
             let (p, removed, summed) = match given {
-                Some(probability) => {
+                Some(probability) if known.is_some() || 1.0 - probability > DROPPED_MASS => {
                     // With no room given, every record fits (the recording projection).
                     let room = self.room.unwrap_or(usize::MAX);
                     let (p, removed, summed) = self.state.force_given_marginals_within(
@@ -710,6 +718,7 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
                         probability,
                         room,
                     )?;
+                    let summed = summed.filter(|_| known.is_some());
                     let Some(removed) = removed else {
                         // Dropped: no step to record; the marginals are the pass's.
                         self.dropped = true;
@@ -717,6 +726,11 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
                         return Ok(Some(p));
                     };
                     (p, removed, summed)
+                }
+                Some(probability) => {
+                    let (p, removed) =
+                        self.state.force_keeping_given(pred, outcome, probability)?;
+                    (p, removed, None)
                 }
                 None => {
                     let (p, removed) = self.state.force_keeping(pred, outcome)?;
@@ -728,34 +742,6 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
                 Some(m) => self.push_learned(step, Tracked::Known(m)),
                 None => self.push(step),
             }
-            return Ok(Some(p));
-        }
-        if let Some(room) = self.room.filter(|&room| self.state.bytes() > room) {
-            // The record may not fit: read the probability, then project keeping the
-            // record only where it fits (a count of the removed entries decides).
-            let Some(Pick { outcome, given }) = choose(self.state.probability(pred)) else {
-                return Ok(None);
-            };
-            let (p, removed) = match given {
-                Some(probability) if 1.0 - probability > DROPPED_MASS => {
-                    let (p, removed, _) = self.state.force_given_marginals_within(
-                        pred,
-                        outcome,
-                        probability,
-                        room,
-                    )?;
-                    let Some(removed) = removed else {
-                        // Dropped: the marginals are read from the state after the move.
-                        self.dropped = true;
-                        self.marginals = Tracked::Unknown;
-                        return Ok(Some(p));
-                    };
-                    (p, removed)
-                }
-                Some(probability) => self.state.force_keeping_given(pred, outcome, probability)?,
-                None => self.state.force_keeping(pred, outcome)?,
-            };
-            self.push(Step::Projection(Box::new(removed)));
             return Ok(Some(p));
         }
         let Some((p, removed)) = self.state.measure_keeping(pred, choose)? else {
