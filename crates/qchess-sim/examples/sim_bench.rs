@@ -17,9 +17,11 @@
 //! controlled operations in place"), on `random_state(STATES)`, medians of 5: the iSwap
 //! controlled on a capture's ancilla (after one qubit is forced occupied and another
 //! captured, the pawn capture's circuit), beside the slide's iSwap on the same state; the
-//! capture controlled on a board qubit, beside the plain capture of the same qubit; and the projection onto a set of boards no
-//! predicate describes. Each with the growth of the resident set during it (`VmHWM` reset
-//! through `/proc/self/clear_refs`) over the state's bytes, on Linux.
+//! capture controlled on a board qubit, beside the plain capture of the same qubit; the
+//! projection onto a set of boards no predicate describes; and the plain capture of a qubit
+//! occupied in about two thirds of the entries (`capture_most_seconds`: most entries move).
+//! Each with the growth of the resident set during it (`VmHWM` reset through
+//! `/proc/self/clear_refs`) over the state's bytes, on Linux.
 //! `... --example sim_bench -- projections STATES [THREADS]` times, on `random_state(STATES)`
 //! and a qubit near 1/2, medians of 5: the probability scan, the plain projection (`force`),
 //! the recording projection given the probability (`force_keeping_given`) on a fresh copy
@@ -239,7 +241,7 @@ fn controlled(n: usize, threads: usize) {
         v[v.len() / 2]
     };
     let (mut slide, mut where_, mut capture, mut project) = (vec![], vec![], vec![], vec![]);
-    let mut plain_capture = vec![];
+    let (mut plain_capture, mut most_capture) = (vec![], vec![]);
     let mut growth = [0.0f64; 3];
     let mut len = 0;
     for _ in 0..5 {
@@ -293,14 +295,27 @@ fn controlled(n: usize, threads: usize) {
         });
         project.push(t);
         growth[2] = growth[2].max(g.unwrap_or(f64::NAN));
+        // The plain capture of `a` where it is occupied in about two thirds of the entries
+        // (after the projection onto the boards with `a` or `b` occupied): most entries
+        // move, so they stay in place and the ones that stay are copied.
+        let mut s = base.try_clone(0).expect("a copy");
+        s.project_boards(&move |board: u64| board >> a & 1 == 1 || board >> b & 1 == 1)
+            .expect("the projection");
+        most_capture.push(
+            timed_growth(0, || {
+                s.capture(a).expect("the capture");
+            })
+            .0,
+        );
     }
     println!(
-        "{{\"op\":\"controlled\",\"states\":{n},\"threads\":{threads},\"forced_states\":{len},\"slide_seconds\":{},\"iswap_where_seconds\":{},\"capture_seconds\":{},\"capture_where_seconds\":{},\"project_boards_seconds\":{},\"growth_max\":[{},{},{}]}}",
+        "{{\"op\":\"controlled\",\"states\":{n},\"threads\":{threads},\"forced_states\":{len},\"slide_seconds\":{},\"iswap_where_seconds\":{},\"capture_seconds\":{},\"capture_where_seconds\":{},\"project_boards_seconds\":{},\"capture_most_seconds\":{},\"growth_max\":[{},{},{}]}}",
         median(slide),
         median(where_),
         median(plain_capture),
         median(capture),
         median(project),
+        median(most_capture),
         growth[0],
         growth[1],
         growth[2]

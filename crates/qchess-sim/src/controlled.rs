@@ -8,6 +8,8 @@
 
 use crate::amplitude::Amplitude;
 use crate::error::SimError;
+use crate::kernels::compact::{PassExtras, split_project};
+use crate::kernels::scan::map_blocks;
 use crate::key::{Controls, Key, Normalization};
 use crate::perm::map_key;
 use crate::state::State;
@@ -210,8 +212,8 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn project_boards(&mut self, keep: &(dyn Fn(u64) -> bool + Sync)) -> Result<f64, SimError> {
-        let (mass, removed) = self.board_tally(keep);
-        let removed: usize = removed.iter().sum();
+        let (mass, per_block) = self.board_tally(keep);
+        let removed: usize = per_block.iter().flatten().sum();
         let total = self.norm_sqr();
         if removed == 0 {
             return Ok(1.0);
@@ -235,7 +237,7 @@ impl<T: Amplitude> State<T> {
             self.rebuild(kept, Normalization::Renormalize)?;
             return Ok(if total > 0.0 { mass / total } else { 0.0 });
         }
-        self.filter_boards(keep, mass, None);
+        self.filter_boards(keep, mass, &per_block, None);
         Ok(if total > 0.0 { mass / total } else { 0.0 })
     }
 
@@ -267,8 +269,9 @@ impl<T: Amplitude> State<T> {
                 what: "projections onto a set of boards with undo records on exact states",
             });
         }
-        // The kept mass and the removed entries of each sector, in one pass.
-        let (mass, counts) = self.board_tally(keep);
+        // The kept mass and the removed entries of each block of each sector, in one pass.
+        let (mass, per_block) = self.board_tally(keep);
+        let counts: Vec<usize> = per_block.iter().map(|c| c.iter().sum()).collect();
         let removed: usize = counts.iter().sum();
         if removed == 0 {
             return Ok((
@@ -283,57 +286,69 @@ impl<T: Amplitude> State<T> {
             });
         }
         let total = self.norm_sqr();
-        // The removed entries' arrays, asked of the budget and reserved.
-        self.ask(removed * crate::memory::entry_bytes::<T>())?;
-        let oom = |_| SimError::OutOfMemory { states: removed };
-        let mut records = Vec::new();
-        records.try_reserve_exact(counts.len()).map_err(oom)?;
-        for (s, &n) in self.sectors.iter().zip(&counts) {
-            let (mut keys, mut amps) = (Vec::new(), Vec::new());
-            crate::pages::reserve_fixed(&mut keys, n).map_err(oom)?;
-            crate::pages::reserve_fixed(&mut amps, n).map_err(oom)?;
-            records.push(crate::state::Sector {
-                ancillas: s.ancillas,
-                keys: keys.into(),
-                amps: amps.into(),
-            });
-        }
+        // The removed entries' arrays (one per sector that loses entries, each exactly its
+        // length, from the free pass buffers where one fits), asked of the budget first.
+        let mut records = self.record_buffers(&counts, removed)?;
         let held = self.bytes() + records.iter().map(|r| r.bytes()).sum::<usize>();
         self.peak = self.peak.max(held);
-        self.filter_boards(keep, mass, Some(&mut records));
-        records.retain(|r| !r.keys.is_empty());
+        self.filter_boards(keep, mass, &per_block, Some(&mut records));
         let part = self.with_sectors(records, usize::MAX);
         let p = if total > 0.0 { mass / total } else { 0.0 };
         Ok((p, crate::Removed::new(part, Some(mass.sqrt()))))
     }
 
-    /// The in-place pass of a projection onto the boards `keep` holds for: each sector's kept
-    /// entries moved down in order and scaled by `1/sqrt(mass)`, the others pushed
-    /// (unscaled) onto the matching sector of `records` when given (reserved by the caller),
-    /// the room they left given back. Nothing else is allocated.
+    /// The in-place pass of a projection onto the boards `keep` holds for, once
+    /// [`State::board_tally`] counted what each block of each sector loses (`per_block`):
+    /// each sector's kept entries moved down in order and scaled by `1/sqrt(mass)`, the
+    /// others copied (unscaled) to `records` when given (one index-writable record per
+    /// sector that loses entries, in order, each exactly its length), the room they left
+    /// given back. The pass of the measurements' projection ([`split_project`]): block jobs
+    /// in parallel on a large sector, the same entries bit for bit on any thread count.
     fn filter_boards(
         &mut self,
         keep: &(dyn Fn(u64) -> bool + Sync),
         mass: f64,
-        mut records: Option<&mut Vec<crate::state::Sector<T>>>,
+        per_block: &[Vec<usize>],
+        records: Option<&mut Vec<crate::state::Sector<T>>>,
     ) {
         let scale = T::of_f64(1.0 / mass.sqrt());
         let table = self.perm.logical_table();
-        for (i, s) in self.sectors.iter_mut().enumerate() {
-            let mut w = 0;
-            for r in 0..s.keys.len() {
-                let (k, a) = (s.keys[r], s.amps[r]);
-                if keep(map_key(table.as_deref(), k)) {
-                    s.keys[w] = k;
-                    s.amps[w] = a * scale;
-                    w += 1;
-                } else if let Some(records) = records.as_deref_mut() {
-                    records[i].keys.push(k);
-                    records[i].amps.push(a);
-                }
+        let table = table.as_deref();
+        let out_of = move |k: u64| !keep(map_key(table, k));
+        let record = records.is_some();
+        let mut next = records.into_iter().flat_map(|r| r.iter_mut());
+        for (s, per_block) in self.sectors.iter_mut().zip(per_block) {
+            let n: usize = per_block.iter().sum();
+            if n == 0 {
+                crate::kernels::scan::scale_amps(&mut s.amps, scale);
+                continue;
             }
-            s.keys.truncate(w);
-            s.amps.truncate(w);
+            let (rec_keys, rec_amps): (&mut [u64], &mut [Complex<T>]) = if record {
+                let r = next
+                    .next()
+                    .expect("one record per sector that loses entries");
+                (&mut r.keys, &mut r.amps)
+            } else {
+                (&mut [], &mut [])
+            };
+            let extra = PassExtras {
+                marginals: false,
+                scale: Some(scale),
+                record,
+                run_shift: 0,
+            };
+            split_project(
+                &mut s.keys,
+                &mut s.amps,
+                per_block,
+                rec_keys,
+                rec_amps,
+                out_of,
+                extra,
+            );
+            let kept = s.keys.len() - n;
+            s.keys.truncate(kept);
+            s.amps.truncate(kept);
             s.keys.shrink_to_fit();
             s.amps.shrink_to_fit();
         }
@@ -352,30 +367,42 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn board_masses(&self, keep: &(dyn Fn(u64) -> bool + Sync)) -> (f64, f64, bool) {
-        let (kept, removed) = self.board_tally(keep);
-        (kept, self.norm_sqr(), removed.iter().all(|&n| n == 0))
+        let (kept, per_block) = self.board_tally(keep);
+        (
+            kept,
+            self.norm_sqr(),
+            per_block.iter().flatten().all(|&n| n == 0),
+        )
     }
 
-    /// The mass of the boards satisfying `keep` and, sector by sector, how many entries it
-    /// removes: one pass over the physical keys, each mapped to its board (no listing of the
-    /// entries).
-    fn board_tally(&self, keep: &(dyn Fn(u64) -> bool + Sync)) -> (f64, Vec<usize>) {
+    /// The mass of the boards satisfying `keep` and, for each block of
+    /// [`BLOCK`](crate::kernels::scan::BLOCK) entries of
+    /// each sector, how many entries it removes: one pass over the physical keys, each
+    /// mapped to its board (no listing of the entries), its blocks in parallel unless the
+    /// cores are busy. Each block's mass is summed in order and the blocks' in block and
+    /// sector order, so the sum is the same bit for bit on any thread count.
+    fn board_tally(&self, keep: &(dyn Fn(u64) -> bool + Sync)) -> (f64, Vec<Vec<usize>>) {
         let table = self.perm.logical_table();
+        let table = table.as_deref();
         let mut kept = 0.0;
-        let removed = (self.sectors.iter())
-            .map(|s| {
-                let mut gone = 0;
-                for (&k, &a) in s.keys.iter().zip(s.amps.iter()) {
-                    if keep(map_key(table.as_deref(), k)) {
-                        kept += crate::kernels::scan::norm2(a);
-                    } else {
-                        gone += 1;
-                    }
+        let mut per_block = Vec::with_capacity(self.sectors.len());
+        for s in &self.sectors {
+            let blocks = map_blocks(s.keys.len(), |a, b| {
+                let (mut mass, mut gone) = (0.0f64, 0usize);
+                // Without a branch on the data (the boards kept and dropped may alternate
+                // entry by entry): the mass of a dropped entry is selected away.
+                for (&k, &amp) in s.keys[a..b].iter().zip(&s.amps[a..b]) {
+                    let kept = keep(map_key(table, k));
+                    let m = crate::kernels::scan::norm2(amp);
+                    mass += if kept { m } else { 0.0 };
+                    gone += usize::from(!kept);
                 }
-                gone
-            })
-            .collect();
-        (kept, removed)
+                (mass, gone)
+            });
+            kept += blocks.iter().map(|b| b.0).sum::<f64>();
+            per_block.push(blocks.into_iter().map(|b| b.1).collect());
+        }
+        (kept, per_block)
     }
 
     /// Keeps the boards satisfying `keep`, each amplitude scaled by `1/sqrt(mass)` (no

@@ -2,8 +2,9 @@
 
 use crate::amplitude::Amplitude;
 use crate::error::SimError;
+use crate::kernels::compact::{PassExtras, split_project};
 use crate::kernels::pair::{self, PairGate};
-use crate::kernels::scan::{self, Selector};
+use crate::kernels::scan::{self, BLOCK, Selector};
 use crate::key::{Cond, Controls, Predicate};
 use crate::memory::Buffer;
 use crate::state::{MAX_ANCILLAS, Sector, State};
@@ -505,50 +506,41 @@ impl<T: Amplitude> State<T> {
         let bit = 1u64 << self.perm.phys(t);
         let fresh = 1u128 << index;
         let i: Complex<T> = c(0.0, 1.0);
-        let moves = |k: u64| k & bit != 0 && cond.holds(k);
-        let counts: Vec<usize> = self
-            .sectors
-            .iter()
-            .map(|s| s.keys.iter().filter(|&&k| moves(k)).count())
+        let moves = move |k: u64| k & bit != 0 && cond.holds(k);
+        // The moved entries of each block of each sector (blocks in parallel unless the cores
+        // are busy): how each sector splits, and where the partition's block jobs write.
+        let per_block: Vec<Vec<usize>> = (self.sectors.iter())
+            .map(|s| {
+                scan::map_blocks(s.keys.len(), |a, b| {
+                    s.keys[a..b].iter().filter(|&&k| moves(k)).count()
+                })
+            })
             .collect();
+        let counts: Vec<usize> = per_block.iter().map(|c| c.iter().sum()).collect();
         // A sector whose every key has `t` occupied moves whole, in place (below). One that
         // splits copies its smaller part to new arrays (the moved entries, or the ones that
         // stay) and keeps the larger in its own arrays, compacted in place: the gate holds
         // at most 1.5x the sector, whichever part is larger.
-        let copied = |(s, &n): (&Sector<T>, &usize)| n != 0 && n != s.keys.len();
-        let asked: usize = self
-            .sectors
-            .iter()
-            .zip(&counts)
-            .filter(|p| copied(*p))
-            .map(|(s, &n)| n.min(s.keys.len() - n))
-            .sum();
-        self.ask(asked * crate::memory::entry_bytes::<T>())?;
-        // Every buffer is reserved before any sector changes, so a failure changes nothing.
-        let mut bufs: Vec<(Vec<u64>, Vec<Complex<T>>)> = Vec::new();
-        let oom = |_| SimError::OutOfMemory { states: asked };
-        bufs.try_reserve_exact(counts.len()).map_err(oom)?;
-        for (s, &n) in self.sectors.iter().zip(&counts) {
-            // Exactly the smaller part (`reserve_fixed`): filled once to that length here; a
-            // later gate that grows the sector reserves, and rounds, again.
-            let (mut keys, mut amps) = (Vec::new(), Vec::new());
-            if copied((s, &n)) {
-                let part = n.min(s.keys.len() - n);
-                crate::pages::reserve_fixed(&mut keys, part).map_err(oom)?;
-                crate::pages::reserve_fixed(&mut amps, part).map_err(oom)?;
+        let part = |s: &Sector<T>, n: usize| {
+            if n != 0 && n != s.keys.len() {
+                n.min(s.keys.len() - n)
+            } else {
+                0
             }
-            bufs.push((keys, amps));
-        }
+        };
+        let parts: Vec<usize> = (self.sectors.iter().zip(&counts))
+            .map(|(s, &n)| part(s, n))
+            .collect();
+        let asked: usize = parts.iter().sum();
+        // Every buffer is taken before any sector changes, so a failure changes nothing:
+        // index-writable arrays of exactly the smaller part, from the free pass buffers where
+        // one fits (warm pages), else asked of the budget and allocated.
+        let mut bufs = self.sector_buffers(&parts, asked, 0)?.into_iter();
         // Held at once: the state and the new arrays (before the old sectors shrink).
-        let held = self.bytes()
-            + bufs
-                .iter()
-                .map(|(k, a)| k.capacity() * 8 + a.capacity() * std::mem::size_of::<Complex<T>>())
-                .sum::<usize>();
-        self.peak = self.peak.max(held);
+        let new_bytes: usize = bufs.as_slice().iter().map(Sector::bytes).sum();
+        self.peak = self.peak.max(self.bytes() + new_bytes);
         let mut moved: Vec<Sector<T>> = Vec::with_capacity(counts.len());
-        for ((s, &n_moved), (mut keys, mut amps)) in self.sectors.iter_mut().zip(&counts).zip(bufs)
-        {
+        for ((s, &n_moved), per_block) in self.sectors.iter_mut().zip(&counts).zip(&per_block) {
             if n_moved == 0 {
                 continue;
             }
@@ -567,70 +559,79 @@ impl<T: Amplitude> State<T> {
                 });
                 continue;
             }
-            if 2 * n_moved > s.keys.len() {
-                // More entries move than stay: the ones that stay go to the new arrays, and
-                // the moved ones, their bit cleared (a bit every one of them has: still sorted
-                // and distinct) and times `i`, move down in order in the sector's own arrays,
-                // which become the moved sector's.
-                let mut w = 0;
-                for r in 0..s.keys.len() {
-                    let (k, a) = (s.keys[r], s.amps[r]);
-                    if moves(k) {
-                        s.keys[w] = k & !bit;
-                        s.amps[w] = a * i;
-                        w += 1;
-                    } else {
-                        keys.push(k);
-                        amps.push(a);
-                    }
-                }
-                let (mut mk, mut ma) = (
-                    std::mem::replace(&mut s.keys, keys.into()),
-                    std::mem::replace(&mut s.amps, amps.into()),
+            // The partition of the measurements' projection (`split_project`: block jobs in
+            // parallel on a large sector, one pass in order otherwise): the larger part
+            // compacted in order to the front of the sector's own arrays, the smaller one
+            // copied, in order, to the new arrays. Then the moved part, wherever it is, gets
+            // its bit cleared (a bit every one of its keys has: still sorted and distinct)
+            // and is multiplied by `i`.
+            let len = s.keys.len();
+            let moved_larger = 2 * n_moved > len;
+            let copy = bufs.next().expect("new arrays for each sector that splits");
+            let (mut keys, mut amps) = (copy.keys, copy.amps);
+            let extra = PassExtras {
+                marginals: false,
+                scale: None,
+                record: true,
+                run_shift: 0,
+            };
+            if moved_larger {
+                // The ones that stay go to the new arrays, which become this sector's.
+                let stay: Vec<usize> = (per_block.iter().enumerate())
+                    .map(|(b, &m)| ((b + 1) * BLOCK).min(len) - b * BLOCK - m)
+                    .collect();
+                let out_of = move |k: u64| !moves(k);
+                split_project(
+                    &mut s.keys,
+                    &mut s.amps,
+                    &stay,
+                    &mut keys,
+                    &mut amps,
+                    out_of,
+                    extra,
                 );
-                mk.truncate(w);
-                ma.truncate(w);
+                // Arrays from the pool may be longer than the part: cut to it.
+                keys.shrink_to_fit();
+                amps.shrink_to_fit();
+                let (mut mk, mut ma) = (
+                    std::mem::replace(&mut s.keys, keys),
+                    std::mem::replace(&mut s.amps, amps),
+                );
+                mk.truncate(n_moved);
+                ma.truncate(n_moved);
                 mk.shrink_to_fit();
                 ma.shrink_to_fit();
+                scan::clear_bit_times(&mut mk, &mut ma, bit, i);
                 moved.push(Sector {
                     ancillas: s.ancillas | fresh,
                     keys: mk,
                     amps: ma,
                 });
-                continue;
-            }
-            for (k, a) in s.keys.iter().zip(&s.amps) {
-                if moves(*k) {
-                    keys.push(k & !bit);
-                    amps.push(*a * i);
-                }
-            }
-            let kept = if cond.is_always() {
-                scan::project(&mut s.keys, &mut s.amps, bit, 0, true, T::one())
             } else {
-                // The entries that stay, moved down in order over the ones that left.
-                let mut w = 0;
-                for r in 0..s.keys.len() {
-                    let k = s.keys[r];
-                    if !moves(k) {
-                        s.keys[w] = k;
-                        s.amps[w] = s.amps[r];
-                        w += 1;
-                    }
-                }
-                w
-            };
-            s.keys.truncate(kept);
-            s.amps.truncate(kept);
-            // The moved entries now live in their own arrays: give their old room back
-            // (a shrinking realloc, in place), so the state stays at 24 B/state (f64).
-            s.keys.shrink_to_fit();
-            s.amps.shrink_to_fit();
-            moved.push(Sector {
-                ancillas: s.ancillas | fresh,
-                keys: keys.into(),
-                amps: amps.into(),
-            });
+                split_project(
+                    &mut s.keys,
+                    &mut s.amps,
+                    per_block,
+                    &mut keys,
+                    &mut amps,
+                    moves,
+                    extra,
+                );
+                s.keys.truncate(len - n_moved);
+                s.amps.truncate(len - n_moved);
+                // The moved entries now live in their own arrays: give their old room back
+                // (a shrinking realloc, in place), so the state stays at 24 B/state (f64).
+                s.keys.shrink_to_fit();
+                s.amps.shrink_to_fit();
+                keys.shrink_to_fit();
+                amps.shrink_to_fit();
+                scan::clear_bit_times(&mut keys, &mut amps, bit, i);
+                moved.push(Sector {
+                    ancillas: s.ancillas | fresh,
+                    keys,
+                    amps,
+                });
+            }
         }
         // The new ancilla bit is above every existing one: the moved sectors sort last. The
         // emptied sectors go first, so a capture that moved every sector whole reuses their

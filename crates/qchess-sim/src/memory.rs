@@ -31,11 +31,19 @@ impl<T: Amplitude> Buffer<T> {
     /// ([`crate::pages::reserve_exact`]) when `round`, exact
     /// ([`crate::pages::reserve_fixed`]) otherwise.
     fn prepare_with(&mut self, n: usize, round: bool) -> Result<(), SimError> {
-        use crate::pages::reserve_with;
+        use crate::pages::{reserve_exact, reserve_fixed};
         let oom = |_| SimError::OutOfMemory { states: n };
-        let (nk, na) = (self.keys.len(), self.amps.len());
-        reserve_with(&mut self.keys, n.saturating_sub(nk), round).map_err(oom)?;
-        reserve_with(&mut self.amps, n.saturating_sub(na), round).map_err(oom)?;
+        let (nk, na) = (
+            n.saturating_sub(self.keys.len()),
+            n.saturating_sub(self.amps.len()),
+        );
+        if round {
+            reserve_exact(&mut self.keys, nk).map_err(oom)?;
+            reserve_exact(&mut self.amps, na).map_err(oom)?;
+        } else {
+            reserve_fixed(&mut self.keys, nk).map_err(oom)?;
+            reserve_fixed(&mut self.amps, na).map_err(oom)?;
+        }
         Ok(())
     }
 

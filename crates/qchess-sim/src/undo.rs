@@ -751,7 +751,7 @@ impl<T: Amplitude> State<T> {
             s.keys.truncate(k);
             s.amps.truncate(k);
             if !scaled {
-                scale_amps(&mut s.amps, scale);
+                crate::kernels::scan::scale_amps(&mut s.amps, scale);
                 if marginals && in_pass.is_some() {
                     masses.add(&crate::kernels::scan::bit_masses(&s.keys, &s.amps));
                 }
@@ -992,18 +992,32 @@ impl<T: Amplitude> State<T> {
     /// The record's sectors, one per sector that loses entries (`counts` of them, `total` in
     /// all): taken from the free pass buffers where one fits (warm pages), else asked of the
     /// budget and allocated. Each is exactly its length, written by index (a reused buffer's
-    /// old length counts as written, so only fresh room is zeroed).
-    fn record_buffers(
+    /// old length counts as written, so only fresh room is zeroed), with room for one entry
+    /// more (see [`State::sector_buffers`]).
+    pub(crate) fn record_buffers(
         &mut self,
         counts: &[usize],
         total: usize,
+    ) -> Result<Vec<Sector<T>>, SimError> {
+        self.sector_buffers(counts, total, 1)
+    }
+
+    /// [`State::record_buffers`] with room for `spare` entries more than each sector's
+    /// count: 1 for an undo record (an undo gives back arrays of that capacity, which the
+    /// next projection's record then fits), 0 for arrays that become a sector's (a capture's
+    /// copied part).
+    pub(crate) fn sector_buffers(
+        &mut self,
+        counts: &[usize],
+        total: usize,
+        spare: usize,
     ) -> Result<Vec<Sector<T>>, SimError> {
         // Room from the free pass buffers is already counted in the state's bytes (and its
         // pages are faulted in); only fresh memory is asked of the budget.
         // (Counted for a single removing sector only: two could not share one buffer.)
         let removing: Vec<usize> = counts.iter().copied().filter(|&n| n > 0).collect();
         let from_pool = match removing.as_slice() {
-            [n] if self.pool.fitting_capacity(n + 1) > 0 => n + 1,
+            [n] if self.pool.fitting_capacity(n + spare) > 0 => n + spare,
             _ => 0,
         };
         self.ask(total.saturating_sub(from_pool) * crate::memory::entry_bytes::<T>())?;
@@ -1014,11 +1028,10 @@ impl<T: Amplitude> State<T> {
             if n == 0 {
                 continue;
             }
-            // One spare slot, as the pool's fitting check above asks (an undo gives back
-            // arrays of this capacity, which the next projection's record then fits). A
-            // fresh record gets exactly this capacity (`take_fixed`): it is never grown.
-            let mut buf = self.pool.take_fixed(n + 1)?;
-            buf.ensure_initialized(n + 1)?;
+            // The spare slots, as the pool's fitting check above asks. A fresh record gets
+            // exactly this capacity (`take_fixed`): it is never grown.
+            let mut buf = self.pool.take_fixed(n + spare)?;
+            buf.ensure_initialized(n + spare)?;
             let (mut keys, mut amps) = (buf.keys, buf.amps);
             keys.truncate(n);
             amps.truncate(n);
@@ -1304,20 +1317,6 @@ fn copy_removed<T: Amplitude>(
     amps[at..at + w].copy_from_slice(&stage_a[..w]);
     debug_assert_eq!(at + w, keys.len());
     (gone[0] + gone[1], kept[0] + kept[1])
-}
-
-/// Adds `b` to `a`, bit by bit.
-/// Multiplies every amplitude by `scale` (blocks in parallel unless the cores are busy, see
-/// `load`), as the projection does.
-fn scale_amps<T: Amplitude>(amps: &mut [Complex<T>], scale: T) {
-    use rayon::prelude::*;
-    if amps.len() <= BLOCK || !crate::load::parallel() {
-        amps.iter_mut().for_each(|a| *a = *a * scale);
-    } else {
-        amps.par_chunks_mut(BLOCK)
-            .with_max_len(1)
-            .for_each(|c| c.iter_mut().for_each(|a| *a = *a * scale));
-    }
 }
 
 /// Merges `from` (sorted, disjoint keys) into `into` (sorted) in place, from the back.

@@ -23,12 +23,26 @@ fn holds(c: Controls, board: u64) -> bool {
 /// 60 000 entries in three sectors (captures of qubits 3 and 9), qubits 2 and 12
 /// relabelled by an uncontrolled iSwap.
 fn sectored() -> State<f64> {
-    let mut s = random_state::<f64>(60_000).unwrap();
+    sectored_of(60_000)
+}
+
+/// [`sectored`] of `n` random entries.
+fn sectored_of(n: usize) -> State<f64> {
+    let mut s = random_state::<f64>(n).unwrap();
     s.capture(3).unwrap();
     s.capture(9).unwrap();
     s.iswap(2, 12, Controls::NONE).unwrap();
-    assert!(s.len() >= 50_000);
+    assert!(s.len() >= n * 5 / 6);
     s
+}
+
+/// The entries of each capture sector (by ancilla value), in ancilla order.
+fn sector_sizes(e: &Entries) -> Vec<(u128, usize)> {
+    let mut sizes = std::collections::BTreeMap::new();
+    for (k, _) in e {
+        *sizes.entry(k.ancillas).or_insert(0) += 1;
+    }
+    sizes.into_iter().collect()
 }
 
 /// Each entry mapped by `f`, sorted by key.
@@ -214,4 +228,107 @@ fn a_projection_onto_boards_keeps_its_removed_entries_for_undo() {
         Err(SimError::StateTooLarge { .. })
     ));
     assert_eq!(sorted(&tight), after);
+}
+
+/// The squared norm of `e`, summed with Neumaier's compensation (a plain sum of 700 000
+/// terms drifts by about 1e-12).
+fn exact_sum(e: &Entries) -> f64 {
+    let (mut sum, mut c) = (0.0f64, 0.0f64);
+    for (_, a) in e {
+        let x = a.norm_sqr();
+        let t = sum + x;
+        c += if sum.abs() >= x.abs() {
+            (sum - t) + x
+        } else {
+            (x - t) + sum
+        };
+        sum = t;
+    }
+    sum + c
+}
+
+/// Above `PARALLEL_MIN` (131 072 entries) a sector's projection onto boards and a capture
+/// that splits it run as parallel block jobs (`split_project`): on pools of one and two
+/// threads they give their definitions' entries, the same bits on both, and are taken back.
+/// The projection leaves qubit 7 occupied in about two thirds of each sector, so the capture
+/// of 7 keeps its moved entries in place (the ones that stay are copied); the controlled
+/// capture of 12 that follows copies its moved entries (fewer than stay).
+#[test]
+fn large_partitions_match_their_definitions_on_any_thread_count() {
+    let base = sectored_of(700_000);
+    let start = sorted(&base);
+    let keep = |b: u64| b >> 7 & 1 == 1 || b >> 6 & 1 == 1;
+    qchess_sim::set_adaptive_threads(false);
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut s = base.clone();
+            let (p, removed) = s.project_boards_keeping(&keep).unwrap();
+            let kept: Entries = start
+                .iter()
+                .copied()
+                .filter(|(k, _)| keep(k.board))
+                .collect();
+            let (mass, total) = (exact_sum(&kept), exact_sum(&start));
+            assert!(
+                (p - mass / total).abs() < 1e-12,
+                "{p} against {mass} / {total}"
+            );
+            let projected = sorted(&s);
+            assert_eq!(projected.len(), kept.len());
+            for ((k, a), (rk, ra)) in projected.iter().zip(&kept) {
+                assert_eq!(k, rk);
+                assert!((a - ra / mass.sqrt()).norm() < 1e-15, "{k:?}");
+            }
+            // A sector above the parallel threshold, where qubit 7 is occupied in most
+            // entries of every sector.
+            let sizes = sector_sizes(&projected);
+            assert!(sizes.iter().any(|&(_, n)| n >= 1 << 17), "{sizes:?}");
+            for &(anc, n) in &sizes {
+                let occupied = (projected.iter())
+                    .filter(|(k, _)| k.ancillas == anc && k.board >> 7 & 1 == 1)
+                    .count();
+                assert!(2 * occupied > n + n / 10, "{occupied} of {n}");
+            }
+            let first = s.ancilla_count();
+            assert_eq!(s.capture(7).unwrap(), first);
+            let captured = sorted(&s);
+            assert_eq!(
+                captured,
+                capture_where_reference(&projected, 7, Controls::NONE, first)
+            );
+            let controls = Controls {
+                zeros: 1 << 5,
+                ones: 0,
+            };
+            let second = s.capture_where(12, controls).unwrap();
+            let twice = sorted(&s);
+            assert_eq!(
+                twice,
+                capture_where_reference(&captured, 12, controls, second)
+            );
+            let bits: Vec<(Key, u64, u64)> = (twice.iter())
+                .map(|(k, a)| (*k, a.re.to_bits(), a.im.to_bits()))
+                .collect();
+            // Taken back, capture by capture, then the projection.
+            s.uncapture(12, second).unwrap();
+            assert_eq!(sorted(&s), captured);
+            s.uncapture(7, first).unwrap();
+            assert_eq!(sorted(&s), projected);
+            s.unproject(removed).unwrap();
+            let back = sorted(&s);
+            assert_eq!(back.len(), start.len());
+            for ((k, a), (bk, b)) in back.iter().zip(&start) {
+                assert_eq!(k, bk);
+                assert!((a - b).norm() < 1e-15, "{k:?}");
+            }
+            (p.to_bits(), bits)
+        })
+    };
+    let one = run(1);
+    let two = run(2);
+    assert!(one == two, "one and two threads differ");
 }

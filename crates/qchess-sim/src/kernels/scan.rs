@@ -483,6 +483,18 @@ pub(crate) fn norm_sqr<T: Amplitude>(amps: &[Complex<T>]) -> f64 {
     .sum()
 }
 
+/// Multiplies every amplitude by `scale` (blocks in parallel unless the cores are busy, see
+/// `load`), as the projections do.
+pub(crate) fn scale_amps<T: Amplitude>(amps: &mut [Complex<T>], scale: T) {
+    if amps.len() <= BLOCK || !crate::load::parallel() {
+        amps.iter_mut().for_each(|a| *a = *a * scale);
+    } else {
+        amps.par_chunks_mut(BLOCK)
+            .with_max_len(1)
+            .for_each(|c| c.iter_mut().for_each(|a| *a = *a * scale));
+    }
+}
+
 /// Multiplies by `factor` where `key & mask == value` (and, if `any != 0`, `key & any != 0`),
 /// or, with `differ = Some((p, q))`, where bits `p` and `q` differ.
 pub(crate) fn phase<T: Amplitude>(
