@@ -376,11 +376,11 @@ impl<T: Amplitude> State<T> {
     }
 
     /// The mass of the boards satisfying `keep` and, for each block of
-    /// [`BLOCK`](crate::kernels::scan::BLOCK) entries of
-    /// each sector, how many entries it removes: one pass over the physical keys, each
-    /// mapped to its board (no listing of the entries), its blocks in parallel unless the
-    /// cores are busy. Each block's mass is summed in order and the blocks' in block and
-    /// sector order, so the sum is the same bit for bit on any thread count.
+    /// [`BLOCK`](crate::kernels::scan::BLOCK) entries of each sector, how many entries it
+    /// removes: one pass over the physical keys, each mapped to its board (no listing of the
+    /// entries), its blocks in parallel unless the cores are busy. Each block's mass is
+    /// summed in order and the blocks' in block and sector order, so the sum is the same bit
+    /// for bit on any thread count.
     fn board_tally(&self, keep: &(dyn Fn(u64) -> bool + Sync)) -> (f64, Vec<Vec<usize>>) {
         let table = self.perm.logical_table();
         let table = table.as_deref();
