@@ -521,15 +521,15 @@ impl<T: Amplitude> State<T> {
         // splits copies its smaller part to new arrays (the moved entries, or the ones that
         // stay) and keeps the larger in its own arrays, compacted in place: the gate holds
         // at most 1.5x the sector, whichever part is larger.
-        let part = |s: &Sector<T>, n: usize| {
-            if n != 0 && n != s.keys.len() {
-                n.min(s.keys.len() - n)
-            } else {
-                0
-            }
-        };
         let parts: Vec<usize> = (self.sectors.iter().zip(&counts))
-            .map(|(s, &n)| part(s, n))
+            .map(|(s, &n)| {
+                let len = s.keys.len();
+                if n != 0 && n != len {
+                    n.min(len - n)
+                } else {
+                    0
+                }
+            })
             .collect();
         let asked: usize = parts.iter().sum();
         // Every buffer is taken before any sector changes, so a failure changes nothing:
@@ -561,12 +561,21 @@ impl<T: Amplitude> State<T> {
             }
             // The partition of the measurements' projection (`split_project`: block jobs in
             // parallel on a large sector, one pass in order otherwise): the larger part
-            // compacted in order to the front of the sector's own arrays, the smaller one
-            // copied, in order, to the new arrays. Then the moved part, wherever it is, gets
-            // its bit cleared (a bit every one of its keys has: still sorted and distinct)
-            // and is multiplied by `i`.
+            // compacted in order to the front of the sector's own arrays, the smaller one (the
+            // moved entries, or the ones that stay when more move) copied, in order, to the
+            // new arrays. Then the moved part, wherever it is, gets its bit cleared (a bit
+            // every one of its keys has: still sorted and distinct) and is multiplied by `i`.
             let len = s.keys.len();
             let moved_larger = 2 * n_moved > len;
+            let copied: Vec<usize> = (per_block.iter().enumerate())
+                .map(|(b, &m)| {
+                    if moved_larger {
+                        ((b + 1) * BLOCK).min(len) - b * BLOCK - m
+                    } else {
+                        m
+                    }
+                })
+                .collect();
             let copy = bufs.next().expect("new arrays for each sector that splits");
             let (mut keys, mut amps) = (copy.keys, copy.amps);
             let extra = PassExtras {
@@ -575,63 +584,36 @@ impl<T: Amplitude> State<T> {
                 record: true,
                 run_shift: 0,
             };
+            let out_of = move |k: u64| moves(k) != moved_larger;
+            split_project(
+                &mut s.keys,
+                &mut s.amps,
+                &copied,
+                &mut keys,
+                &mut amps,
+                out_of,
+                extra,
+            );
+            s.keys.truncate(len - keys.len());
+            s.amps.truncate(len - amps.len());
             if moved_larger {
-                // The ones that stay go to the new arrays, which become this sector's.
-                let stay: Vec<usize> = (per_block.iter().enumerate())
-                    .map(|(b, &m)| ((b + 1) * BLOCK).min(len) - b * BLOCK - m)
-                    .collect();
-                let out_of = move |k: u64| !moves(k);
-                split_project(
-                    &mut s.keys,
-                    &mut s.amps,
-                    &stay,
-                    &mut keys,
-                    &mut amps,
-                    out_of,
-                    extra,
-                );
-                // Arrays from the pool may be longer than the part: cut to it.
-                keys.shrink_to_fit();
-                amps.shrink_to_fit();
-                let (mut mk, mut ma) = (
-                    std::mem::replace(&mut s.keys, keys),
-                    std::mem::replace(&mut s.amps, amps),
-                );
-                mk.truncate(n_moved);
-                ma.truncate(n_moved);
-                mk.shrink_to_fit();
-                ma.shrink_to_fit();
-                scan::clear_bit_times(&mut mk, &mut ma, bit, i);
-                moved.push(Sector {
-                    ancillas: s.ancillas | fresh,
-                    keys: mk,
-                    amps: ma,
-                });
-            } else {
-                split_project(
-                    &mut s.keys,
-                    &mut s.amps,
-                    per_block,
-                    &mut keys,
-                    &mut amps,
-                    moves,
-                    extra,
-                );
-                s.keys.truncate(len - n_moved);
-                s.amps.truncate(len - n_moved);
-                // The moved entries now live in their own arrays: give their old room back
-                // (a shrinking realloc, in place), so the state stays at 24 B/state (f64).
-                s.keys.shrink_to_fit();
-                s.amps.shrink_to_fit();
-                keys.shrink_to_fit();
-                amps.shrink_to_fit();
-                scan::clear_bit_times(&mut keys, &mut amps, bit, i);
-                moved.push(Sector {
-                    ancillas: s.ancillas | fresh,
-                    keys,
-                    amps,
-                });
+                // The moved entries are the ones left in place: the copy becomes this sector's.
+                std::mem::swap(&mut s.keys, &mut keys);
+                std::mem::swap(&mut s.amps, &mut amps);
             }
+            // The room the other part left is given back (a shrinking realloc, in place; an
+            // array from the pool may be longer than its part), so the state stays at
+            // 24 B/state (f64).
+            s.keys.shrink_to_fit();
+            s.amps.shrink_to_fit();
+            keys.shrink_to_fit();
+            amps.shrink_to_fit();
+            scan::clear_bit_times(&mut keys, &mut amps, bit, i);
+            moved.push(Sector {
+                ancillas: s.ancillas | fresh,
+                keys,
+                amps,
+            });
         }
         // The new ancilla bit is above every existing one: the moved sectors sort last. The
         // emptied sectors go first, so a capture that moved every sector whole reuses their
