@@ -35,6 +35,17 @@ use rand::SeedableRng;
 /// The position every growth walk starts from.
 pub const GROWTH_FEN: &str = "N3k3/2NNn3/1n1n2N1/3N1nn1/1nN1p3/3n2N1/4N2n/RN2K1N1 w - - 0 1";
 
+/// [`GROWTH_FEN`] with White's queen-side castling right: the start of the castling
+/// benchmark (`e1c1`: the king and the a1 rook move, their iSwaps controlled on b1, which the
+/// first split empties).
+pub const GROWTH_CASTLE_FEN: &str = "N3k3/2NNn3/1n1n2N1/3N1nn1/1nN1p3/3n2N1/4N2n/RN2K1N1 w Q - 0 1";
+
+/// [`GROWTH_FEN`] with a black knight on a5, a reserved square: the target of the capture
+/// slide benchmark (`a1xa5`, through a2-a4 with a3 occupied with probability 1/2). The
+/// growth splits are the same as from [`GROWTH_FEN`] (a5 is never a growth square).
+pub const GROWTH_CAPTURE_SLIDE_FEN: &str =
+    "N3k3/2NNn3/1n1n2N1/n2N1nn1/1nN1p3/3n2N1/4N2n/RN2K1N1 w - - 0 1";
+
 /// The first set-up move: the b1 knight half on a3 (the rook's path), half on d2.
 pub const GROWTH_FIRST_SPLIT: &str = "b1^a3d2";
 
@@ -91,7 +102,31 @@ pub fn next_growth_split<S: QuantumState>(game: &Game<S>) -> Option<String> {
 pub fn growth_position<S: QuantumState>(
     states: usize,
 ) -> Result<(Game<S>, Vec<String>), GameError> {
-    let mut game = Game::<S>::from_fen_backend(GROWTH_FEN)?;
+    growth_position_from(GROWTH_FEN, states)
+}
+
+/// [`growth_position`] from another start: `fen` is [`GROWTH_FEN`] with pieces or rights
+/// added on reserved squares ([`GROWTH_CASTLE_FEN`], [`GROWTH_CAPTURE_SLIDE_FEN`]), so that
+/// the same growth splits are played.
+///
+/// ```
+/// use qchess_cantwell::growth::{GROWTH_CAPTURE_SLIDE_FEN, growth_position, growth_position_from};
+/// type S = qchess_sim::State<f64>;
+/// let (plain, plies) = growth_position::<S>(1000).unwrap();
+/// let (game, same) = growth_position_from::<S>(GROWTH_CAPTURE_SLIDE_FEN, 1000).unwrap();
+/// assert_eq!((game.state_size(), same), (plain.state_size(), plies));
+/// let knight = qchess_board::Piece::new(qchess_board::Color::Black, qchess_board::PieceKind::Knight);
+/// assert_eq!(game.pieces().get(qchess_board::Square::A5), Some(knight));
+/// assert_eq!(plain.pieces().get(qchess_board::Square::A5), None);
+/// ```
+///
+/// # Errors
+/// A FEN the game refuses, or a set-up move it refuses.
+pub fn growth_position_from<S: QuantumState>(
+    fen: &str,
+    states: usize,
+) -> Result<(Game<S>, Vec<String>), GameError> {
+    let mut game = Game::<S>::from_fen_backend(fen)?;
     game.set_snapshot_budget(0);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
     let mut plies = vec![GROWTH_FIRST_SPLIT.to_string()];

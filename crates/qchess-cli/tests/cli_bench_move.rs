@@ -176,6 +176,51 @@ fn measure_slide_is_an_excluded_slide_into_a_half_occupied_square() {
 }
 
 #[test]
+fn capture_slide_is_a_measured_capture_slide_through_a_superposed_path() {
+    let v = run("capture-slide", &[]);
+    assert_eq!(
+        v["start_fen"],
+        qchess_cantwell::growth::GROWTH_CAPTURE_SLIDE_FEN
+    );
+    let game = check_fields("capture-slide", &v);
+    assert_eq!(
+        classified(&game, "a1xa5.m1"),
+        (MoveType::Slide, Variant::Capture)
+    );
+    // The rook and its target are classical; only a3, on the path, is superposed.
+    assert_eq!(game.probability(sq("a1")), 1.0);
+    assert_eq!(game.probability(sq("a5")), 1.0);
+    assert!((game.probability(sq("a3")) - 0.5).abs() < 1e-12);
+    assert_eq!(game.probability(sq("a2")) + game.probability(sq("a4")), 0.0);
+    // M1 of eq. 23b is "path clear" here: probability 1/2.
+    assert!((v["probability"].as_f64().unwrap() - 0.5).abs() < 1e-12);
+    assert_eq!(v["move_type"], "SLIDE:CAPTURE");
+}
+
+#[test]
+fn castle_is_queen_side_castling_that_measures_its_targets() {
+    let v = run("castle", &[]);
+    assert_eq!(v["start_fen"], qchess_cantwell::growth::GROWTH_CASTLE_FEN);
+    let game = check_fields("castle", &v);
+    assert_eq!(
+        classified(&game, "e1c1.m1"),
+        (MoveType::QsCastle, Variant::Basic)
+    );
+    // b1, the control of both iSwaps, was emptied by the first split.
+    assert_eq!(game.probability(sq("b1")), 0.0);
+    let empty = game.state().probability(qchess_sim::Predicate::AllZero(
+        (1u64 << sq("c1").index()) | (1u64 << sq("d1").index()),
+    ));
+    assert!(
+        (v["probability"].as_f64().unwrap() - empty).abs() < 1e-12,
+        "{v}"
+    );
+    // Growth knights reach c1 or d1: the measurement is a real one.
+    assert!(strictly_between(empty), "{empty}");
+    assert_eq!(v["move_type"], "QS_CASTLE:BASIC");
+}
+
+#[test]
 fn legal_lists_the_same_moves_as_the_library() {
     let v = run("legal", &["--threads", "1"]);
     let game = check_fields("legal", &v);
@@ -228,7 +273,7 @@ fn errors_are_clean() {
     assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
     // An unknown kind and zero states are refused by the argument parser (exit 2).
     for args in [
-        ["bench", "move", "--kind", "castle", "--states", "10"],
+        ["bench", "move", "--kind", "teleport", "--states", "10"],
         ["bench", "move", "--kind", "jump", "--states", "0"],
     ] {
         let out = common::qchess_bytes(&args, b"");

@@ -21,7 +21,13 @@
 //! | capture | `d2xe4.m1` | JUMP:CAPTURE by the half knight on d2 (measures d2, p = 1/2) | `probability(d2)`, `force(d2)`, `capture(e4)`, `iswap(d2, e4)` |
 //! | measure | `e1d2.m1` | JUMP:EXCLUDED of the king into d2 (measures "d2 empty", p = 1/2) | `probability(d2 empty)`, `force(d2 empty)`, `iswap(e1, d2)` |
 //! | measure-slide | `a1a3.m1` | SLIDE:EXCLUDED of the rook into a3 (measures "a3 empty", p = 1/2), path a2 | `probability(a3 empty)`, `force(a3 empty)`, `iswap(a1, a3, empty_path(a2))` |
+//! | capture-slide | `a1xa5.m1` | SLIDE:CAPTURE of the rook onto a black knight on a5, path a2-a4 (measures eq. 23b's M1, here "path clear", p = 1/2) | `probability(a2 a3 a4 empty)`, `force(a2 a3 a4 empty)`, `capture(a5)`, `iswap(a1, a5, empty_path(a2 a3 a4))` |
+//! | castle | `e1c1.m1` | QS_CASTLE (measures "c1 and d1 empty"), both iSwaps controlled on b1 empty | `probability(c1 d1 empty)`, `force(c1 d1 empty)`, `iswap(a1, d1, empty_path(b1))`, `iswap(e1, c1, empty_path(b1))` |
 //! | legal | [`Game::legal_moves`] | the full legal-move list of White | one `probability` scan |
+//!
+//! Two kinds start from a variant of the position ([`MoveKind::start_fen`]; the growth splits
+//! are the same): `capture-slide` from [`GROWTH_CAPTURE_SLIDE_FEN`] (a black knight on a5)
+//! and `castle` from [`GROWTH_CASTLE_FEN`] (White's queen-side castling right).
 //!
 //! The game is warmed first: the move is played once (timed as `cold_seconds`: its pass
 //! buffers and undo record are allocated fresh, as after a split, which gives its buffers
@@ -52,7 +58,9 @@
 use crate::error::CliError;
 use clap::{Args, ValueEnum};
 use qchess_board::Square;
-use qchess_cantwell::growth::{GROWTH_FEN, growth_position};
+use qchess_cantwell::growth::{
+    GROWTH_CAPTURE_SLIDE_FEN, GROWTH_CASTLE_FEN, GROWTH_FEN, growth_position_from,
+};
 use qchess_cantwell::{Game, GameError};
 use qchess_sim::{Amplitude, Controls, Predicate, QuantumState, SimError, State};
 use rand::SeedableRng;
@@ -80,6 +88,10 @@ pub enum MoveKind {
     Measure,
     /// An excluded slide into a square occupied with probability 1/2 (`a1a3.m1`).
     MeasureSlide,
+    /// A capture slide through a superposed path, which measures (`a1xa5.m1`).
+    CaptureSlide,
+    /// Queen-side castling, which measures its targets empty (`e1c1.m1`).
+    Castle,
     /// The full legal-move list (`Game::legal_moves`).
     Legal,
 }
@@ -95,6 +107,8 @@ impl MoveKind {
             MoveKind::Capture => "capture",
             MoveKind::Measure => "measure",
             MoveKind::MeasureSlide => "measure-slide",
+            MoveKind::CaptureSlide => "capture-slide",
+            MoveKind::Castle => "castle",
             MoveKind::Legal => "legal",
         }
     }
@@ -109,7 +123,19 @@ impl MoveKind {
             MoveKind::Capture => Some("d2xe4.m1"),
             MoveKind::Measure => Some("e1d2.m1"),
             MoveKind::MeasureSlide => Some("a1a3.m1"),
+            MoveKind::CaptureSlide => Some("a1xa5.m1"),
+            MoveKind::Castle => Some("e1c1.m1"),
             MoveKind::Legal => None,
+        }
+    }
+
+    /// The FEN the set-up starts from: [`START_FEN`], or its variant with the piece or right
+    /// the move needs.
+    pub fn start_fen(self) -> &'static str {
+        match self {
+            MoveKind::CaptureSlide => GROWTH_CAPTURE_SLIDE_FEN,
+            MoveKind::Castle => GROWTH_CASTLE_FEN,
+            _ => START_FEN,
         }
     }
 }
@@ -212,10 +238,14 @@ fn sim_error(context: &str, e: SimError) -> CliError {
     CliError::failure(format!("bench move: {context}: {e}"))
 }
 
-/// Plays the set-up ([`growth_position`]): a position with at least `n` basis states and
-/// White to move.
-pub fn setup<S: QuantumState>(n: usize) -> Result<(Game<S>, Vec<String>), CliError> {
-    let (game, played) = growth_position::<S>(n).map_err(|e| game_error("set-up", e))?;
+/// Plays the set-up from `fen` ([`MoveKind::start_fen`];
+/// [`qchess_cantwell::growth::growth_position_from`]): a position with at least `n` basis
+/// states and White to move.
+pub fn setup_from<S: QuantumState>(
+    fen: &str,
+    n: usize,
+) -> Result<(Game<S>, Vec<String>), CliError> {
+    let (game, played) = growth_position_from::<S>(fen, n).map_err(|e| game_error("set-up", e))?;
     if game.state_size() < n {
         return Err(CliError::failure(format!(
             "bench move: the set-up position reaches at most {} basis states; ask for fewer",
@@ -267,6 +297,21 @@ fn bare_op<S: QuantumState>(kind: MoveKind, s: &mut S) -> Result<(), SimError> {
             s.force(p, true)?;
             s.iswap(q("a1"), q("a3"), Controls::empty_path(1u64 << q("a2")))
         }
+        MoveKind::CaptureSlide => {
+            let p = Predicate::AllZero(path);
+            std::hint::black_box(s.probability(p));
+            s.force(p, true)?;
+            s.capture(q("a5"))?;
+            s.iswap(q("a1"), q("a5"), Controls::empty_path(path))
+        }
+        MoveKind::Castle => {
+            let p = Predicate::AllZero((1u64 << q("c1")) | (1u64 << q("d1")));
+            std::hint::black_box(s.probability(p));
+            s.force(p, true)?;
+            let b1 = Controls::empty_path(1u64 << q("b1"));
+            s.iswap(q("a1"), q("d1"), b1)?;
+            s.iswap(q("e1"), q("c1"), b1)
+        }
         MoveKind::Legal => {
             std::hint::black_box(s.probability(Predicate::One(q("a3"))));
             Ok(())
@@ -294,7 +339,12 @@ fn warm_up<S: QuantumState>(kind: MoveKind, s: &mut S) -> Result<(), SimError> {
         MoveKind::Merge => s
             .merge(q("a3"), q("d2"), q("b1"), Controls::NONE)
             .and_then(|_| s.split(q("b1"), q("d2"), q("a3"), Controls::NONE)),
-        MoveKind::Capture | MoveKind::Measure | MoveKind::MeasureSlide => {
+        MoveKind::Castle => {
+            let c = Controls::empty_path(1u64 << q("b1"));
+            s.iswap(q("e1"), q("c1"), c)
+                .and_then(|_| s.iswap_inv(q("e1"), q("c1"), c))
+        }
+        MoveKind::Capture | MoveKind::Measure | MoveKind::MeasureSlide | MoveKind::CaptureSlide => {
             let c = Controls::empty_path(1u64 << q("a3"));
             s.iswap(q("e1"), q("d2"), c)
                 .and_then(|_| s.iswap_inv(q("e1"), q("d2"), c))
@@ -348,7 +398,7 @@ where
     }
     let n = usize::try_from(args.states).map_err(|_| CliError::usage("--states is too large"))?;
     let t0 = Instant::now();
-    let (mut game, setup) = setup::<State<T>>(n)?;
+    let (mut game, setup) = setup_from::<State<T>>(args.kind.start_fen(), n)?;
     let setup_seconds = t0.elapsed().as_secs_f64();
     let snapshot_budget = args
         .snapshot_budget
@@ -544,7 +594,7 @@ pub fn run(args: &MoveArgs) -> Result<(), CliError> {
             "probability": r.probability,
             "legal_moves": r.legal_moves,
             "fen": r.fen,
-            "start_fen": START_FEN,
+            "start_fen": args.kind.start_fen(),
             "setup": r.setup,
             "setup_seconds": r.setup_seconds,
         });
@@ -574,24 +624,20 @@ mod tests {
 
     #[test]
     fn every_timed_move_classifies_in_the_start_layer_after_the_first_split() {
-        let (game, setup) = setup::<State<f64>>(1).expect("a tiny set-up");
-        assert_eq!(
-            setup,
-            vec![
-                qchess_cantwell::growth::GROWTH_FIRST_SPLIT.to_string(),
-                qchess_cantwell::growth::GROWTH_BLACK_TEMPO.to_string()
-            ]
-        );
-        for kind in [
-            MoveKind::Jump,
-            MoveKind::Slide,
-            MoveKind::Split,
-            MoveKind::Merge,
-            MoveKind::Capture,
-            MoveKind::Measure,
-            MoveKind::MeasureSlide,
-        ] {
-            let mv = kind.notation().unwrap();
+        for kind in MoveKind::value_variants() {
+            let Some(mv) = kind.notation() else {
+                assert_eq!(*kind, MoveKind::Legal);
+                continue;
+            };
+            let (game, setup) =
+                setup_from::<State<f64>>(kind.start_fen(), 1).expect("a tiny set-up");
+            assert_eq!(
+                setup,
+                vec![
+                    qchess_cantwell::growth::GROWTH_FIRST_SPLIT.to_string(),
+                    qchess_cantwell::growth::GROWTH_BLACK_TEMPO.to_string()
+                ]
+            );
             assert!(game.classify(mv).is_ok(), "{mv}");
         }
     }
