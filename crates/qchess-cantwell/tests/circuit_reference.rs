@@ -467,13 +467,23 @@ fn reference(d: &mut Dense, mv: &OccupancyMove, outcome: bool) -> Option<RefAppl
 
 /// A random normalised superposition of `boards` random occupancy patterns of the region.
 fn random_state(rng: &mut ChaCha8Rng, boards: usize, density: f64) -> (State, Dense) {
+    random_state_with(rng, boards, density, 0)
+}
+
+/// [`random_state`] with the squares of `always` occupied on every board.
+fn random_state_with(
+    rng: &mut ChaCha8Rng,
+    boards: usize,
+    density: f64,
+    always: u64,
+) -> (State, Dense) {
     let mut amps = vec![c(0.0, 0.0); 1 << NQ];
     let mut entries: HashMap<u64, C> = HashMap::new();
     for _ in 0..boards {
         let mut board = 0u64;
         let mut idx = 0usize;
         for (p, sq) in SQUARES.iter().enumerate() {
-            if rng.random::<f64>() < density {
+            if rng.random::<f64>() < density || always >> sq.index() & 1 == 1 {
                 board |= 1 << sq.index();
                 idx |= 1 << p;
             }
@@ -646,6 +656,33 @@ fn every_move_type_and_variant_matches_the_reference() {
             step(&mut rng, &mut state, &mut d, &mut slots, mv);
         }
     }
+}
+
+/// Eq. 23b with the target occupied on every board (and, in every other trial, the source):
+/// the measurement then runs as one native pattern, "path clear and source occupied" (or
+/// "path clear"); both outcomes, through a path, against the reference.
+#[test]
+fn capture_slides_onto_a_certain_target_match_the_reference() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2311);
+    let mut outcomes = [0usize; 2];
+    for trial in 0..48 {
+        let mv = loop {
+            let mv = random_move(&mut rng, MoveType::Slide, Variant::Capture);
+            if between(mv.source, mv.target).0 != 0 {
+                break mv;
+            }
+        };
+        let mut always = 1u64 << mv.target.index();
+        if trial % 2 == 0 {
+            always |= 1u64 << mv.source.index();
+        }
+        let (mut state, mut d) = random_state_with(&mut rng, 2 + trial % 5, 0.5, always);
+        let mut slots = HashMap::new();
+        step(&mut rng, &mut state, &mut d, &mut slots, mv);
+        // Outcome 1 took an ancilla for the capture; outcome 0 did not.
+        outcomes[usize::from(state.ancilla_count() > 0)] += 1;
+    }
+    assert!(outcomes[0] > 5 && outcomes[1] > 5, "{outcomes:?}");
 }
 
 #[test]

@@ -20,6 +20,18 @@ use std::sync::Arc;
 /// Most physical bits one histogram covers (2^14 f64 = 128 KiB per group and chunk).
 const GROUP_BITS: u32 = 14;
 
+/// Widest support (physical bits) of a batch of patterns that [`State::pattern_weights`]
+/// answers from one small histogram filled block by block (`State::pattern_weights_small`).
+const SMALL_BITS: u32 = 8;
+
+/// Keys per block of that histogram's pass (their bin indices and squared norms stay in L1).
+const SMALL_BLOCK: usize = 512;
+
+/// Copies of the small histogram, entry i adding to copy i % SMALL_COPIES: consecutive
+/// entries of a game's state mostly fall in one bin, and one copy would chain every addition
+/// on the one before it.
+const SMALL_COPIES: usize = 8;
+
 /// Keys per parallel chunk; fixed, so sums do not depend on the thread count.
 const CHUNK: usize = 1 << 16;
 
@@ -129,6 +141,10 @@ impl<T: Amplitude> State<T> {
                 )
             })
             .collect();
+        let support = phys.iter().fold(0u64, |acc, &(m, _, a)| acc | m | a);
+        if support.count_ones() <= SMALL_BITS {
+            return self.pattern_weights_small(&phys, support);
+        }
         // Group the supports first fit, widest first (a group's bits never exceed the cap).
         let mut supports: Vec<u64> = phys
             .iter()
@@ -235,6 +251,81 @@ impl<T: Amplitude> State<T> {
             out[i] = sum * scale;
         }
         out
+    }
+
+    /// [`State::pattern_weights`] of physical patterns that read at most [`SMALL_BITS`] bits
+    /// together (`support`), as one measurement's few patterns do: the joint histogram of
+    /// those bits filled a block of keys at a time (the block's bin indices computed bit by
+    /// bit and its squared norms, both vectorised, then added to [`SMALL_COPIES`] copies of
+    /// the histogram in turn), fixed chunks in parallel summed in chunk order, every
+    /// pattern answered from the bins. This reads the state at about the speed of one
+    /// probability scan; the general path's per-key table lookups cost several times that.
+    fn pattern_weights_small(&self, phys: &[(u64, u64, u64)], support: u64) -> Vec<f64> {
+        let bits: Vec<u32> = (0..64).filter(|&b| support >> b & 1 == 1).collect();
+        let bins = 1usize << bits.len();
+        let parts: Vec<Vec<f64>> = map_chunks(
+            self.sectors
+                .iter()
+                .flat_map(|s| s.keys.chunks(CHUNK).zip(s.amps.chunks(CHUNK)))
+                .collect(),
+            |(keys, amps): (&[u64], &[Complex<T>])| {
+                let mut copies = vec![0.0f64; SMALL_COPIES * bins];
+                let mut index = [0u32; SMALL_BLOCK];
+                let mut norms = [0.0f64; SMALL_BLOCK];
+                for (kb, ab) in keys.chunks(SMALL_BLOCK).zip(amps.chunks(SMALL_BLOCK)) {
+                    let (index, norms) = (&mut index[..kb.len()], &mut norms[..kb.len()]);
+                    index.fill(0);
+                    for (j, &b) in bits.iter().enumerate() {
+                        for (x, &k) in index.iter_mut().zip(kb) {
+                            *x |= (((k >> b) & 1) as u32) << j;
+                        }
+                    }
+                    for (x, a) in norms.iter_mut().zip(ab) {
+                        let (re, im) = (a.re.as_f64(), a.im.as_f64());
+                        *x = re * re + im * im;
+                    }
+                    for (i, (&x, &n)) in index.iter().zip(norms.iter()).enumerate() {
+                        copies[(i % SMALL_COPIES) * bins + x as usize] += n;
+                    }
+                }
+                // The copies summed pairwise, in a fixed order.
+                let mut width = SMALL_COPIES;
+                while width > 1 {
+                    width /= 2;
+                    let (lo, hi) = copies.split_at_mut(width * bins);
+                    for (x, y) in lo.iter_mut().zip(&hi[..width * bins]) {
+                        *x += y;
+                    }
+                }
+                copies.truncate(bins);
+                copies
+            },
+        );
+        let mut hist = vec![0.0f64; bins];
+        for h in &parts {
+            for (x, y) in hist.iter_mut().zip(h) {
+                *x += y;
+            }
+        }
+        let total: f64 = hist.iter().sum();
+        let scale = if total > 0.0 { 1.0 / total } else { 0.0 };
+        let compress = |x: u64| -> usize {
+            bits.iter()
+                .enumerate()
+                .fold(0, |acc, (j, &b)| acc | ((((x >> b) & 1) as usize) << j))
+        };
+        phys.iter()
+            .map(|&(m, v, a)| {
+                let (cm, cv, ca) = (compress(m), compress(v), compress(a));
+                let sum: f64 = hist
+                    .iter()
+                    .enumerate()
+                    .filter(|&(idx, _)| idx & cm == cv && (ca == 0 || idx & ca != 0))
+                    .map(|(_, &x)| x)
+                    .sum();
+                sum * scale
+            })
+            .collect()
     }
 
     /// `<psi|U|psi> / <psi|psi>` for `U` the iSwap (eq. 4a) on logical qubits `a`, `b`
@@ -1326,6 +1417,67 @@ mod tests {
         let want_ever = entries.iter().fold(0, |e, (k, _)| e | k.board);
         let want_always = entries.iter().fold(!0, |e, (k, _)| e & k.board);
         assert_eq!((always, ever), (want_always, want_ever));
+    }
+
+    /// Batches that read at most eight bits together take the small histogram's path: the
+    /// same sums as board by board (exactly 0 where nothing matches), on a state of several
+    /// parallel chunks, bit for bit the same on one thread and on two.
+    #[test]
+    fn small_pattern_batches_match_a_board_by_board_sum_on_any_thread_count() {
+        let s = random_state(300_000, 7);
+        let entries: Vec<(Key, Complex<f64>)> = s.entries().collect();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        for batch in 0..24 {
+            // Up to eight bits among 26 (bit 30 is never occupied), masks and `any`s in them.
+            let mut bits: Vec<u32> = (0..rng.random_range(1..=8))
+                .map(|_| {
+                    if batch % 6 == 5 {
+                        30
+                    } else {
+                        rng.random_range(0..26)
+                    }
+                })
+                .collect();
+            bits.dedup();
+            let support = bits.iter().fold(0u64, |m, &b| m | 1 << b);
+            let patterns: Vec<(u64, u64, u64)> = (0..rng.random_range(1..=12))
+                .map(|_| {
+                    let mask = rng.random::<u64>() & support;
+                    let any = if rng.random::<bool>() {
+                        rng.random::<u64>() & support & !mask
+                    } else {
+                        0
+                    };
+                    (mask, rng.random::<u64>() & mask, any)
+                })
+                .collect();
+            let (got, again) = (s.pattern_weights(&patterns), {
+                let one = rayon::ThreadPoolBuilder::new()
+                    .num_threads(1)
+                    .build()
+                    .unwrap();
+                one.install(|| s.pattern_weights(&patterns))
+            });
+            let two = rayon::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .unwrap();
+            assert_eq!(two.install(|| s.pattern_weights(&patterns)), again);
+            assert_eq!(got, again);
+            for (&(m, v, a), g) in patterns.iter().zip(&got) {
+                let want: f64 = entries
+                    .iter()
+                    .filter(|(k, _)| k.board & m == v && (a == 0 || k.board & a != 0))
+                    .map(|(_, x)| x.norm_sqr())
+                    .sum();
+                assert!((g - want).abs() < 1e-12, "{m:x} {v:x} {a:x}: {g} vs {want}");
+                if want == 0.0 {
+                    assert_eq!(*g, 0.0, "{m:x} {v:x} {a:x}");
+                } else {
+                    assert!(*g > 0.0);
+                }
+            }
+        }
     }
 
     #[test]

@@ -572,8 +572,16 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
         self.state.ancilla_count()
     }
 
-    pub fn probability(&self, pred: Predicate) -> f64 {
-        self.state.probability(pred)
+    /// The squares occupied on every stored board and on some stored board, `(always,
+    /// ever)`, from one read of the keys ([`QuantumState::occupancy_bounds`]).
+    pub fn occupancy_bounds(&self) -> (u64, u64) {
+        self.state.occupancy_bounds()
+    }
+
+    /// The weights of several occupancy patterns in one read of the state
+    /// ([`QuantumState::pattern_weights`]).
+    pub fn pattern_weights(&self, patterns: &[(u64, u64, u64)]) -> Vec<f64> {
+        self.state.pattern_weights(patterns)
     }
 
     /// `iswap(a, b, controls)`, recorded. With the marginals known and controls that do not

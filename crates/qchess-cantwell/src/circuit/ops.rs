@@ -40,25 +40,6 @@ impl Condition {
             }
         }
     }
-
-    /// The probability of outcome 1.
-    fn probability<S: QuantumState>(self, state: &Recorder<'_, S>) -> f64 {
-        match self {
-            Condition::Board(p) => state.probability(p),
-            // p(path clear, source occupied) + p(target empty) - p(path clear, target empty).
-            Condition::CaptureSlide {
-                path,
-                source,
-                target,
-            } => {
-                state.probability(Predicate::Equals {
-                    mask: path | source,
-                    value: source,
-                }) + state.probability(Predicate::AllZero(target))
-                    - state.probability(Predicate::AllZero(path | target))
-            }
-        }
-    }
 }
 
 /// The smallest outcome probability [`measure`] hands to the backend for scaling the
@@ -87,7 +68,36 @@ pub(crate) fn measure<S: QuantumState, R: Rng + ?Sized>(
             target,
         } => (path, source, target),
     };
-    let (outcome, probability) = decide(condition.probability(state), forced, draw);
+    // A target occupied on every stored board (a capture of a classical piece) leaves M1
+    // "path clear and source occupied", and just "path clear" when the source is occupied on
+    // every board too: one native pattern, measured as the one-square moves are (one read,
+    // one projection), for either outcome. A read of the keys alone tells.
+    let (always, _) = state.occupancy_bounds();
+    if always & target == target {
+        let pred = if always & source == source {
+            Predicate::AllZero(path)
+        } else {
+            Predicate::Equals {
+                mask: path | source,
+                value: source,
+            }
+        };
+        return measure_board(state, pred, forced, draw);
+    }
+    // Every probability the measurement needs, from one read of the state: the three of
+    // M1's probability, then the removed part of each native projection of outcome 1.
+    let removals = capture_slide_removals(path, source, target);
+    let mut patterns = Vec::with_capacity(3 + removals.len());
+    patterns.extend_from_slice(&[
+        (path | source, source, 0),
+        (target, 0, 0),
+        (path | target, 0, 0),
+    ]);
+    patterns.extend(removals.iter().map(|&((mask, value), _)| (mask, value, 0)));
+    let weights = state.pattern_weights(&patterns);
+    // p(path clear, source occupied) + p(target empty) - p(path clear, target empty).
+    let p1 = weights[0] + weights[1] - weights[2];
+    let (outcome, probability) = decide(p1, forced, draw);
     if probability <= PROBABILITY_FLOOR {
         return Err(CircuitError::ImpossibleOutcome {
             outcome,
@@ -100,28 +110,15 @@ pub(crate) fn measure<S: QuantumState, R: Rng + ?Sized>(
     if outcome {
         // M1 is the intersection of the complements of "path clear and source empty" and,
         // for each path square x, "x and the target occupied": a product of commuting
-        // diagonal projections, each one native. Their probabilities are at least p(M1).
-        let clear_and_empty = Predicate::AllZero(path | source);
-        if state.probability(clear_and_empty) > 0.0 {
-            if drop {
-                state.force_within(clear_and_empty, false)?;
-            } else {
-                state.force(clear_and_empty, false)?;
-            }
-        }
-        let mut rest = path;
-        while rest != 0 {
-            let x = rest & rest.wrapping_neg();
-            rest &= rest - 1;
-            let both = Predicate::Equals {
-                mask: x | target,
-                value: x | target,
-            };
-            if state.probability(both) > 0.0 {
+        // diagonal projections, each one native, run in turn where it removes some mass
+        // (the weight of what it still removes after the ones before, read above).
+        for (&(_, (mask, value)), &w) in removals.iter().zip(&weights[3..]) {
+            if w > 0.0 {
+                let pred = Predicate::Equals { mask, value };
                 if drop {
-                    state.force_within(both, false)?;
+                    state.force_within(pred, false)?;
                 } else {
-                    state.force(both, false)?;
+                    state.force(pred, false)?;
                 }
             }
         }
@@ -131,6 +128,26 @@ pub(crate) fn measure<S: QuantumState, R: Rng + ?Sized>(
         state.project_boards(&|board| condition.holds(board) == outcome)?;
     }
     Ok((outcome, probability))
+}
+
+/// The native projections whose complements' product is eq. 23b's M1 (outcome 1 of a
+/// capture slide), in the order they run: "path clear and source empty", then "x and the
+/// target occupied" for each path square x, lowest first. Each comes as `(remaining,
+/// pred)`: `pred` the `(mask, value)` the projection removes, `remaining` the pattern of
+/// what it still removes after the ones before it (x and the target occupied with every
+/// earlier path square empty; the first is disjoint from the others), whose weight in the
+/// state before is positive exactly where the projection, run in turn, removes anything.
+fn capture_slide_removals(path: u64, source: u64, target: u64) -> Vec<((u64, u64), (u64, u64))> {
+    let mut out = Vec::with_capacity(1 + path.count_ones() as usize);
+    out.push(((path | source, 0), (path | source, 0)));
+    let (mut rest, mut earlier) = (path, 0u64);
+    while rest != 0 {
+        let x = rest & rest.wrapping_neg();
+        rest &= rest - 1;
+        out.push(((x | target | earlier, x | target), (x | target, x | target)));
+        earlier |= x;
+    }
+    out
 }
 
 /// [`measure`] of a predicate the simulator measures natively: one read and one projection
