@@ -810,8 +810,11 @@ impl<S: QuantumState> Game<S> {
         // The maintained marginals are the state's now: a one-square measurement reads them.
         let known = Some(probs_before);
         // A projection whose record would not fit the undo budget, or the memory budget
-        // beside what the move's later steps need, drops its removed entries instead of
-        // writing them out, where nothing needs them ([`may_drop_projection`]).
+        // beside what the move's later steps need, or that would hold more than half the
+        // state's entries (the move would then hold more than 1.5x the state: issue 10's
+        // peak target; docs/decisions.md, "A projection's record holds at most half the
+        // state"), drops its removed entries instead of writing them out, where nothing
+        // needs them ([`may_drop_projection`]); undo then replays.
         let room = (recording && !need_copy)
             .then(|| may_drop_projection(&c, &probs_before, &self.state))
             .flatten()
@@ -822,7 +825,8 @@ impl<S: QuantumState> Game<S> {
                 let memory = (self.state.memory_budget())
                     .saturating_sub(self.state.bytes())
                     .saturating_sub(later);
-                undo.min(memory)
+                let half = self.state.len().saturating_mul(self.state.entry_bytes()) / 2;
+                undo.min(memory).min(half)
             });
         let (applied, tracked, dropped) = match circuit::apply_recorded_within(
             &mut self.state,

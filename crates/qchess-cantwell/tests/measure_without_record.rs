@@ -392,3 +392,44 @@ fn castling_and_a_capture_slide_drop_their_records_to_leave_their_gates_the_memo
         assert_same(&game, &start, "undone");
     }
 }
+
+/// A projection whose record would hold more than half the state's entries drops it
+/// whatever the undo budget (the move would otherwise hold more than 1.5x the state, issue
+/// 10's peak target), and its undo replays the position before; one that removes at most
+/// half keeps its record. The knight is on d2 in one branch of three (amplitude 1/sqrt 2)
+/// and on a4 or b5 in the two others: the king's excluded jump into d2 removes one entry
+/// when it goes (`.m1`) and two when it is blocked (`.m0`).
+#[test]
+fn a_record_of_more_than_half_the_state_is_dropped_and_undone_by_replay() {
+    const FEN: &str = "4k3/8/8/8/8/8/8/1N2K3 w - - 0 1";
+    let start = ["b1^c3d2", "e8d8", "c3^a4b5", "d8e8"];
+    let before = played_from(FEN, None, &start);
+    assert_eq!(before.state_size(), 3);
+    assert!((before.probability(sq("d2")) - 0.5).abs() < 1e-15);
+    for (mv, left, kept) in [("e1d2.m1", 2, true), ("e1d2.m0", 1, false)] {
+        let mut moves = start.to_vec();
+        moves.push(mv);
+        for budget in [None, Some(1 << 20)] {
+            let mut game = played_from(FEN, budget, &moves);
+            assert_eq!(game.state_size(), left, "{mv}");
+            let record = game.undo_bytes() - played_from(FEN, budget, &start).undo_bytes();
+            if kept {
+                assert!(record >= 24, "{mv}: {record}");
+            } else {
+                assert_eq!(
+                    record, 0,
+                    "{mv}: the record of two entries of three is dropped"
+                );
+            }
+            // Bit for bit the move a game without undo records plays.
+            assert_same(&game, &played_from(FEN, Some(0), &moves), mv);
+            game.undo().unwrap();
+            assert_eq!(game.state_size(), 3, "{mv}");
+            assert!(
+                game.state().inner(before.state()).norm() > 1.0 - 1e-12,
+                "{mv}"
+            );
+            assert_eq!(game.fen(), before.fen(), "{mv}");
+        }
+    }
+}

@@ -80,6 +80,13 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
     /// Heap bytes held (on every rank, for a distributed backend), reusable buffers included.
     fn bytes(&self) -> usize;
 
+    /// Bytes one stored basis state takes (its key and amplitude): what an undo record
+    /// asks per removed entry. By default [`QuantumState::bytes`] over
+    /// [`QuantumState::len`] (at least 1).
+    fn entry_bytes(&self) -> usize {
+        (self.bytes() / self.len().max(1)).max(1)
+    }
+
     /// The most basis states an operation may produce.
     fn cap(&self) -> usize;
 
@@ -612,6 +619,10 @@ macro_rules! local_backend {
             #[inline]
             fn bytes(&self) -> usize {
                 State::bytes(self)
+            }
+            #[inline]
+            fn entry_bytes(&self) -> usize {
+                crate::memory::entry_bytes::<$t>()
             }
             #[inline]
             fn cap(&self) -> usize {
