@@ -377,6 +377,21 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
         measure_keeping_by_parts(self, pred, choose)
     }
 
+    /// [`QuantumState::measure_keeping`] for a caller that keeps the undo record only when
+    /// it takes at most the room `choose` gives with its pick (see
+    /// [`State::measure_within`]): `None` in place of the record when the backend dropped
+    /// the removed entries instead. The default always makes the record.
+    #[allow(clippy::type_complexity)]
+    fn measure_within(
+        &mut self,
+        pred: Predicate,
+        choose: &mut dyn FnMut(f64) -> Option<(crate::Pick, usize)>,
+    ) -> Result<Option<(f64, Option<crate::Removed<Self>>)>, SimError> {
+        Ok(self
+            .measure_keeping(pred, &mut |p| choose(p).map(|(pick, _)| pick))?
+            .map(|(p, r)| (p, Some(r))))
+    }
+
     /// Takes back a projection of [`QuantumState::force_keeping`] (see [`State::unproject`]).
     fn unproject(&mut self, removed: crate::Removed<Self>) -> Result<(), SimError> {
         let _ = removed;
@@ -781,6 +796,14 @@ macro_rules! local_backend {
                 choose: &mut dyn FnMut(f64) -> Option<crate::Pick>,
             ) -> Result<Option<(f64, crate::Removed<Self>)>, SimError> {
                 State::measure_keeping(self, pred, choose)
+            }
+            #[allow(clippy::type_complexity)]
+            fn measure_within(
+                &mut self,
+                pred: Predicate,
+                choose: &mut dyn FnMut(f64) -> Option<(crate::Pick, usize)>,
+            ) -> Result<Option<(f64, Option<crate::Removed<Self>>)>, SimError> {
+                State::measure_within(self, pred, choose)
             }
             fn unproject(&mut self, removed: crate::Removed<Self>) -> Result<(), SimError> {
                 State::unproject(self, removed)

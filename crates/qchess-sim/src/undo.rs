@@ -492,25 +492,11 @@ impl<T: Amplitude> State<T> {
             };
             return self.force_keeping(pred, outcome).map(Some);
         }
-        // The read: the sums of `State::probability` in its order, and the counts.
-        let (yes, all, mut holds) = self.phys_masses_counted(mask, value)?;
-        let read = if all > 0.0 { yes / all } else { 0.0 };
-        let Some(Pick { outcome, given }) = choose(read) else {
+        let Some((Pick { outcome, given }, holds, total)) =
+            self.read_counted(mask, value, choose)?
+        else {
             return Ok(None);
         };
-        // Entries each block loses: those where the predicate's value is not `outcome`.
-        let mut total = 0;
-        for (s, per_block) in self.sectors.iter().zip(holds.iter_mut()) {
-            let n = s.keys.len();
-            for (b, c) in per_block.iter_mut().enumerate() {
-                if !outcome {
-                    continue;
-                }
-                let len = ((b + 1) * BLOCK).min(n) - b * BLOCK;
-                *c = len - *c;
-            }
-            total += per_block.iter().sum::<usize>();
-        }
         let (p, removed, _) = match given {
             Some(probability) => {
                 self.check_given(pred, outcome, probability)?;
@@ -519,6 +505,96 @@ impl<T: Amplitude> State<T> {
             None => self.force_keeping_inner(pred, outcome, false, None, Some((holds, total)))?,
         };
         Ok(Some((p, removed)))
+    }
+
+    /// The read of [`State::measure_keeping`]: the probability that `(mask, value)` holds,
+    /// summed as [`State::probability`] sums it, handed to `choose`; with its pick, the
+    /// entries each block of each sector loses under the outcome picked, and their total.
+    /// `None` when `choose` declined.
+    #[allow(clippy::type_complexity)]
+    fn read_counted(
+        &self,
+        mask: u64,
+        value: u64,
+        choose: &mut dyn FnMut(f64) -> Option<Pick>,
+    ) -> Result<Option<(Pick, Vec<Vec<usize>>, usize)>, SimError> {
+        // The read: the sums of `State::probability` in its order, and the counts.
+        let (yes, all, mut holds) = self.phys_masses_counted(mask, value)?;
+        let read = if all > 0.0 { yes / all } else { 0.0 };
+        let Some(pick) = choose(read) else {
+            return Ok(None);
+        };
+        // Entries each block loses: those where the predicate's value is not `outcome`.
+        let mut total = 0;
+        for (s, per_block) in self.sectors.iter().zip(holds.iter_mut()) {
+            let n = s.keys.len();
+            for (b, c) in per_block.iter_mut().enumerate() {
+                if !pick.outcome {
+                    continue;
+                }
+                let len = ((b + 1) * BLOCK).min(n) - b * BLOCK;
+                *c = len - *c;
+            }
+            total += per_block.iter().sum::<usize>();
+        }
+        Ok(Some((pick, holds, total)))
+    }
+
+    /// [`State::measure_keeping`] for a caller that keeps the undo record only when it
+    /// takes at most the room `choose` gives with its pick: `None` in place of the record
+    /// when its entries (counted in the read) take more, dropped in the projection's pass
+    /// instead. The state after it is bit for bit the one [`State::measure_keeping`]
+    /// leaves. With a room for every entry of the state this is
+    /// [`State::measure_keeping`]; exact states always make the record.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Pick, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b001);
+    /// s.split(0, 1, 2, Controls::NONE)?;
+    /// let mut kept = s.clone();
+    /// let pick = |p: f64| Pick { outcome: true, given: Some(p) };
+    /// // No room: the removed branch is dropped.
+    /// let (p, removed) = s.measure_within(Predicate::One(1), &mut |p| Some((pick(p), 0)))?.unwrap();
+    /// assert!(removed.is_none());
+    /// let (q, record) = kept.measure_keeping(Predicate::One(1), &mut |p| Some(pick(p)))?.unwrap();
+    /// assert_eq!((p, record.len()), (q, 1));
+    /// assert_eq!(s.entries().collect::<Vec<_>>(), kept.entries().collect::<Vec<_>>());
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    #[allow(clippy::type_complexity)]
+    pub fn measure_within(
+        &mut self,
+        pred: Predicate,
+        choose: &mut dyn FnMut(f64) -> Option<(Pick, usize)>,
+    ) -> Result<Option<(f64, Option<Removed<Self>>)>, SimError> {
+        let entry = crate::memory::entry_bytes::<T>();
+        let whole = self.len().saturating_mul(entry);
+        let mut room = usize::MAX;
+        if !T::RENORMALIZES {
+            return Ok(self
+                .measure_keeping(pred, &mut |p| choose(p).map(|(pick, _)| pick))?
+                .map(|(p, r)| (p, Some(r))));
+        }
+        let (mask, value) = self.check_predicate(pred)?;
+        let Some((Pick { outcome, given }, holds, total)) =
+            self.read_counted(mask, value, &mut |p| {
+                choose(p).map(|(pick, r)| {
+                    room = r;
+                    pick
+                })
+            })?
+        else {
+            return Ok(None);
+        };
+        if let Some(probability) = given {
+            self.check_given(pred, outcome, probability)?;
+        }
+        // Within the room (always, with room for the whole state): the recording pass of
+        // `measure_keeping`; otherwise the lean one, whose state is the same bit for bit.
+        let record = whole <= room || total.saturating_mul(entry) <= room;
+        let (p, removed, _) =
+            self.project_counted((mask, value), outcome, false, given, (holds, total), record)?;
+        Ok(Some((p, record.then_some(removed))))
     }
 
     fn force_keeping_with(
@@ -2104,6 +2180,81 @@ mod tests {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn a_measurement_within_room_is_the_kept_one_bit_for_bit() {
+        // `measure_within`: with room the record of `measure_keeping`, without it none, and
+        // the same state and probability; given and not given, both outcomes, one and two
+        // threads, several sectors of many blocks.
+        let big = three_sector_state(450_000, 31);
+        let small = sample_state();
+        let bits = |s: &State<f64>| -> Vec<_> {
+            s.entries()
+                .map(|(k, a)| (k, a.re.to_bits(), a.im.to_bits()))
+                .collect()
+        };
+        for (before, pred, outcome, given) in [
+            (&big, Predicate::One(12), true, true),
+            (&big, Predicate::AllZero(0b1_0001_0000), false, true),
+            (&big, Predicate::One(12), false, false),
+            (&small, Predicate::One(7), true, true),
+        ] {
+            let pick = move |p: f64| Pick {
+                outcome,
+                given: given.then_some(if outcome { p } else { 1.0 - p }),
+            };
+            for threads in [1, 2] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let mut kept = before.clone();
+                let (pk, removed) = pool
+                    .install(|| kept.measure_keeping(pred, &mut |p| Some(pick(p))))
+                    .unwrap()
+                    .unwrap();
+                assert!(!removed.is_empty(), "{pred:?} {outcome}");
+                let room = removed.len() * 24;
+                for (room, keeps) in [
+                    (usize::MAX, true),
+                    (room, true),
+                    (room - 1, false),
+                    (0, false),
+                ] {
+                    let mut s = before.clone();
+                    s.reset_peak_bytes();
+                    let held = s.bytes();
+                    let (p, rec) = pool
+                        .install(|| s.measure_within(pred, &mut |p| Some((pick(p), room))))
+                        .unwrap()
+                        .unwrap();
+                    let what = format!("{pred:?} {outcome} {given} {threads} {room}");
+                    assert_eq!(p.to_bits(), pk.to_bits(), "{what}");
+                    assert_eq!(bits(&s), bits(&kept), "{what}");
+                    assert_eq!(rec.is_some(), keeps, "{what}");
+                    if let Some(rec) = rec {
+                        assert_eq!(
+                            rec.part().entries().collect::<Vec<_>>(),
+                            removed.part().entries().collect::<Vec<_>>(),
+                            "{what}"
+                        );
+                        s.unproject(rec).unwrap();
+                        assert!(close(before, &s, 1e-12), "{what}");
+                    } else {
+                        assert!(
+                            s.peak_bytes() <= held,
+                            "{what}: {} > {held}",
+                            s.peak_bytes()
+                        );
+                    }
+                }
+                // Declining changes nothing.
+                let mut s = before.clone();
+                assert!(s.measure_within(pred, &mut |_| None).unwrap().is_none());
+                assert_eq!(bits(&s), bits(before));
             }
         }
     }

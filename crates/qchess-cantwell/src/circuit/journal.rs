@@ -688,10 +688,10 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
     /// the marginals it summed are known after it ([`Recorder::marginals`]).
     ///
     /// A predicate on several squares (castling's two targets) with a room smaller than the
-    /// state ([`Recorder::within`]) is read first: an outcome of probability at least 1/16
-    /// ([`Pick::given`]) that removes more than [`DROPPED_MASS`] of the mass then keeps its
-    /// record only when it fits the room
-    /// ([`QuantumState::force_given_marginals_within`]).
+    /// state ([`Recorder::within`]) is measured in one read that counts what each outcome
+    /// removes: an outcome of probability at least 1/16 ([`Pick::given`]) that removes
+    /// more than [`DROPPED_MASS`] of the mass then keeps its record only when it fits the
+    /// room ([`QuantumState::measure_within`]).
     pub fn measure(
         &mut self,
         pred: Predicate,
@@ -704,20 +704,42 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
             return self.state.force(pred, outcome).map(Some);
         }
         // One square with the marginals known: the probability is theirs. Several squares
-        // with a room smaller than the state: read first, as the record may not fit.
+        // with a room smaller than the state: one read that counts what each outcome
+        // removes, then the projection with its record only where the record fits the
+        // room, for an outcome of probability at least 1/16 ([`Pick::given`]) that removes
+        // more than `DROPPED_MASS` of the mass (any other keeps it); the state after is the
+        // recorded projection's bit for bit, and the marginals are read from it after the
+        // move, as after the recorded one.
         let known = self.known_probability(pred);
-        let short = known.is_none() && self.room.is_some_and(|room| self.state.bytes() > room);
-        if known.is_some() || short {
-            let read = known.unwrap_or_else(|| self.state.probability(pred));
+        let short = self.room.filter(|&room| self.state.bytes() > room);
+        if let (None, Some(room)) = (known, short) {
+            let measured = self.state.measure_within(pred, &mut |read| {
+                let pick = choose(read)?;
+                let room = match pick.given {
+                    Some(p) if 1.0 - p > DROPPED_MASS => room,
+                    _ => usize::MAX,
+                };
+                Some((pick, room))
+            })?;
+            let Some((p, removed)) = measured else {
+                return Ok(None);
+            };
+            match removed {
+                Some(removed) => self.push(Step::Projection(Box::new(removed))),
+                None => {
+                    self.dropped = true;
+                    self.marginals = Tracked::Unknown;
+                }
+            }
+            return Ok(Some(p));
+        }
+        if let Some(read) = known {
             let Some(Pick { outcome, given }) = choose(read) else {
                 return Ok(None);
             };
-            // The projection sums the marginals after it in its pass; for several squares
-            // they are read from the state after the move instead (as the recorded move,
-            // which reads and projects in one pass, has them), and only an outcome that
-            // removes more than `DROPPED_MASS` may drop its record.
+            // The projection sums the marginals after it in its pass.
             let (p, removed, summed) = match given {
-                Some(probability) if known.is_some() || 1.0 - probability > DROPPED_MASS => {
+                Some(probability) => {
                     // With no room given, every record fits (the recording projection).
                     let room = self.room.unwrap_or(usize::MAX);
                     let (p, removed, summed) = self.state.force_given_marginals_within(
@@ -726,7 +748,6 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
                         probability,
                         room,
                     )?;
-                    let summed = summed.filter(|_| known.is_some());
                     let Some(removed) = removed else {
                         // Dropped: no step to record; the marginals are the pass's.
                         self.dropped = true;
@@ -734,11 +755,6 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
                         return Ok(Some(p));
                     };
                     (p, removed, summed)
-                }
-                Some(probability) => {
-                    let (p, removed) =
-                        self.state.force_keeping_given(pred, outcome, probability)?;
-                    (p, removed, None)
                 }
                 None => {
                     let (p, removed) = self.state.force_keeping(pred, outcome)?;
