@@ -825,7 +825,11 @@ impl<S: QuantumState> Game<S> {
                 let memory = (self.state.memory_budget())
                     .saturating_sub(self.state.bytes())
                     .saturating_sub(later);
-                let half = self.state.len().saturating_mul(self.state.entry_bytes()) / 2;
+                let half = if self.state.len() >= RECORD_SHARE_CAP_MIN_ENTRIES {
+                    self.state.len().saturating_mul(self.state.entry_bytes()) / 2
+                } else {
+                    usize::MAX
+                };
                 undo.min(memory).min(half)
             });
         let (applied, tracked, dropped) = match circuit::apply_recorded_within(
@@ -1342,6 +1346,14 @@ fn surely_changes_in_place(c: &Classified, probs: &[f64; 64]) -> bool {
         && probs[from.index() as usize] > 1e-10
         && probs[to.index() as usize] < 1e-13
 }
+
+/// The fewest entries a state holds for a measuring move that may drop its record to drop
+/// one of more than half the state's entries (issue 10's peak target, 1.5x the state):
+/// below it such a record costs at most a few MiB and is kept, so that a search that plays
+/// and takes back moves on small states (`qchess-engine`) undoes them from their records,
+/// not by replaying the game (docs/decisions.md, "A projection's record holds at most half
+/// the state").
+pub const RECORD_SHARE_CAP_MIN_ENTRIES: usize = 1 << 16;
 
 /// Whether `c`'s measurement may drop its projection's undo record when the record would
 /// not fit the undo budget (issue 10: a measuring move within 1.5x of its bare gate with the
