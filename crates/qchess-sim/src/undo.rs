@@ -567,8 +567,6 @@ impl<T: Amplitude> State<T> {
         pred: Predicate,
         choose: &mut dyn FnMut(f64) -> Option<(Pick, usize)>,
     ) -> Result<Option<(f64, Option<Removed<Self>>)>, SimError> {
-        let entry = crate::memory::entry_bytes::<T>();
-        let whole = self.len().saturating_mul(entry);
         let mut room = usize::MAX;
         if !T::RENORMALIZES {
             return Ok(self
@@ -589,9 +587,9 @@ impl<T: Amplitude> State<T> {
         if let Some(probability) = given {
             self.check_given(pred, outcome, probability)?;
         }
-        // Within the room (always, with room for the whole state): the recording pass of
-        // `measure_keeping`; otherwise the lean one, whose state is the same bit for bit.
-        let record = whole <= room || total.saturating_mul(entry) <= room;
+        // Within the room: the recording pass of `measure_keeping`; otherwise the lean one,
+        // whose state is the same bit for bit.
+        let record = total.saturating_mul(crate::memory::entry_bytes::<T>()) <= room;
         let (p, removed, _) =
             self.project_counted((mask, value), outcome, false, given, (holds, total), record)?;
         Ok(Some((p, record.then_some(removed))))
