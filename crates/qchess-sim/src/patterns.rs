@@ -1376,6 +1376,15 @@ mod tests {
         s
     }
 
+    /// The squared norms of the entries whose board matches `(mask, value, any)`.
+    fn board_sum(entries: &[(Key, Complex<f64>)], (m, v, a): (u64, u64, u64)) -> f64 {
+        entries
+            .iter()
+            .filter(|(k, _)| k.board & m == v && (a == 0 || k.board & a != 0))
+            .map(|(_, x)| x.norm_sqr())
+            .sum()
+    }
+
     #[test]
     fn pattern_weights_match_a_board_by_board_sum() {
         let s = random_state(20_000, 5);
@@ -1402,11 +1411,7 @@ mod tests {
         let got = s.pattern_weights(&patterns);
         let entries: Vec<(Key, Complex<f64>)> = s.entries().collect();
         for (&(m, v, a), g) in patterns.iter().zip(&got) {
-            let want: f64 = entries
-                .iter()
-                .filter(|(k, _)| k.board & m == v && (a == 0 || k.board & a != 0))
-                .map(|(_, x)| x.norm_sqr())
-                .sum();
+            let want = board_sum(&entries, (m, v, a));
             assert!((g - want).abs() < 1e-12, "{m:x} {v:x} {a:x}: {g} vs {want}");
             if want == 0.0 {
                 assert_eq!(*g, 0.0);
@@ -1465,11 +1470,7 @@ mod tests {
             assert_eq!(two.install(|| s.pattern_weights(&patterns)), again);
             assert_eq!(got, again);
             for (&(m, v, a), g) in patterns.iter().zip(&got) {
-                let want: f64 = entries
-                    .iter()
-                    .filter(|(k, _)| k.board & m == v && (a == 0 || k.board & a != 0))
-                    .map(|(_, x)| x.norm_sqr())
-                    .sum();
+                let want = board_sum(&entries, (m, v, a));
                 assert!((g - want).abs() < 1e-12, "{m:x} {v:x} {a:x}: {g} vs {want}");
                 if want == 0.0 {
                     assert_eq!(*g, 0.0, "{m:x} {v:x} {a:x}");

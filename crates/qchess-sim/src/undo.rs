@@ -2121,17 +2121,62 @@ mod tests {
         }
     }
 
+    /// The entries with their amplitudes' bits: equal lists are equal states, bit for bit.
+    fn entry_bits(s: &State<f64>) -> Vec<(crate::Key, u64, u64)> {
+        s.entries()
+            .map(|(k, a)| (k, a.re.to_bits(), a.im.to_bits()))
+            .collect()
+    }
+
+    /// A projection within a room (`run(state, room)`, on a copy of `before`) against the
+    /// one that keeps its record (`kept`, its probability and record): with room for the
+    /// record (or more) that record, with less none and a peak within the state; the same
+    /// state and probability bit for bit every time, and the record takes it back.
+    fn check_rooms(
+        before: &State<f64>,
+        (kept, pk, removed): (&State<f64>, f64, &super::Removed<State<f64>>),
+        what: &str,
+        run: impl Fn(&mut State<f64>, usize) -> (f64, Option<super::Removed<State<f64>>>),
+    ) {
+        let room = removed.len() * 24;
+        for (room, keeps) in [
+            (usize::MAX, true),
+            (room, true),
+            (room - 1, false),
+            (0, false),
+        ] {
+            let mut s = before.clone();
+            s.reset_peak_bytes();
+            let held = s.bytes();
+            let (p, rec) = run(&mut s, room);
+            let what = format!("{what} {room}");
+            assert_eq!(p.to_bits(), pk.to_bits(), "{what}");
+            assert_eq!(entry_bits(&s), entry_bits(kept), "{what}");
+            assert_eq!(rec.is_some(), keeps, "{what}");
+            if let Some(rec) = rec {
+                assert_eq!(
+                    rec.part().entries().collect::<Vec<_>>(),
+                    removed.part().entries().collect::<Vec<_>>(),
+                    "{what}"
+                );
+                s.unproject(rec).unwrap();
+                assert!(close(before, &s, 1e-12), "{what}");
+            } else {
+                assert!(
+                    s.peak_bytes() <= held,
+                    "{what}: {} > {held}",
+                    s.peak_bytes()
+                );
+            }
+        }
+    }
+
     #[test]
     fn a_plain_projection_within_room_is_the_kept_one_bit_for_bit() {
         // `force_within` (no given probability): with room the record of `force_keeping`,
         // without it none, and the same state, probability and peak within the state.
         let big = three_sector_state(450_000, 29);
         let small = sample_state();
-        let bits = |s: &State<f64>| -> Vec<_> {
-            s.entries()
-                .map(|(k, a)| (k, a.re.to_bits(), a.im.to_bits()))
-                .collect()
-        };
         for (before, pred, outcome) in [
             (&big, Predicate::One(12), true),
             (&big, Predicate::AllZero(0b1_0001_0000), false),
@@ -2145,39 +2190,11 @@ mod tests {
                 let mut kept = before.clone();
                 let (pk, removed) = pool.install(|| kept.force_keeping(pred, outcome)).unwrap();
                 assert!(!removed.is_empty());
-                let room = removed.len() * 24;
-                for (room, keeps) in [
-                    (usize::MAX, true),
-                    (room, true),
-                    (room - 1, false),
-                    (0, false),
-                ] {
-                    let mut s = before.clone();
-                    s.reset_peak_bytes();
-                    let held = s.bytes();
-                    let (p, rec) = pool
-                        .install(|| s.force_within(pred, outcome, room))
-                        .unwrap();
-                    let what = format!("{pred:?} {outcome} {threads} {room}");
-                    assert_eq!(p.to_bits(), pk.to_bits(), "{what}");
-                    assert_eq!(bits(&s), bits(&kept), "{what}");
-                    assert_eq!(rec.is_some(), keeps, "{what}");
-                    if let Some(rec) = rec {
-                        assert_eq!(
-                            rec.part().entries().collect::<Vec<_>>(),
-                            removed.part().entries().collect::<Vec<_>>(),
-                            "{what}"
-                        );
-                        s.unproject(rec).unwrap();
-                        assert!(close(before, &s, 1e-12), "{what}");
-                    } else {
-                        assert!(
-                            s.peak_bytes() <= held,
-                            "{what}: {} > {held}",
-                            s.peak_bytes()
-                        );
-                    }
-                }
+                let what = format!("{pred:?} {outcome} {threads}");
+                check_rooms(before, (&kept, pk, &removed), &what, |s, room| {
+                    pool.install(|| s.force_within(pred, outcome, room))
+                        .unwrap()
+                });
             }
         }
     }
@@ -2189,11 +2206,6 @@ mod tests {
         // threads, several sectors of many blocks.
         let big = three_sector_state(450_000, 31);
         let small = sample_state();
-        let bits = |s: &State<f64>| -> Vec<_> {
-            s.entries()
-                .map(|(k, a)| (k, a.re.to_bits(), a.im.to_bits()))
-                .collect()
-        };
         for (before, pred, outcome, given) in [
             (&big, Predicate::One(12), true, true),
             (&big, Predicate::AllZero(0b1_0001_0000), false, true),
@@ -2215,44 +2227,16 @@ mod tests {
                     .unwrap()
                     .unwrap();
                 assert!(!removed.is_empty(), "{pred:?} {outcome}");
-                let room = removed.len() * 24;
-                for (room, keeps) in [
-                    (usize::MAX, true),
-                    (room, true),
-                    (room - 1, false),
-                    (0, false),
-                ] {
-                    let mut s = before.clone();
-                    s.reset_peak_bytes();
-                    let held = s.bytes();
-                    let (p, rec) = pool
-                        .install(|| s.measure_within(pred, &mut |p| Some((pick(p), room))))
+                let what = format!("{pred:?} {outcome} {given} {threads}");
+                check_rooms(before, (&kept, pk, &removed), &what, |s, room| {
+                    pool.install(|| s.measure_within(pred, &mut |p| Some((pick(p), room))))
                         .unwrap()
-                        .unwrap();
-                    let what = format!("{pred:?} {outcome} {given} {threads} {room}");
-                    assert_eq!(p.to_bits(), pk.to_bits(), "{what}");
-                    assert_eq!(bits(&s), bits(&kept), "{what}");
-                    assert_eq!(rec.is_some(), keeps, "{what}");
-                    if let Some(rec) = rec {
-                        assert_eq!(
-                            rec.part().entries().collect::<Vec<_>>(),
-                            removed.part().entries().collect::<Vec<_>>(),
-                            "{what}"
-                        );
-                        s.unproject(rec).unwrap();
-                        assert!(close(before, &s, 1e-12), "{what}");
-                    } else {
-                        assert!(
-                            s.peak_bytes() <= held,
-                            "{what}: {} > {held}",
-                            s.peak_bytes()
-                        );
-                    }
-                }
+                        .unwrap()
+                });
                 // Declining changes nothing.
                 let mut s = before.clone();
                 assert!(s.measure_within(pred, &mut |_| None).unwrap().is_none());
-                assert_eq!(bits(&s), bits(before));
+                assert_eq!(entry_bits(&s), entry_bits(before));
             }
         }
     }
