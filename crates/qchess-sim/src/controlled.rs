@@ -336,6 +336,7 @@ impl<T: Amplitude> State<T> {
                 scale: Some(scale),
                 record,
                 run_shift: 0,
+                invert: false,
             };
             split_project(
                 &mut s.keys,

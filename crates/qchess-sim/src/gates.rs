@@ -583,6 +583,7 @@ impl<T: Amplitude> State<T> {
                 scale: None,
                 record: true,
                 run_shift: 0,
+                invert: false,
             };
             let out_of = move |k: u64| moves(k) != moved_larger;
             split_project(

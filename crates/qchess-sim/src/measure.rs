@@ -242,6 +242,7 @@ impl<T: Amplitude> State<T> {
                         scale: Some(scale),
                         record: false,
                         run_shift: mask.trailing_zeros(),
+                        invert: false,
                     };
                     let out_of = move |k: u64| (k & mask == value) != keep;
                     compact::split_project(

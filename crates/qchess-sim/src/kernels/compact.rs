@@ -44,6 +44,14 @@ pub(crate) struct PassExtras<T> {
     /// then skips, unread, a chunk whose first and last keys agree there and that it
     /// removes (`scan::one_run`). 0 where nothing is known (no two distinct keys agree).
     pub(crate) run_shift: u32,
+    /// The roles of the two destinations swapped (only with [`PassExtras::record`]): the
+    /// kept entries (multiplied by `scale`, their masses summed as ever) go out to the
+    /// record's slices and the removed ones (unscaled) are compacted in place to the
+    /// sector's front. A projection that removes more than half of its sector writes the
+    /// fewer entries out this way, so that it never holds more than 1.5x the sector (issue
+    /// 10's peak target); the caller then swaps the arrays. The kept entries, the removed
+    /// ones and every block sum are those of the plain pass, bit for bit.
+    pub(crate) invert: bool,
 }
 
 /// The fused pass of [`State::force_keeping`](crate::State::force_keeping) on one sector:
@@ -93,27 +101,44 @@ fn split_project_with<T: Amplitude>(
     extra: PassExtras<T>,
     in_order: bool,
 ) -> Vec<BlockSums> {
+    let n = keys.len();
     let removed: usize = per_block.iter().sum();
-    let recorded = if extra.record { removed } else { 0 };
+    let invert = extra.record && extra.invert;
+    debug_assert!(extra.record || !extra.invert);
+    // The entries written out: the removed ones, or the kept ones when inverted.
+    let recorded = match (extra.record, invert) {
+        (false, _) => 0,
+        (true, false) => removed,
+        (true, true) => n - removed,
+    };
     debug_assert_eq!((rec_keys.len(), rec_amps.len()), (recorded, recorded));
     if in_order {
         debug_assert!(extra.record);
-        // One thread: one pass in order, the kept entries compacted in place (no offsets).
+        // One thread: one pass in order, the entries that stay compacted in place (no
+        // offsets).
         let mut pass = InOrder::new();
         let rec = (rec_keys, rec_amps);
-        let done = pass.run(keys, amps, rec, out_of, extra.scale, extra.marginals, true);
+        let done = pass.run(
+            keys,
+            amps,
+            rec,
+            out_of,
+            (extra.scale, extra.marginals, invert),
+            true,
+        );
         debug_assert!(done && pass.recorded() == recorded);
         return pass.finish();
     }
-    let n = keys.len();
-    // Where each block's kept entries go: after all the kept entries of the blocks before.
+    // Where each block's entries that stay go: after all those of the blocks before (the
+    // kept ones, or the removed ones when inverted).
+    let stays = |len: usize, r: usize| if invert { r } else { len - r };
     let mut dest = Vec::with_capacity(per_block.len() + 1);
     dest.push(0usize);
     for (b, &r) in per_block.iter().enumerate() {
         let len = ((b + 1) * BLOCK).min(n) - b * BLOCK;
-        dest.push(dest[b] + len - r);
+        dest.push(dest[b] + stays(len, r));
     }
-    let kept_total = dest[per_block.len()];
+    let stay_total = dest[per_block.len()];
     let mut tasks = Vec::with_capacity(per_block.len());
     let (mut rk, mut ra) = (rec_keys, rec_amps);
     for ((kb, ab), &r) in keys
@@ -121,7 +146,12 @@ fn split_project_with<T: Amplitude>(
         .zip(amps.chunks_mut(BLOCK))
         .zip(per_block)
     {
-        let r = if extra.record { r } else { 0 };
+        // The block's slot of the record: the entries it writes out.
+        let r = if extra.record {
+            kb.len() - stays(kb.len(), r)
+        } else {
+            0
+        };
         let (k1, k2) = std::mem::take(&mut rk).split_at_mut(r);
         let (a1, a2) = std::mem::take(&mut ra).split_at_mut(r);
         (rk, ra) = (k2, a2);
@@ -180,7 +210,11 @@ fn split_project_with<T: Amplitude>(
                 .expect("every block job ran")
         })
         .collect();
-    debug_assert_eq!(kept_total + removed, n);
+    debug_assert_eq!(
+        stay_total + recorded,
+        if extra.record { n } else { stay_total }
+    );
+    debug_assert_eq!(stay_total, if invert { removed } else { n - removed });
     sums
 }
 
@@ -249,35 +283,47 @@ impl InOrder {
     /// Goes on with the pass in order over `keys` / `amps` (the same arrays
     /// every call), writing removed entries from [`InOrder::recorded`] on in `rec` (the same
     /// record every call, possibly longer; its first `recorded()` entries as written).
+    /// `(scale, marginals, invert)`: the kept amplitudes' factor, whether their bit masses
+    /// are summed, and whether the roles are swapped ([`PassExtras::invert`]: the kept
+    /// entries written to `rec`, the removed ones compacted in place; only with `exact`).
     /// Returns true once the sector is done; false when it stopped before a chunk because
     /// the record might be too short for it: unless `exact` (the caller knows the record
-    /// holds every removed entry), a chunk runs only while the record has room for all of
+    /// holds every entry it gets), a chunk runs only while the record has room for all of
     /// it. The results are those of one uninterrupted pass, bit for bit.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn run<T: Amplitude>(
         &mut self,
         keys: &mut [u64],
         amps: &mut [Complex<T>],
         rec: (&mut [u64], &mut [Complex<T>]),
         out_of: impl Fn(u64) -> bool,
-        scale: Option<T>,
-        marginals: bool,
+        (scale, marginals, invert): (Option<T>, bool, bool),
         exact: bool,
     ) -> bool {
-        // Two monomorphised copies of the pass: with the factor given (no masses) and without.
-        match scale {
-            Some(f) => self.run_with::<T, false>(keys, amps, rec, out_of, f, marginals, exact),
-            None => {
-                let f = T::of_f64(1.0);
-                self.run_with::<T, true>(keys, amps, rec, out_of, f, marginals, exact)
+        debug_assert!(exact || !invert);
+        // Monomorphised copies of the pass: with the factor given (no masses) and without,
+        // plain and inverted.
+        let one = T::of_f64(1.0);
+        match (scale, invert) {
+            (Some(f), false) => {
+                self.run_with::<T, false, false>(keys, amps, rec, out_of, f, marginals, exact)
+            }
+            (None, false) => {
+                self.run_with::<T, true, false>(keys, amps, rec, out_of, one, marginals, exact)
+            }
+            (Some(f), true) => {
+                self.run_with::<T, false, true>(keys, amps, rec, out_of, f, marginals, exact)
+            }
+            (None, true) => {
+                self.run_with::<T, true, true>(keys, amps, rec, out_of, one, marginals, exact)
             }
         }
     }
 
     /// [`InOrder::run`] with the kept amplitudes times `f`, summing the masses when `MASSES`
-    /// and the kept entries' bit masses when `marginals`.
+    /// and the kept entries' bit masses when `marginals`; with `INVERT` the kept entries go
+    /// to the record and the removed ones stay.
     #[allow(clippy::too_many_arguments)]
-    fn run_with<T: Amplitude, const MASSES: bool>(
+    fn run_with<T: Amplitude, const MASSES: bool, const INVERT: bool>(
         &mut self,
         keys: &mut [u64],
         amps: &mut [Complex<T>],
@@ -303,7 +349,7 @@ impl InOrder {
                 done = false;
                 break;
             }
-            let (next, s) = compact_recording::<T, MASSES>(
+            let (next, s) = compact_recording::<T, MASSES, INVERT>(
                 keys,
                 amps,
                 w,
@@ -314,7 +360,12 @@ impl InOrder {
                 (&mut gone, &mut kept),
             );
             if marginals {
-                add_bit_masses(&keys[w..next], &amps[w..next], &mut self.masses);
+                // The chunk's kept entries, scaled: in place, or staged when inverted.
+                if INVERT {
+                    add_bit_masses(&stage_k[..s], &stage_a[..s], &mut self.masses);
+                } else {
+                    add_bit_masses(&keys[w..next], &amps[w..next], &mut self.masses);
+                }
             }
             w = next;
             put_streamed(
@@ -342,18 +393,20 @@ impl InOrder {
 /// One chunk (at most [`STAGE`] entries, starting at an even index of its block) of the pass
 /// in order ([`InOrder`]), without a branch on the data: every entry is written to the next
 /// kept place `w` (amplitude times `f`) and to the next place of the removed stage, and only
-/// the one it belongs to advances. With `MASSES`, the masses as [`stage_chunk`] sums them.
-/// Returns the next kept place and the removed count.
+/// the one it belongs to advances. With `INVERT` the other way round: every entry to the
+/// next place `w` unscaled (a removed one takes it) and to the next place of the stage times
+/// `f` (a kept one takes it). With `MASSES`, the masses as [`stage_chunk`] sums them.
+/// Returns the next place in the arrays and the count staged.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn compact_recording<T: Amplitude, const MASSES: bool>(
+fn compact_recording<T: Amplitude, const MASSES: bool, const INVERT: bool>(
     keys: &mut [u64],
     amps: &mut [Complex<T>],
     mut w: usize,
     range: std::ops::Range<usize>,
     out_of: &impl Fn(u64) -> bool,
     f: T,
-    (gone_k, gone_a): (&mut [u64; STAGE], &mut [Complex<T>; STAGE]),
+    (stage_k, stage_a): (&mut [u64; STAGE], &mut [Complex<T>; STAGE]),
     (gone, kept): (&mut [f64; 2], &mut [f64; 2]),
 ) -> (usize, usize) {
     debug_assert!(w <= range.start);
@@ -362,11 +415,18 @@ fn compact_recording<T: Amplitude, const MASSES: bool>(
         let (k, a) = (keys[r], amps[r]);
         let out = usize::from(out_of(k));
         keys[w] = k;
-        amps[w] = a * f;
-        w += 1 - out;
-        gone_k[s & (STAGE - 1)] = k;
-        gone_a[s & (STAGE - 1)] = a;
-        s += out;
+        stage_k[s & (STAGE - 1)] = k;
+        if INVERT {
+            amps[w] = a;
+            w += out;
+            stage_a[s & (STAGE - 1)] = a * f;
+            s += 1 - out;
+        } else {
+            amps[w] = a * f;
+            w += 1 - out;
+            stage_a[s & (STAGE - 1)] = a;
+            s += out;
+        }
         if MASSES {
             add_mass(a, out, i, (&mut *gone, &mut *kept));
         }
@@ -400,7 +460,8 @@ struct BlockJob<'a, T> {
 }
 
 /// Block `b` of [`split_project`]: its removed entries to its record slot, its
-/// kept entries straight to their final places `[to.0, to.1)` of the sector, in chunks of
+/// kept entries straight to their final places `[to.0, to.1)` of the sector (the other way
+/// round when [`PassExtras::invert`]), in chunks of
 /// [`STAGE`] entries staged on the stack. The part of that range below the block is taken
 /// from `regions` (given by the blocks under it once done); the rest is the block's own front
 /// (never ahead of where it is read). The block then gives the places it did not write.
@@ -419,6 +480,7 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
         scale,
         record,
         run_shift,
+        invert,
     } = extra;
     let BlockJob {
         keys,
@@ -514,34 +576,42 @@ fn project_block<'a, T: Amplitude, const DIRECT: bool>(
                 (&mut gone, &mut kept),
             )
         };
-        if record {
-            let end = rec.len + s;
-            let to = (&mut rec.keys[rec.len..end], &mut rec.amps[rec.len..end]);
-            put_streamed(to, &stage_k[..s], &stage_a[..s]);
-            rec.len = end;
-        }
         if let Some(t) = masses.as_mut() {
             add_bit_masses(&keep_k[..m], &keep_a[..m], t);
         }
-        // The kept entries: the taken places below the block first, then the block's front
-        // (`own_w + rest <= e`: never past what this chunk has read).
+        // The entries written out (the removed ones, or the kept ones when inverted) and
+        // those that stay in the arrays.
+        let ((out_k, out_a), (stay_k, stay_a)) = if invert {
+            ((&keep_k[..m], &keep_a[..m]), (&stage_k[..s], &stage_a[..s]))
+        } else {
+            ((&stage_k[..s], &stage_a[..s]), (&keep_k[..m], &keep_a[..m]))
+        };
+        if record {
+            let end = rec.len + out_k.len();
+            let to = (&mut rec.keys[rec.len..end], &mut rec.amps[rec.len..end]);
+            put_streamed(to, out_k, out_a);
+            rec.len = end;
+        }
+        // The entries that stay: the taken places below the block first, then the block's
+        // front (`own_w + rest <= e`: never past what this chunk has read).
+        let stay = stay_k.len();
         let mut from = 0;
-        while from < m && piece < pieces.len() {
+        while from < stay && piece < pieces.len() {
             let (pk, pa) = &mut pieces[piece];
-            let take = (pk.len() - piece_w).min(m - from);
+            let take = (pk.len() - piece_w).min(stay - from);
             let to = (
                 &mut pk[piece_w..piece_w + take],
                 &mut pa[piece_w..piece_w + take],
             );
-            put_streamed(to, &keep_k[from..from + take], &keep_a[from..from + take]);
+            put_streamed(to, &stay_k[from..from + take], &stay_a[from..from + take]);
             (piece_w, from) = (piece_w + take, from + take);
             if piece_w == pk.len() {
                 (piece, piece_w) = (piece + 1, 0);
             }
         }
-        let rest = m - from;
-        keys[own_w..own_w + rest].copy_from_slice(&keep_k[from..m]);
-        amps[own_w..own_w + rest].copy_from_slice(&keep_a[from..m]);
+        let rest = stay - from;
+        keys[own_w..own_w + rest].copy_from_slice(&stay_k[from..stay]);
+        amps[own_w..own_w + rest].copy_from_slice(&stay_a[from..stay]);
         own_w += rest;
     }
     // The streamed record and kept entries are seen by whoever sees this job's results.
@@ -724,6 +794,7 @@ mod tests {
                     scale: Some(f),
                     record: false,
                     run_shift: mask.trailing_zeros(),
+                    invert: false,
                 };
                 let sums = pool.install(|| {
                     split_project(&mut k, &mut a, &per_block, &mut [], &mut [], out_of, extra)
@@ -770,6 +841,7 @@ mod tests {
                     scale: Some(f),
                     record: true,
                     run_shift: 0,
+                    invert: false,
                 };
                 pool.install(|| {
                     split_project(
@@ -823,6 +895,7 @@ mod tests {
                         scale,
                         record: true,
                         run_shift: 0,
+                        invert: false,
                     };
                     let run = |in_order: bool| {
                         let (mut k, mut a) = (keys.to_vec(), amps.to_vec());
