@@ -810,11 +810,12 @@ impl<S: QuantumState> Game<S> {
         // The maintained marginals are the state's now: a one-square measurement reads them.
         let known = Some(probs_before);
         // A projection whose record would not fit the undo budget, or the memory budget
-        // beside what the move's later steps need, or that would hold more than half the
-        // state's entries (the move would then hold more than 1.5x the state: issue 10's
-        // peak target; docs/decisions.md, "A projection's record holds at most half the
-        // state"), drops its removed entries instead of writing them out, where nothing
-        // needs them ([`may_drop_projection`]); undo then replays.
+        // beside what the move's later steps need, drops its removed entries instead of
+        // writing them out, where nothing needs them ([`may_drop_projection`]); undo then
+        // replays. (A record of more than half the state is the state's old arrays, the
+        // survivors written out: the move holds at most 1.5x the state either way,
+        // docs/decisions.md, "A projection that removes more than half writes its survivors
+        // out".)
         let room = (recording && !need_copy)
             .then(|| may_drop_projection(&c, &probs_before, &self.state))
             .flatten()
@@ -825,12 +826,7 @@ impl<S: QuantumState> Game<S> {
                 let memory = (self.state.memory_budget())
                     .saturating_sub(self.state.bytes())
                     .saturating_sub(later);
-                let half = if self.state.len() >= RECORD_SHARE_CAP_MIN_ENTRIES {
-                    self.state.len().saturating_mul(self.state.entry_bytes()) / 2
-                } else {
-                    usize::MAX
-                };
-                undo.min(memory).min(half)
+                undo.min(memory)
             });
         let (applied, tracked, dropped) = match circuit::apply_recorded_within(
             &mut self.state,
@@ -1347,12 +1343,13 @@ fn surely_changes_in_place(c: &Classified, probs: &[f64; 64]) -> bool {
         && probs[to.index() as usize] < 1e-13
 }
 
-/// The fewest entries a state holds for a measuring move that may drop its record to drop
-/// one of more than half the state's entries (issue 10's peak target, 1.5x the state):
-/// below it such a record costs at most a few MiB and is kept, so that a search that plays
-/// and takes back moves on small states (`qchess-engine`) undoes them from their records,
-/// not by replaying the game (docs/decisions.md, "A projection's record holds at most half
-/// the state").
+/// The fewest entries a state held for a measuring move that may drop its record to drop
+/// one of more than half the state's entries. No longer used: a projection that removes
+/// more than half the state now writes its survivors out and keeps its old arrays as the
+/// record, within 1.5x the state, so such records are kept on states of any size
+/// (docs/decisions.md, "A projection that removes more than half writes its survivors
+/// out").
+#[deprecated(note = "records of more than half the state are kept within 1.5x the state now")]
 pub const RECORD_SHARE_CAP_MIN_ENTRIES: usize = 1 << 16;
 
 /// Whether `c`'s measurement may drop its projection's undo record when the record would

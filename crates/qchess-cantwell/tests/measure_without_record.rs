@@ -393,11 +393,11 @@ fn castling_and_a_capture_slide_drop_their_records_to_leave_their_gates_the_memo
     }
 }
 
-/// Below `RECORD_SHARE_CAP_MIN_ENTRIES` a projection keeps its record whatever share of
-/// the state it removes (a search on small states undoes from records, not by replay). The
-/// knight is on d2 in one branch of three (amplitude 1/sqrt 2) and on a4 or b5 in the two
-/// others: the king's excluded jump into d2 removes one entry when it goes (`.m1`) and two
-/// when it is blocked (`.m0`); both keep their records, and undo gives the position back.
+/// A projection keeps its record whatever share of the state it removes (a search on
+/// small states undoes from records, not by replay). The knight is on d2 in one branch of
+/// three (amplitude 1/sqrt 2) and on a4 or b5 in the two others: the king's excluded jump
+/// into d2 removes one entry when it goes (`.m1`) and two when it is blocked (`.m0`); both
+/// keep their records, and undo gives the position back.
 #[test]
 fn a_small_state_keeps_a_record_of_any_share() {
     const FEN: &str = "4k3/8/8/8/8/8/8/1N2K3 w - - 0 1";
@@ -427,46 +427,52 @@ fn close(a: &[(u64, u128, u64, u64)], b: &[(u64, u128, u64, u64)]) -> bool {
             .all(|(x, y)| x.0 == y.0 && x.1 == y.1 && near(x.2, y.2) && near(x.3, y.3))
 }
 
-/// From `RECORD_SHARE_CAP_MIN_ENTRIES` entries on, a projection whose record would hold
-/// more than half the state's entries drops it whatever the undo budget (the move would
-/// otherwise hold more than 1.5x the state, issue 10's peak target), and its undo replays
-/// the position before; one that removes at most half keeps it. Queen-side castling in the
-/// growth position of 1.49e6 entries measures c1 and d1 empty, which removes 5/9 of the
+/// A projection whose record holds more than half the state's entries keeps it: its
+/// survivors are written out and the state's old arrays hold the removed entries (issue
+/// 10's peak target, 1.5x the state), so the move leaves the state and its record within
+/// 1.5x the state's bytes before, and undo takes it back from the record. Queen-side castling in
+/// the growth position of 1.49e6 entries measures c1 and d1 empty, which removes 5/9 of the
 /// entries (`.m1`); a king's excluded jump into d2, held by a knight with probability 1/2,
-/// removes half of them.
+/// removes half of them. Both are replayed bit for bit with no undo budget (no record).
 #[test]
-fn a_large_state_drops_a_record_of_more_than_half_and_undoes_by_replay() {
-    use qchess_cantwell::game::RECORD_SHARE_CAP_MIN_ENTRIES;
+fn a_large_state_keeps_a_record_of_more_than_half_and_undoes_from_it() {
     use qchess_cantwell::growth::{GROWTH_CASTLE_FEN, growth_position_from};
-    let (mut game, _) =
-        growth_position_from::<qchess_sim::State<f64>>(GROWTH_CASTLE_FEN, 1_000_000).unwrap();
-    let n = game.state_size();
-    assert!(n >= RECORD_SHARE_CAP_MIN_ENTRIES && n == 1_492_992, "{n}");
-    game.set_snapshot_budget(usize::MAX);
-    let before = entries(&game);
-    let held = game.undo_bytes();
-    let mut rng = ChaCha8Rng::seed_from_u64(5);
-    for (mv, kept) in [("e1c1.m1", false), ("e1d2.m1", true)] {
+    for (mv, more_than_half) in [("e1c1.m1", true), ("e1d2.m1", false)] {
+        let (mut game, setup) =
+            growth_position_from::<qchess_sim::State<f64>>(GROWTH_CASTLE_FEN, 1_000_000).unwrap();
+        let n = game.state_size();
+        assert_eq!(n, 1_492_992);
+        game.set_snapshot_budget(usize::MAX);
+        let before = entries(&game);
+        let held = game.undo_bytes();
+        let bytes_before = game.state().bytes();
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
         let record = game.apply(mv, &mut rng).unwrap();
         let removed = n - game.state_size();
-        assert_eq!(removed * 2 <= n, kept, "{mv}: {removed} of {n}");
+        assert_eq!(removed * 2 > n, more_than_half, "{mv}: {removed} of {n}");
         let bytes = game.undo_bytes() - held;
-        if kept {
-            assert!(bytes >= removed * 24, "{mv}: {bytes}");
-        } else {
-            assert!(bytes < 1 << 16, "{mv}: a record of {bytes} bytes kept");
-        }
+        // The record is the removed entries, with no room above them.
+        assert!(
+            bytes >= removed * 24 && bytes <= removed * 24 + 4096,
+            "{mv}: a record of {bytes} bytes"
+        );
+        assert!(
+            2 * (game.state().bytes() + bytes) <= 3 * bytes_before,
+            "{mv}: {} + {bytes} of {bytes_before}",
+            game.state().bytes()
+        );
         assert!(
             record.probability.is_some_and(|p| p > 0.0 && p < 1.0),
             "{mv}"
         );
+        // The state after is the one a replay without any record reaches, bit for bit.
+        let mut moves: Vec<&str> = setup.iter().map(String::as_str).collect();
+        moves.push(mv);
+        let replayed = played_from(GROWTH_CASTLE_FEN, Some(0), &moves);
+        assert_eq!(entries(&game), entries(&replayed), "{mv}");
         game.undo().unwrap();
         assert_eq!(game.state_size(), n, "{mv}");
-        let after = entries(&game);
-        // By replay (bit for bit) or by the record (within rounding of the rescaling).
-        assert!(close(&after, &before), "{mv}");
-        if !kept {
-            assert_eq!(after, before, "{mv}: replayed bit for bit");
-        }
+        // From the record: within rounding of the rescaling.
+        assert!(close(&entries(&game), &before), "{mv}");
     }
 }
