@@ -287,11 +287,13 @@ impl<T: Amplitude> State<T> {
         }
         let total = self.norm_sqr();
         // The removed entries' arrays (one per sector that loses entries, each exactly its
-        // length, from the free pass buffers where one fits), asked of the budget first.
-        let mut records = self.record_buffers(&counts, removed)?;
+        // length, from the free pass buffers where one fits), or the survivors' where a
+        // sector loses more than half (the old arrays are then the record), asked of the
+        // budget first.
+        let (inverted, mut records) = self.recording_buffers(&counts)?;
         let held = self.bytes() + records.iter().map(|r| r.bytes()).sum::<usize>();
         self.peak = self.peak.max(held);
-        self.filter_boards(keep, mass, &per_block, Some(&mut records));
+        self.filter_boards(keep, mass, &per_block, Some((&mut records, &inverted)));
         let part = self.with_sectors(records, usize::MAX);
         let p = if total > 0.0 { mass / total } else { 0.0 };
         Ok((p, crate::Removed::new(part, Some(mass.sqrt()))))
@@ -301,7 +303,9 @@ impl<T: Amplitude> State<T> {
     /// [`State::board_tally`] counted what each block of each sector loses (`per_block`):
     /// each sector's kept entries moved down in order and scaled by `1/sqrt(mass)`, the
     /// others copied (unscaled) to `records` when given (one index-writable record per
-    /// sector that loses entries, in order, each exactly its length), the room they left
+    /// sector that loses entries, in order, each exactly its length; where the flag beside
+    /// them says the sector loses more than half, the kept ones written out to it instead
+    /// and the arrays swapped, so that the old arrays are the record), the room they left
     /// given back. The pass of the measurements' projection ([`split_project`]): block jobs
     /// in parallel on a large sector, the same entries bit for bit on any thread count.
     fn filter_boards(
@@ -309,34 +313,41 @@ impl<T: Amplitude> State<T> {
         keep: &(dyn Fn(u64) -> bool + Sync),
         mass: f64,
         per_block: &[Vec<usize>],
-        records: Option<&mut Vec<crate::state::Sector<T>>>,
+        records: Option<(&mut Vec<crate::state::Sector<T>>, &[bool])>,
     ) {
         let scale = T::of_f64(1.0 / mass.sqrt());
         let table = self.perm.logical_table();
         let table = table.as_deref();
         let out_of = move |k: u64| !keep(map_key(table, k));
         let record = records.is_some();
-        let mut next = records.into_iter().flat_map(|r| r.iter_mut());
-        for (s, per_block) in self.sectors.iter_mut().zip(per_block) {
+        let (mut next, inverted) = match records {
+            Some((r, inv)) => (r.iter_mut(), inv),
+            None => ([].iter_mut(), &[][..]),
+        };
+        for (i, (s, per_block)) in self.sectors.iter_mut().zip(per_block).enumerate() {
             let n: usize = per_block.iter().sum();
             if n == 0 {
                 crate::kernels::scan::scale_amps(&mut s.amps, scale);
                 continue;
             }
-            let (rec_keys, rec_amps): (&mut [u64], &mut [Complex<T>]) = if record {
-                let r = next
-                    .next()
-                    .expect("one record per sector that loses entries");
-                (&mut r.keys, &mut r.amps)
-            } else {
-                (&mut [], &mut [])
+            let len = s.keys.len();
+            // With a record, a sector that loses more than half writes its survivors out
+            // (`State::recording_buffers` made their arrays).
+            let invert = inverted.get(i).copied().unwrap_or(false);
+            let mut rec = record.then(|| {
+                next.next()
+                    .expect("one record per sector that loses entries")
+            });
+            let (rec_keys, rec_amps): (&mut [u64], &mut [Complex<T>]) = match rec.as_mut() {
+                Some(r) => (&mut r.keys, &mut r.amps),
+                None => (&mut [], &mut []),
             };
             let extra = PassExtras {
                 marginals: false,
                 scale: Some(scale),
                 record,
                 run_shift: 0,
-                invert: false,
+                invert,
             };
             split_project(
                 &mut s.keys,
@@ -347,7 +358,11 @@ impl<T: Amplitude> State<T> {
                 out_of,
                 extra,
             );
-            let kept = s.keys.len() - n;
+            if let Some(r) = rec.filter(|_| invert) {
+                crate::undo::swap_out(s, r, n);
+                crate::undo::shrink_record(r);
+            }
+            let kept = len - n;
             s.keys.truncate(kept);
             s.amps.truncate(kept);
             s.keys.shrink_to_fit();

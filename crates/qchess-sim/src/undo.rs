@@ -700,33 +700,11 @@ impl<T: Amplitude> State<T> {
         let in_pass = given.map(|p| T::of_f64(1.0 / p.sqrt()));
         let counts: Vec<usize> = block_counts.iter().map(|c| c.iter().sum()).collect();
         // A sector that loses more than half its entries, with a record, writes its
-        // survivors out and keeps its removed entries in place as the record: the pass then
-        // holds at most 1.5x the sector (issue 10's peak target; docs/decisions.md, "A
-        // projection that removes more than half writes its survivors out").
-        let mut inverted = Vec::new();
-        inverted
-            .try_reserve_exact(self.sectors.len())
-            .map_err(|_| SimError::OutOfMemory { states: total })?;
-        inverted.extend(
-            (self.sectors.iter().zip(&counts)).map(|(s, &n)| record && 2 * n > s.keys.len()),
-        );
-        // Index-writable records (a reused buffer's old length counts as written, so only
-        // fresh room is zeroed): each block writes its own slice. None without a record.
-        let mut records = if record {
-            let mut wants = Vec::new();
-            wants
-                .try_reserve_exact(counts.len())
-                .map_err(|_| SimError::OutOfMemory { states: total })?;
-            let sectors = self.sectors.iter().zip(&counts).zip(&inverted);
-            wants.extend(sectors.map(|((s, &n), &inv)| match (n, inv) {
-                (0, _) => None,
-                // The survivors' arrays become the sector's: no spare slot.
-                (n, true) => Some((s.keys.len() - n, 0)),
-                (n, false) => Some((n, 1)),
-            }));
-            self.pass_buffers(&wants)?
+        // survivors out and keeps its removed entries in place as the record.
+        let (inverted, mut records) = if record {
+            self.recording_buffers(&counts)?
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
         // The pass holds the state and the arrays it writes out.
         let held = self.bytes() + records.iter().map(Sector::bytes).sum::<usize>();
@@ -756,7 +734,7 @@ impl<T: Amplitude> State<T> {
                 continue;
             }
             let len = s.keys.len();
-            let invert = 2 * n > len && record;
+            let invert = record && inverts(n, len);
             let mut rec = record.then(|| next.next().expect("one record per removing sector"));
             let (rec_keys, rec_amps): (&mut [u64], &mut [Complex<T>]) = match rec.as_mut() {
                 Some(r) => (&mut r.keys, &mut r.amps),
@@ -779,12 +757,7 @@ impl<T: Amplitude> State<T> {
                 },
             );
             if let Some(r) = rec.filter(|_| invert) {
-                // The survivors' arrays are the sector's now; the old ones, the removed
-                // entries at their front, the record's.
-                std::mem::swap(&mut s.keys, &mut r.keys);
-                std::mem::swap(&mut s.amps, &mut r.amps);
-                r.keys.truncate(n);
-                r.amps.truncate(n);
+                swap_out(s, r, n);
             }
             for b in &blocks {
                 gone += b.gone;
@@ -885,9 +858,7 @@ impl<T: Amplitude> State<T> {
         let mut inv = inverted.iter().zip(&removed).filter(|&(_, &r)| r > 0);
         for r in &mut records {
             if inv.next().is_some_and(|(&i, _)| i) {
-                let n = r.keys.len();
-                r.keys.shrink_to(n + 1);
-                r.amps.shrink_to(n + 1);
+                shrink_record(r);
             }
         }
         self.finish_pass();
@@ -1133,6 +1104,33 @@ impl<T: Amplitude> State<T> {
             .collect();
         let total = block_counts.iter().flatten().sum();
         (block_counts, total)
+    }
+
+    /// The arrays an undoable projection writes out, one per sector that loses entries
+    /// (`counts[i]` of them), and per sector whether its pass is inverted ([`inverts`]):
+    /// the removed entries' arrays, with one spare slot (see [`State::sector_buffers`]), or,
+    /// inverted, the survivors' arrays, exactly their length (they become the sector's).
+    /// Asked of the budget and made as [`State::pass_buffers`] makes them.
+    pub(crate) fn recording_buffers(
+        &mut self,
+        counts: &[usize],
+    ) -> Result<(Vec<bool>, Vec<Sector<T>>), SimError> {
+        let oom = |_| SimError::OutOfMemory {
+            states: counts.iter().sum(),
+        };
+        let (mut inverted, mut wants) = (Vec::new(), Vec::new());
+        inverted.try_reserve_exact(counts.len()).map_err(oom)?;
+        wants.try_reserve_exact(counts.len()).map_err(oom)?;
+        for (s, &n) in self.sectors.iter().zip(counts) {
+            let len = s.keys.len();
+            inverted.push(inverts(n, len));
+            wants.push(match n {
+                0 => None,
+                n if inverts(n, len) => Some((len - n, 0)),
+                n => Some((n, 1)),
+            });
+        }
+        Ok((inverted, self.pass_buffers(&wants)?))
     }
 
     /// The record's sectors, one per sector that loses entries (`counts` of them, `total` in
@@ -1478,6 +1476,32 @@ impl<T: Amplitude> State<T> {
         self.finish_pass();
         Ok(())
     }
+}
+
+/// Whether an undoable projection that removes `removed` of a sector's `len` entries
+/// inverts its pass ([`PassExtras::invert`]): when it removes more than half, so that the
+/// pass holds at most 1.5x the sector (issue 10's peak target; docs/decisions.md, "A
+/// projection that removes more than half writes its survivors out").
+pub(crate) fn inverts(removed: usize, len: usize) -> bool {
+    2 * removed > len
+}
+
+/// After an inverted pass over `s` (its `removed` entries compacted at the front of its
+/// arrays, the survivors written to `out`'s): the survivors' arrays become the sector's and
+/// the old ones, cut to the removed entries, `out`'s (the record).
+pub(crate) fn swap_out<T>(s: &mut Sector<T>, out: &mut Sector<T>, removed: usize) {
+    std::mem::swap(&mut s.keys, &mut out.keys);
+    std::mem::swap(&mut s.amps, &mut out.amps);
+    out.keys.truncate(removed);
+    out.amps.truncate(removed);
+}
+
+/// Gives back the room above an inverted projection's record (the sector's old arrays),
+/// down to the spare slot every record has: a shrink in place.
+pub(crate) fn shrink_record<T>(r: &mut Sector<T>) {
+    let n = r.keys.len();
+    r.keys.shrink_to(n + 1);
+    r.amps.shrink_to(n + 1);
 }
 
 /// Copies the entries of one block for which `out_of(key)` holds into `keys` / `amps`

@@ -230,6 +230,69 @@ fn a_projection_onto_boards_keeps_its_removed_entries_for_undo() {
     assert_eq!(sorted(&tight), after);
 }
 
+/// A projection onto boards that removes more than half of every sector (about three
+/// quarters: qubits 6 and 7 must both be occupied) writes the survivors out and keeps the
+/// sector's old arrays as its record (issue 10's peak target): the state and the
+/// probability are those of the projection without a record, bit for bit, on one thread
+/// and two; the record holds the removed entries with no room above them; the projection
+/// holds at most 1.5x the state, and leaves the state and its record at the state's size;
+/// the undo gives the state back.
+#[test]
+fn a_projection_onto_boards_of_more_than_half_keeps_the_old_arrays_as_its_record() {
+    let base = sectored_of(700_000);
+    let start = sorted(&base);
+    let keep = |b: u64| b >> 7 & 1 == 1 && b >> 6 & 1 == 1;
+    let kept = start.iter().filter(|(k, _)| keep(k.board)).count();
+    assert!(3 * kept < start.len() && 5 * kept > start.len(), "{kept}");
+    qchess_sim::set_adaptive_threads(false);
+    let bytes = base.bytes();
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut plain = base.clone();
+            let p_plain = plain.project_boards(&keep).unwrap();
+            let mut s = base.clone();
+            s.reset_peak_bytes();
+            let (p, removed) = s.project_boards_keeping(&keep).unwrap();
+            assert_eq!(p.to_bits(), p_plain.to_bits(), "{threads} threads");
+            assert!(sorted(&s) == sorted(&plain), "{threads} threads");
+            assert_eq!(removed.len(), start.len() - kept);
+            let gone: Entries = start
+                .iter()
+                .copied()
+                .filter(|(k, _)| !keep(k.board))
+                .collect();
+            let mut recorded: Entries = removed.part().entries().collect();
+            recorded.sort_by_key(|e| e.0);
+            assert!(
+                recorded == gone,
+                "{threads} threads: the removed entries as they were"
+            );
+            assert!(
+                removed.bytes() <= removed.len() * 24 + 64 * 24,
+                "{}",
+                removed.bytes()
+            );
+            assert!(
+                2 * s.peak_bytes() <= 3 * bytes,
+                "{threads} threads: peak {} of {bytes}",
+                s.peak_bytes()
+            );
+            assert!(s.bytes() + removed.bytes() <= bytes + 64 * 24);
+            s.unproject(removed).unwrap();
+            let after = sorted(&s);
+            assert_eq!(after.len(), start.len());
+            for ((k, a), (bk, b)) in after.iter().zip(&start) {
+                assert_eq!(k, bk);
+                assert!((a - b).norm() < 1e-15, "{k:?}");
+            }
+        });
+    }
+}
+
 /// The squared norm of `e`, summed with Neumaier's compensation (a plain sum of 700 000
 /// terms drifts by about 1e-12).
 fn exact_sum(e: &Entries) -> f64 {
