@@ -718,7 +718,7 @@ impl<T: Amplitude> State<T> {
             .try_reserve_exact(self.sectors.len())
             .map_err(|_| SimError::OutOfMemory { states: total })?;
         let mut next = records.iter_mut();
-        for (s, per_block) in self.sectors.iter_mut().zip(&block_counts) {
+        for (i, (s, per_block)) in self.sectors.iter_mut().zip(&block_counts).enumerate() {
             let n: usize = per_block.iter().sum();
             if n == 0 {
                 if given.is_none() {
@@ -734,7 +734,7 @@ impl<T: Amplitude> State<T> {
                 continue;
             }
             let len = s.keys.len();
-            let invert = record && inverts(n, len);
+            let invert = inverted.get(i).copied().unwrap_or(false);
             let mut rec = record.then(|| next.next().expect("one record per removing sector"));
             let (rec_keys, rec_amps): (&mut [u64], &mut [Complex<T>]) = match rec.as_mut() {
                 Some(r) => (&mut r.keys, &mut r.amps),
@@ -1170,7 +1170,7 @@ impl<T: Amplitude> State<T> {
     /// `spare` more (0 and 0: empty arrays, nothing allocated). Taken from the free pass
     /// buffers where one fits (warm pages), else asked of the budget and allocated; written
     /// by index (a reused buffer's old length counts as written, so only fresh room is
-    /// zeroed). On an error nothing is allocated.
+    /// zeroed). On an error the state is as it was.
     pub(crate) fn pass_buffers(
         &mut self,
         wants: &[Option<(usize, usize)>],
