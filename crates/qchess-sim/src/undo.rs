@@ -916,10 +916,12 @@ impl<T: Amplitude> State<T> {
             let spread = 2.0 * n as f64 / (m as f64).sqrt() + STAGE as f64;
             (est - spread, est + spread)
         };
-        // A sector that may lose more than half its entries is counted first, for the
-        // counted pass to write its survivors out instead (issue 10's peak target).
+        // A sector that surely loses more than half its entries is counted first, for the
+        // counted pass to write its survivors out from the start (issue 10's peak target).
+        // (Where the sample cannot tell, the pass inverts itself if it finds more than half
+        // gone, `State::pass_growing`.)
         if (self.sectors.iter().zip(&sampled))
-            .any(|(s, &sc)| sc.2 > 0 && 2.0 * bounds(s.keys.len(), sc).1 > s.keys.len() as f64)
+            .any(|(s, &sc)| sc.2 > 0 && 2.0 * bounds(s.keys.len(), sc).0 > s.keys.len() as f64)
         {
             return None;
         }
@@ -938,7 +940,10 @@ impl<T: Amplitude> State<T> {
     /// The pass of [`State::force_keeping_inner`] sector by sector on the calling thread, in
     /// order (`kernels::compact::InOrder`), with records that start at the `plan`'s estimate
     /// and grow where the pass reaches their end: then the rest of the sector is counted and
-    /// the record made exactly long enough. The budget is asked first for records of every
+    /// the record made exactly long enough, or, where more than half the sector goes, the
+    /// pass inverted from there on (`InOrder::invert_roles`: the entries so far trade
+    /// places, the survivors are written out to the buffer and the old arrays kept as the
+    /// record), so that it holds at most 1.5x the sector. The budget is asked first for records of every
     /// entry of every sector that loses some (their capacity is reserved then, and given
     /// back down to what they hold after), so the pass never fails halfway; `None` (nothing
     /// changed) where it has no room for that, for the counted pass to ask for the exact
@@ -1018,9 +1023,14 @@ impl<T: Amplitude> State<T> {
         let (mut gone, mut kept) = (0.0f64, 0.0f64);
         let mut masses = crate::kernels::scan::BitMasses::ZERO;
         let (mut records, mut kept_len, mut removed) = (Vec::new(), Vec::new(), Vec::new());
+        let mut inverted = Vec::new();
         records.try_reserve_exact(plan.len()).map_err(oom)?;
         kept_len.try_reserve_exact(plan.len()).map_err(oom)?;
         removed.try_reserve_exact(plan.len()).map_err(oom)?;
+        inverted.try_reserve_exact(plan.len()).map_err(oom)?;
+        // The state's bytes before the pass (the buffers taken from the pool not in them),
+        // and the arrays the pass writes out, for the peak.
+        let (base, mut held, mut peak) = (self.bytes(), 0usize, self.peak);
         for ((s, l), buf) in self.sectors.iter_mut().zip(plan).zip(bufs) {
             let Some((mut buf, before)) = buf else {
                 kept += crate::kernels::scan::norm_sqr(&s.amps);
@@ -1030,14 +1040,16 @@ impl<T: Amplitude> State<T> {
                 }
                 kept_len.push(s.keys.len());
                 removed.push(0);
+                inverted.push(false);
                 continue;
             };
             let mut pass = InOrder::new();
             let mut exact = matches!(l, Loses::Exactly(_));
+            let mut invert = false;
             loop {
                 let rec = (&mut buf.keys[..], &mut buf.amps[..]);
                 let (keys, amps) = (&mut s.keys[..], &mut s.amps[..]);
-                if pass.run(keys, amps, rec, out_of, (in_pass, marginals, false), exact) {
+                if pass.run(keys, amps, rec, out_of, (in_pass, marginals, invert), exact) {
                     break;
                 }
                 // The record's end: the rest counted, the record made long enough (within
@@ -1045,14 +1057,37 @@ impl<T: Amplitude> State<T> {
                 let rest = (s.keys[pass.pos()..].iter())
                     .filter(|&&k| out_of(k))
                     .count();
-                let need = pass.recorded() + rest + 1;
-                if buf.keys.len() < need {
-                    buf.keys.resize(need, 0);
-                    buf.amps.resize(need, Complex::new(T::zero(), T::zero()));
+                let (len, lost) = (s.keys.len(), pass.recorded() + rest);
+                if inverts(lost, len) {
+                    // More than half goes (the sample was wrong by more than its four
+                    // standard deviations): the rest of the pass is inverted, within 1.5x
+                    // the sector. The kept entries so far (at the arrays' front) and the
+                    // removed ones (at the record's) trade places, and from here on the
+                    // kept entries are written out to the buffer and the removed ones
+                    // compacted in place: the pass's results are the same bit for bit.
+                    let swapped = pass.placed().max(pass.recorded());
+                    let need = (len - lost).max(swapped);
+                    if buf.keys.len() < need {
+                        buf.keys.resize(need, 0);
+                        buf.amps.resize(need, Complex::new(T::zero(), T::zero()));
+                    }
+                    s.keys[..swapped].swap_with_slice(&mut buf.keys[..swapped]);
+                    s.amps[..swapped].swap_with_slice(&mut buf.amps[..swapped]);
+                    pass.invert_roles();
+                    invert = true;
+                } else if buf.keys.len() < lost + 1 {
+                    buf.keys.resize(lost + 1, 0);
+                    buf.amps
+                        .resize(lost + 1, Complex::new(T::zero(), T::zero()));
                 }
                 exact = true;
             }
-            let r = pass.recorded();
+            // The pass held the state, the arrays written out before and this buffer's
+            // entries.
+            held += buf.keys.len() * crate::memory::entry_bytes::<T>();
+            peak = peak.max(base + held);
+            // Entries written out: the removed ones, or the kept ones when inverted.
+            let out = pass.recorded();
             for b in pass.finish() {
                 gone += b.gone;
                 kept += b.kept;
@@ -1060,25 +1095,39 @@ impl<T: Amplitude> State<T> {
                     masses.add(&b.masses);
                 }
             }
-            kept_len.push(s.keys.len() - r);
+            let (k, r) = if invert {
+                (out, s.keys.len() - out)
+            } else {
+                (s.keys.len() - out, out)
+            };
+            kept_len.push(k);
             removed.push(r);
-            buf.keys.truncate(r);
-            buf.amps.truncate(r);
-            // The reserved room given back, down to one spare slot (or what it held before).
-            buf.keys.shrink_to(before.max(r + 1));
-            buf.amps.shrink_to(before.max(r + 1));
+            inverted.push(invert);
+            buf.keys.truncate(out);
+            buf.amps.truncate(out);
+            if !invert {
+                // The reserved room given back, down to one spare slot (or what it held
+                // before). (Inverted, the buffer is the sector's survivors, cut to them
+                // with the state's arrays.)
+                buf.keys.shrink_to(before.max(r + 1));
+                buf.amps.shrink_to(before.max(r + 1));
+            }
             // A held-back record one mapping again, advised whole (for a `realloc` by
             // `mremap` when it is reused as a pass buffer).
             if before == 0 {
                 buf.advise_huge();
             }
-            records.push(Sector {
+            let mut record = Sector {
                 ancillas: s.ancillas,
                 keys: buf.keys.into(),
                 amps: buf.amps.into(),
-            });
+            };
+            if invert {
+                swap_out(s, &mut record, r);
+            }
+            records.push(record);
         }
-        let inverted = vec![false; kept_len.len()];
+        self.peak = peak;
         Ok(Some(PassDone {
             records,
             gone,
@@ -2019,11 +2068,12 @@ mod tests {
     /// The one-thread projection that sizes its record from a sample of the keys
     /// (`State::estimate_removed`, `State::pass_growing`) gives what the projection after a
     /// count gives, bit for bit (survivors, record, probability, marginals), and is undone
-    /// alike: where the sample is about right, where it sees far too few removed entries
-    /// (the record grows halfway: the rest is counted), none in one sector (that sector
+    /// alike, within 1.5x the state: where the sample is about right, where it sees far too
+    /// few removed entries (the record grows halfway: the rest is counted; where more than
+    /// half goes, the pass is inverted from there on), none in one sector (that sector
     /// counted first), and on three sectors; where the sample sees no removed or no kept
-    /// entry at all, or may see more than half a sector removed, the count decides (and
-    /// the counted projection of more than half writes the survivors out).
+    /// entry at all, or surely more than half a sector removed, the count decides (and the
+    /// counted projection of more than half writes the survivors out).
     #[test]
     fn the_sampled_record_matches_the_counted_one() {
         use crate::test_states::entry_bits;
@@ -2113,9 +2163,15 @@ mod tests {
                     let (mut a, mut b) = (before.clone(), before.clone());
                     let sampled = one.install(|| a.estimate_removed(out_of));
                     assert_eq!(sampled.is_some(), decides[usize::from(!outcome)], "{what}");
+                    let bytes = a.bytes();
+                    a.reset_peak_bytes();
                     let (pa, ra, ma) = one
                         .install(|| a.force_keeping_inner(pred, outcome, marginals, given, None))
                         .unwrap();
+                    // At most 1.5x the state, a record of more than half the sector (the
+                    // sample fooled: the pass inverted halfway) included.
+                    let peak = a.peak_bytes();
+                    assert!(2 * peak <= 3 * bytes + 96, "{what}: {peak} of {bytes}");
                     let counted = b.removed_per_block(out_of);
                     let (pb, rb, mb) = one
                         .install(|| {

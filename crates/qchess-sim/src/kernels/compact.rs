@@ -270,9 +270,25 @@ impl InOrder {
         self.pos
     }
 
-    /// The removed entries written to the record so far.
+    /// The entries written to the record so far (the removed ones; the kept ones once
+    /// [`InOrder::invert_roles`]).
     pub(crate) fn recorded(&self) -> usize {
         self.recorded
+    }
+
+    /// The entries placed at the arrays' front so far (the kept ones; the removed ones once
+    /// [`InOrder::invert_roles`]).
+    pub(crate) fn placed(&self) -> usize {
+        self.w
+    }
+
+    /// Swaps the two destinations from here on ([`PassExtras::invert`]), for a caller that
+    /// swapped what they hold so far: the first [`InOrder::placed`] entries of the arrays
+    /// with the first [`InOrder::recorded`] of the record (the longer of the two prefixes
+    /// traded whole). The next [`InOrder::run`] goes on inverted, and the results are those
+    /// of one pass inverted from the start, bit for bit.
+    pub(crate) fn invert_roles(&mut self) {
+        std::mem::swap(&mut self.w, &mut self.recorded);
     }
 
     /// The block sums, in block order (once [`InOrder::run`] returned true).
