@@ -905,26 +905,40 @@ mod tests {
                 let out_of = move |k: u64| (k & mask == value) != keep;
                 let (per_block, removed) = removed_per_block(keys, out_of);
                 let scales = [None, Some(T::of_f64(1.234_567_890_123))];
-                for (scale, marginals) in scales.into_iter().flat_map(|s| [(s, false), (s, true)]) {
+                let variants = scales.into_iter().flat_map(|s| {
+                    [
+                        (s, false, false),
+                        (s, true, false),
+                        (s, false, true),
+                        (s, true, true),
+                    ]
+                });
+                for (scale, marginals, invert) in variants {
                     let extra = PassExtras {
                         marginals,
                         scale,
                         record: true,
                         run_shift: 0,
-                        invert: false,
+                        invert,
+                    };
+                    // Written out: the removed entries, or the kept ones when inverted.
+                    let (out, stay) = if invert {
+                        (n - removed, removed)
+                    } else {
+                        (removed, n - removed)
                     };
                     let run = |in_order: bool| {
                         let (mut k, mut a) = (keys.to_vec(), amps.to_vec());
-                        let mut rec_k = vec![0u64; removed];
-                        let mut rec_a = vec![Complex::new(T::zero(), T::zero()); removed];
+                        let mut rec_k = vec![0u64; out];
+                        let mut rec_a = vec![Complex::new(T::zero(), T::zero()); out];
                         let sums = pool.install(|| {
                             split_project_with(
                                 &mut k, &mut a, &per_block, &mut rec_k, &mut rec_a, out_of, extra,
                                 in_order,
                             )
                         });
-                        k.truncate(n - removed);
-                        a.truncate(n - removed);
+                        k.truncate(stay);
+                        a.truncate(stay);
                         let masses: Vec<Vec<u64>> = sums
                             .iter()
                             .map(|b| {
@@ -941,9 +955,34 @@ mod tests {
                     };
                     let (blocks, in_order) = (run(false), run(true));
                     let what = format!(
-                        "mask {mask:#x} keep {keep} scaled {} marginals {marginals}",
+                        "mask {mask:#x} keep {keep} scaled {} marginals {marginals} inverted {invert}",
                         scale.is_some()
                     );
+                    if invert {
+                        // The plain pass's entries, the other way round, and its sums.
+                        let extra = PassExtras {
+                            invert: false,
+                            ..extra
+                        };
+                        let (mut k, mut a) = (keys.to_vec(), amps.to_vec());
+                        let mut rec_k = vec![0u64; removed];
+                        let mut rec_a = vec![Complex::new(T::zero(), T::zero()); removed];
+                        let sums = pool.install(|| {
+                            split_project_with(
+                                &mut k, &mut a, &per_block, &mut rec_k, &mut rec_a, out_of, extra,
+                                true,
+                            )
+                        });
+                        assert_eq!(blocks.2, k[..n - removed], "{what}");
+                        assert!(blocks.3 == a[..n - removed], "{what}");
+                        assert_eq!(blocks.0, rec_k, "{what}");
+                        assert!(blocks.1 == rec_a, "{what}");
+                        let plain: Vec<(u64, u64)> = sums
+                            .iter()
+                            .map(|b| (b.gone.to_bits(), b.kept.to_bits()))
+                            .collect();
+                        assert_eq!(blocks.4, plain, "{what}");
+                    }
                     assert_eq!(in_order.0, blocks.0, "{what}");
                     assert!(in_order.1 == blocks.1, "{what}");
                     assert_eq!(in_order.2, blocks.2, "{what}");
