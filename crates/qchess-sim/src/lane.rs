@@ -215,6 +215,15 @@ impl<T> Lane<T> {
         self.buf.shrink_to(n);
     }
 
+    /// Gives back the allocation above the live elements and `spare` more, keeping the room
+    /// below them as it is (no element moves, unlike [`Lane::shrink_to`]): an inverted
+    /// projection's record, cut from a sector's old arrays in place.
+    pub(crate) fn shrink_above(&mut self, spare: usize) {
+        self.drop_tail();
+        let keep = self.buf.len() + spare;
+        self.buf.shrink_to(keep);
+    }
+
     /// [`Lane::shrink_to`] the live length.
     pub(crate) fn shrink_to_fit(&mut self) {
         self.drop_tail();

@@ -1546,11 +1546,12 @@ pub(crate) fn swap_out<T>(s: &mut Sector<T>, out: &mut Sector<T>, removed: usize
 }
 
 /// Gives back the room above an inverted projection's record (the sector's old arrays),
-/// down to the spare slot every record has: a shrink in place.
+/// down to the spare slot every record has: a shrink in place, which keeps the room below
+/// the entries that a dense gate may have left (moving the entries down over it would be a
+/// copy of the record).
 pub(crate) fn shrink_record<T>(r: &mut Sector<T>) {
-    let n = r.keys.len();
-    r.keys.shrink_to(n + 1);
-    r.amps.shrink_to(n + 1);
+    r.keys.shrink_above(1);
+    r.amps.shrink_above(1);
 }
 
 /// Copies the entries of one block for which `out_of(key)` holds into `keys` / `amps`
@@ -2680,5 +2681,49 @@ mod tests {
             );
             assert_eq!(entry_bits(&s), entry_bits(&faint), "{threads} threads");
         }
+    }
+
+    /// An inverted projection of a sector with room below its entries (a merge's output
+    /// that ended above 0) keeps that room in its record (no entry moves when the record is
+    /// cut down): the record holds the removed entries, its arrays the room below and one
+    /// spare slot above, and the undo gives the state back.
+    #[test]
+    fn an_inverted_record_keeps_the_room_below_its_entries() {
+        use crate::test_states::entry_bits;
+        let n = 200_000;
+        let (lo, mid, hi) = crate::bench::qubits(n);
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        // The same merge on fresh states (a copy would move the entries down).
+        let merged = || {
+            let mut s = crate::bench::random_state::<f64>(n).unwrap();
+            one.install(|| s.merge(lo, hi, mid, crate::Controls::NONE))
+                .unwrap();
+            s
+        };
+        let before = merged();
+        let head = before.sectors[0].keys.head();
+        assert!(head > 0, "the merge left room below");
+        let pred = Predicate::AllZero(0b11 << 4);
+        let gone: Vec<_> = (before.entries())
+            .filter(|(k, _)| !pred.holds(k.board))
+            .map(|(k, a)| (k, a.re.to_bits(), a.im.to_bits()))
+            .collect();
+        assert!(2 * gone.len() > before.len());
+        let mut lean = merged();
+        one.install(|| lean.force_within(pred, true, 0)).unwrap();
+        let mut s = merged();
+        assert_eq!(s.sectors[0].keys.head(), head);
+        let (_, removed) = one.install(|| s.force_keeping(pred, true)).unwrap();
+        assert_eq!(entry_bits(&s), entry_bits(&lean));
+        assert_eq!(entry_bits(removed.part()), gone);
+        let r = &removed.part().sectors[0];
+        assert_eq!((r.keys.head(), r.amps.head()), (head, head));
+        assert!(r.keys.allocated() <= head + r.keys.len() + 1);
+        assert!(r.amps.allocated() <= head + r.amps.len() + 1);
+        s.unproject(removed).unwrap();
+        assert!(close(&s, &before, 1e-12));
     }
 }
