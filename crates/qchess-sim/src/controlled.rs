@@ -8,7 +8,7 @@
 
 use crate::amplitude::Amplitude;
 use crate::error::SimError;
-use crate::kernels::compact::{PassExtras, split_project};
+use crate::kernels::compact::PassExtras;
 use crate::kernels::scan::map_blocks;
 use crate::key::{Controls, Key, Normalization};
 use crate::perm::map_key;
@@ -338,10 +338,6 @@ impl<T: Amplitude> State<T> {
                 next.next()
                     .expect("one record per sector that loses entries")
             });
-            let (rec_keys, rec_amps): (&mut [u64], &mut [Complex<T>]) = match rec.as_mut() {
-                Some(r) => (&mut r.keys, &mut r.amps),
-                None => (&mut [], &mut []),
-            };
             let extra = PassExtras {
                 marginals: false,
                 scale: Some(scale),
@@ -349,17 +345,9 @@ impl<T: Amplitude> State<T> {
                 run_shift: 0,
                 invert,
             };
-            split_project(
-                &mut s.keys,
-                &mut s.amps,
-                per_block,
-                rec_keys,
-                rec_amps,
-                out_of,
-                extra,
-            );
+            crate::undo::project_sector(s, per_block, rec.as_deref_mut(), out_of, extra);
             if let Some(r) = rec.filter(|_| invert) {
-                crate::undo::swap_out(s, r, n);
+                // No probability check follows: the record's room above it goes now.
                 crate::undo::shrink_record(r);
             }
             let kept = len - n;

@@ -54,3 +54,11 @@ pub(crate) fn entry_bits(s: &State<f64>) -> Vec<(Key, u64, u64)> {
         .map(|(k, v)| (k, v.re.to_bits(), v.im.to_bits()))
         .collect()
 }
+
+/// A rayon pool of `threads` threads, for a test that runs a pass on a given thread count.
+pub(crate) fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a thread pool")
+}

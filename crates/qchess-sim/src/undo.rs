@@ -734,31 +734,16 @@ impl<T: Amplitude> State<T> {
                 continue;
             }
             let len = s.keys.len();
-            let invert = inverted.get(i).copied().unwrap_or(false);
-            let mut rec = record.then(|| next.next().expect("one record per removing sector"));
-            let (rec_keys, rec_amps): (&mut [u64], &mut [Complex<T>]) = match rec.as_mut() {
-                Some(r) => (&mut r.keys, &mut r.amps),
-                None => (&mut [], &mut []),
+            let rec = record.then(|| next.next().expect("one record per removing sector"));
+            let extra = PassExtras {
+                marginals,
+                scale: in_pass,
+                record,
+                // Without a record, the pass skips unread a chunk that it removes whole.
+                run_shift: if record { 0 } else { mask.trailing_zeros() },
+                invert: inverted.get(i).copied().unwrap_or(false),
             };
-            let blocks = split_project(
-                &mut s.keys,
-                &mut s.amps,
-                per_block,
-                rec_keys,
-                rec_amps,
-                out_of,
-                PassExtras {
-                    marginals,
-                    scale: in_pass,
-                    record,
-                    // Without a record, the pass skips unread a chunk that it removes whole.
-                    run_shift: if record { 0 } else { mask.trailing_zeros() },
-                    invert,
-                },
-            );
-            if let Some(r) = rec.filter(|_| invert) {
-                swap_out(s, r, n);
-            }
+            let blocks = project_sector(s, per_block, rec, out_of, extra);
             for b in &blocks {
                 gone += b.gone;
                 kept += b.kept;
@@ -1172,11 +1157,12 @@ impl<T: Amplitude> State<T> {
         wants.try_reserve_exact(counts.len()).map_err(oom)?;
         for (s, &n) in self.sectors.iter().zip(counts) {
             let len = s.keys.len();
-            inverted.push(inverts(n, len));
-            wants.push(match n {
-                0 => None,
-                n if inverts(n, len) => Some((len - n, 0)),
-                n => Some((n, 1)),
+            let invert = inverts(n, len);
+            inverted.push(invert);
+            wants.push(match (n, invert) {
+                (0, _) => None,
+                (n, true) => Some((len - n, 0)),
+                (n, false) => Some((n, 1)),
             });
         }
         Ok((inverted, self.pass_buffers(&wants)?))
@@ -1535,10 +1521,41 @@ pub(crate) fn inverts(removed: usize, len: usize) -> bool {
     2 * removed > len
 }
 
+/// One sector's fused pass ([`split_project`], `per_block` entries removed per block),
+/// writing out to `out`: the removed entries (its record), or, when [`PassExtras::invert`],
+/// the survivors, whose arrays are then swapped in ([`swap_out`]: the sector holds its
+/// survivors and `out` the removed entries); `None` without [`PassExtras::record`] (the
+/// removed entries dropped). Returns the block sums.
+pub(crate) fn project_sector<T: Amplitude>(
+    s: &mut Sector<T>,
+    per_block: &[usize],
+    mut out: Option<&mut Sector<T>>,
+    out_of: impl Fn(u64) -> bool + Sync + Copy,
+    extra: PassExtras<T>,
+) -> Vec<crate::kernels::compact::BlockSums> {
+    let (out_keys, out_amps): (&mut [u64], &mut [Complex<T>]) = match out.as_mut() {
+        Some(r) => (&mut r.keys, &mut r.amps),
+        None => (&mut [], &mut []),
+    };
+    let blocks = split_project(
+        &mut s.keys,
+        &mut s.amps,
+        per_block,
+        out_keys,
+        out_amps,
+        out_of,
+        extra,
+    );
+    if let Some(r) = out.filter(|_| extra.invert) {
+        swap_out(s, r, per_block.iter().sum());
+    }
+    blocks
+}
+
 /// After an inverted pass over `s` (its `removed` entries compacted at the front of its
 /// arrays, the survivors written to `out`'s): the survivors' arrays become the sector's and
 /// the old ones, cut to the removed entries, `out`'s (the record).
-pub(crate) fn swap_out<T>(s: &mut Sector<T>, out: &mut Sector<T>, removed: usize) {
+fn swap_out<T>(s: &mut Sector<T>, out: &mut Sector<T>, removed: usize) {
     std::mem::swap(&mut s.keys, &mut out.keys);
     std::mem::swap(&mut s.amps, &mut out.amps);
     out.keys.truncate(removed);
@@ -1993,10 +2010,7 @@ mod tests {
             let mut first: Option<(f64, Vec<_>, Vec<_>, [f64; 64])> = None;
             let mut first_given: Option<(Vec<_>, Vec<_>)> = None;
             for threads in [1, 2, 3, 4] {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap();
+                let pool = crate::test_states::pool(threads);
                 let mut s = before.clone();
                 let (p, removed, m) = pool
                     .install(|| s.force_keeping_marginals(pred, outcome))
@@ -2144,10 +2158,7 @@ mod tests {
                 Predicate::One(0)
             }
         };
-        let one = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap();
+        let one = crate::test_states::pool(1);
         // A state below a block is counted: the sample does not decide.
         let small = state_with_bit_0_at(super::BLOCK - 1, 6, |i| i % 2 == 0, |_| 0);
         let out_of = |k: u64| k & 1 == 0;
@@ -2218,10 +2229,7 @@ mod tests {
         let p = before.probability(pred);
         let r = before.entries().filter(|(k, _)| k.board & 1 == 0).count();
         let entry = crate::memory::entry_bytes::<f64>();
-        let one = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap();
+        let one = crate::test_states::pool(1);
         let run = |budget: usize| {
             let s = before.clone();
             let held = s.bytes();
@@ -2285,10 +2293,7 @@ mod tests {
             let p = if outcome { p } else { 1.0 - p };
             assert!(p > 0.05 && p < 0.95, "{pred:?}: {p}");
             for threads in [1, 2, 3] {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap();
+                let pool = crate::test_states::pool(threads);
                 // The reference: the record kept (unlimited room).
                 let mut kept = before.clone();
                 let (pk, removed, mk) = pool
@@ -2410,10 +2415,7 @@ mod tests {
             (&small, Predicate::One(7), true),
         ] {
             for threads in [1, 2] {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap();
+                let pool = crate::test_states::pool(threads);
                 let mut kept = before.clone();
                 let (pk, removed) = pool.install(|| kept.force_keeping(pred, outcome)).unwrap();
                 assert!(!removed.is_empty());
@@ -2444,10 +2446,7 @@ mod tests {
                 given: given.then_some(if outcome { p } else { 1.0 - p }),
             };
             for threads in [1, 2] {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap();
+                let pool = crate::test_states::pool(threads);
                 let mut kept = before.clone();
                 let (pk, removed) = pool
                     .install(|| kept.measure_keeping(pred, &mut |p| Some(pick(p))))
@@ -2534,10 +2533,7 @@ mod tests {
             let p = before.probability(pred);
             let bytes = before.bytes();
             for threads in [1, 2] {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap();
+                let pool = crate::test_states::pool(threads);
                 let what = format!("{name}, {threads} threads");
                 // The references: the same projections with no room for a record.
                 let mut lean = before.clone();
@@ -2636,10 +2632,7 @@ mod tests {
         let kept = before.entries().filter(|(k, _)| k.board & 1 == 1).count();
         let entry = crate::memory::entry_bytes::<f64>();
         for threads in [1, 2] {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
+            let pool = crate::test_states::pool(threads);
             let run = |room: usize| {
                 let s = before.clone();
                 let held = s.bytes();
@@ -2669,10 +2662,7 @@ mod tests {
         let faint =
             State::from_amplitudes(entries.collect(), crate::Normalization::Renormalize).unwrap();
         for threads in [1, 2] {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
+            let pool = crate::test_states::pool(threads);
             let mut s = faint.clone();
             let got = pool.install(|| s.force_keeping(Predicate::One(0), true));
             assert!(
@@ -2692,10 +2682,7 @@ mod tests {
         use crate::test_states::entry_bits;
         let n = 200_000;
         let (lo, mid, hi) = crate::bench::qubits(n);
-        let one = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap();
+        let one = crate::test_states::pool(1);
         // The same merge on fresh states (a copy would move the entries down).
         let merged = || {
             let mut s = crate::bench::random_state::<f64>(n).unwrap();

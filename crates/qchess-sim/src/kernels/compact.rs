@@ -921,13 +921,13 @@ mod tests {
                         run_shift: 0,
                         invert,
                     };
-                    // Written out: the removed entries, or the kept ones when inverted.
-                    let (out, stay) = if invert {
-                        (n - removed, removed)
-                    } else {
-                        (removed, n - removed)
-                    };
-                    let run = |in_order: bool| {
+                    let run = |extra: PassExtras<T>, in_order: bool| {
+                        // Written out: the removed entries, or the kept ones when inverted.
+                        let (out, stay) = if extra.invert {
+                            (n - removed, removed)
+                        } else {
+                            (removed, n - removed)
+                        };
                         let (mut k, mut a) = (keys.to_vec(), amps.to_vec());
                         let mut rec_k = vec![0u64; out];
                         let mut rec_a = vec![Complex::new(T::zero(), T::zero()); out];
@@ -953,35 +953,26 @@ mod tests {
                             .collect();
                         (k, a, rec_k, rec_a, sums, masses)
                     };
-                    let (blocks, in_order) = (run(false), run(true));
+                    let (blocks, in_order) = (run(extra, false), run(extra, true));
                     let what = format!(
                         "mask {mask:#x} keep {keep} scaled {} marginals {marginals} inverted {invert}",
                         scale.is_some()
                     );
                     if invert {
                         // The plain pass's entries, the other way round, and its sums.
-                        let extra = PassExtras {
-                            invert: false,
-                            ..extra
-                        };
-                        let (mut k, mut a) = (keys.to_vec(), amps.to_vec());
-                        let mut rec_k = vec![0u64; removed];
-                        let mut rec_a = vec![Complex::new(T::zero(), T::zero()); removed];
-                        let sums = pool.install(|| {
-                            split_project_with(
-                                &mut k, &mut a, &per_block, &mut rec_k, &mut rec_a, out_of, extra,
-                                true,
-                            )
-                        });
-                        assert_eq!(blocks.2, k[..n - removed], "{what}");
-                        assert!(blocks.3 == a[..n - removed], "{what}");
-                        assert_eq!(blocks.0, rec_k, "{what}");
-                        assert!(blocks.1 == rec_a, "{what}");
-                        let plain: Vec<(u64, u64)> = sums
-                            .iter()
-                            .map(|b| (b.gone.to_bits(), b.kept.to_bits()))
-                            .collect();
-                        assert_eq!(blocks.4, plain, "{what}");
+                        let plain = run(
+                            PassExtras {
+                                invert: false,
+                                ..extra
+                            },
+                            true,
+                        );
+                        assert_eq!(blocks.2, plain.0, "{what}");
+                        assert!(blocks.3 == plain.1, "{what}");
+                        assert_eq!(blocks.0, plain.2, "{what}");
+                        assert!(blocks.1 == plain.3, "{what}");
+                        assert_eq!(blocks.4, plain.4, "{what}");
+                        assert_eq!(blocks.5, plain.5, "{what}");
                     }
                     assert_eq!(in_order.0, blocks.0, "{what}");
                     assert!(in_order.1 == blocks.1, "{what}");
