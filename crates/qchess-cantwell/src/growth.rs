@@ -46,6 +46,17 @@ pub const GROWTH_CASTLE_FEN: &str = "N3k3/2NNn3/1n1n2N1/3N1nn1/1nN1p3/3n2N1/4N2n
 pub const GROWTH_CAPTURE_SLIDE_FEN: &str =
     "N3k3/2NNn3/1n1n2N1/n2N1nn1/1nN1p3/3n2N1/4N2n/RN2K1N1 w - - 0 1";
 
+/// [`GROWTH_FEN`] with a black knight on b3: the start of the capture slide onto a
+/// superposed target (`a1xa5`), whose set-up ([`GROWTH_SUPERPOSED_TARGET_OPENING`]) splits
+/// that knight half onto a5 after the first split, so that both the path (a3) and the target
+/// (a5) are occupied with probability 1/2, independently: eq. 23b's measurement in general.
+pub const GROWTH_SUPERPOSED_TARGET_FEN: &str =
+    "N3k3/2NNn3/1n1n2N1/3N1nn1/1nN1p3/1n1n2N1/4N2n/RN2K1N1 w - - 0 1";
+
+/// The opening of the set-up from [`GROWTH_SUPERPOSED_TARGET_FEN`]: [`GROWTH_FIRST_SPLIT`],
+/// then Black's `b3^a5c1` (the black knight half on a5, the target of `a1xa5`, half on c1).
+pub const GROWTH_SUPERPOSED_TARGET_OPENING: [&str; 2] = [GROWTH_FIRST_SPLIT, "b3^a5c1"];
+
 /// The first set-up move: the b1 knight half on a3 (the rook's path), half on d2.
 pub const GROWTH_FIRST_SPLIT: &str = "b1^a3d2";
 
@@ -126,11 +137,44 @@ pub fn growth_position_from<S: QuantumState>(
     fen: &str,
     states: usize,
 ) -> Result<(Game<S>, Vec<String>), GameError> {
+    growth_position_after(fen, &[GROWTH_FIRST_SPLIT], states)
+}
+
+/// [`growth_position_from`] with other opening moves in place of [`GROWTH_FIRST_SPLIT`]
+/// alone (played in order before the growth splits, by whichever side is to move): from
+/// [`GROWTH_SUPERPOSED_TARGET_FEN`], [`GROWTH_SUPERPOSED_TARGET_OPENING`].
+///
+/// ```
+/// use qchess_cantwell::growth::{
+///     GROWTH_SUPERPOSED_TARGET_FEN, GROWTH_SUPERPOSED_TARGET_OPENING, growth_position_after,
+/// };
+/// let (game, plies) = growth_position_after::<qchess_sim::State<f64>>(
+///     GROWTH_SUPERPOSED_TARGET_FEN,
+///     &GROWTH_SUPERPOSED_TARGET_OPENING,
+///     1000,
+/// )
+/// .unwrap();
+/// assert_eq!(&plies[..2], &GROWTH_SUPERPOSED_TARGET_OPENING);
+/// // The capture slide's path square a3 and its target a5 each occupied half the time.
+/// assert_eq!(game.probability(qchess_board::Square::A3), 0.5);
+/// assert_eq!(game.probability(qchess_board::Square::A5), 0.5);
+/// ```
+///
+/// # Errors
+/// A FEN the game refuses, or an opening or set-up move it refuses.
+pub fn growth_position_after<S: QuantumState>(
+    fen: &str,
+    opening: &[&str],
+    states: usize,
+) -> Result<(Game<S>, Vec<String>), GameError> {
     let mut game = Game::<S>::from_fen_backend(fen)?;
     game.set_snapshot_budget(0);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
-    let mut plies = vec![GROWTH_FIRST_SPLIT.to_string()];
-    game.apply(GROWTH_FIRST_SPLIT, &mut rng)?;
+    let mut plies = Vec::with_capacity(opening.len());
+    for mv in opening {
+        game.apply(mv, &mut rng)?;
+        plies.push(mv.to_string());
+    }
     while game.state_size() < states {
         let Some(mv) = next_growth_split(&game) else {
             break;

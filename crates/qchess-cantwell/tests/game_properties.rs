@@ -313,3 +313,58 @@ fn a_slide_on_a_large_state_keeps_the_marginals_fresh() {
     game.undo().unwrap();
     assert_eq!(game.probabilities(), before);
 }
+
+/// Eq. 23b in general on a state large enough for the one-thread sampled pass (the growth
+/// position with a black knight split onto a5, about 10^5 branches): the rook on a1 takes
+/// on a5 past a3, where the white knight stands half the time. The blocked outcome (p = 1/4:
+/// a3 and a5 both occupied) is a projection onto a union of patterns scaled by the
+/// probability read before it, the proceeding one (p = 3/4) a product of native
+/// projections. After each the maintained marginals agree with a fresh pass (1e-12), the
+/// squares hold the paper's values (blocked: a1, a3 and a5 occupied; proceeding: the path
+/// clear in 2/3 of the branches, where the rook took on a5, and blocked with a5 empty in
+/// the others, where it stayed on a1), and undo gives back the state before
+/// (1e-12) and its marginals.
+#[test]
+fn a_capture_slide_onto_a_superposed_target_keeps_the_marginals_fresh() {
+    use qchess_cantwell::growth::{
+        GROWTH_SUPERPOSED_TARGET_FEN, GROWTH_SUPERPOSED_TARGET_OPENING, growth_position_after,
+    };
+    let (mut game, _) = growth_position_after::<qchess_sim::State<f64>>(
+        GROWTH_SUPERPOSED_TARGET_FEN,
+        &GROWTH_SUPERPOSED_TARGET_OPENING,
+        100_000,
+    )
+    .unwrap();
+    assert!(game.state_size() >= 100_000, "{}", game.state_size());
+    game.set_snapshot_budget(usize::MAX);
+    let before = game.probabilities();
+    let entries: Vec<_> = game.state().entries().collect();
+    let (a1, a3, a5) = (sq("a1"), sq("a3"), sq("a5"));
+    assert_eq!((before[a1], before[a3], before[a5]), (1.0, 0.5, 0.5));
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    for (mv, p) in [("a1xa5.m0", 0.25), ("a1xa5.m1", 0.75)] {
+        let record = game.apply(mv, &mut rng).unwrap();
+        assert_eq!(record.probability, Some(p), "{mv}");
+        let fresh = game.state().qubit_probabilities();
+        let after = game.probabilities();
+        for (i, (p, q)) in after.iter().zip(&fresh).enumerate() {
+            assert!((p - q).abs() <= 1e-12, "{mv}: square {i}: {p} against {q}");
+        }
+        let expected = if mv.ends_with("m0") {
+            [1.0, 1.0, 1.0]
+        } else {
+            [1.0 / 3.0, 1.0 / 3.0, 2.0 / 3.0]
+        };
+        for (s, e) in [a1, a3, a5].into_iter().zip(expected) {
+            assert!((after[s] - e).abs() <= 1e-12, "{mv}: {s}: {}", after[s]);
+        }
+        game.undo().unwrap();
+        let back: Vec<_> = game.state().entries().collect();
+        assert_eq!(back.len(), entries.len(), "{mv}");
+        for ((k, a), (bk, b)) in back.iter().zip(&entries) {
+            assert_eq!(k, bk, "{mv}");
+            assert!((a - b).norm() <= 1e-12, "{mv}: {k:?}");
+        }
+        assert_eq!(game.probabilities(), before, "{mv}");
+    }
+}

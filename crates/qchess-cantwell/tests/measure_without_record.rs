@@ -320,11 +320,11 @@ fn a_capture_jump_drops_its_record_to_leave_the_capture_its_memory() {
 /// slide through a path (eq. 23b: a set no one square describes) drop their projections'
 /// records too. On the king side a knight split onto g1; on the queen side onto d1 (the
 /// iSwaps then controlled on b1); the rook on a1 or c1 takes on c5 past c2-c4, clear
-/// everywhere, or past a knight split onto c4. Each outcome played with the undo budget at
+/// everywhere, or past a knight split onto c4, and on a knight split onto c5. Each outcome played with the undo budget at
 /// 0 is bit for bit the move that keeps its record, keeps nothing, and is undone by replay.
 #[test]
 fn castling_and_capture_slides_through_a_path_without_room_equal_the_recorded_ones() {
-    let cases: [(&str, &[&str], &str, &str); 4] = [
+    let cases: [(&str, &[&str], &str, &str); 5] = [
         (
             "4k3/8/8/8/8/7N/8/4K2R w K - 0 1",
             &["h3^g1f4", "e8d8"],
@@ -346,6 +346,15 @@ fn castling_and_capture_slides_through_a_path_without_room_equal_the_recorded_on
         (
             "4k3/8/8/2n5/8/8/1n6/R3K3 w - - 0 1",
             &["a1^b1c1", "b2^c4d1"],
+            "c1xc5",
+            "SLIDE:CAPTURE",
+        ),
+        // Eq. 23b in general: the source (c1), the path (c4) and the target (c5, a knight
+        // split from b7) each occupied half the time; outcome 0 is a projection onto a
+        // union of patterns, scaled by the probability read before it.
+        (
+            "4k3/1n6/8/8/8/8/1n6/R3K3 w - - 0 1",
+            &["a1^b1c1", "b7^c5d6", "e1f1", "b2^c4d1"],
             "c1xc5",
             "SLIDE:CAPTURE",
         ),

@@ -197,6 +197,48 @@ fn capture_slide_is_a_measured_capture_slide_through_a_superposed_path() {
     assert_eq!(v["move_type"], "SLIDE:CAPTURE");
 }
 
+/// The capture slide onto a superposed target: its set-up splits a black knight from b3
+/// onto a5 (and c1) after the first split, so that the path square a3 and the target a5
+/// are each occupied half the time, independently; eq. 23b's M1 then has probability
+/// 1 - 1/4 (blocked and the target occupied).
+fn check_superposed_target(kind: &str, mv: &str, probability: f64) {
+    let v = run(kind, &[]);
+    assert_eq!(
+        v["start_fen"],
+        qchess_cantwell::growth::GROWTH_SUPERPOSED_TARGET_FEN
+    );
+    assert_eq!(v["setup"][0], "b1^a3d2");
+    assert_eq!(v["setup"][1], "b3^a5c1");
+    let game = check_fields(kind, &v);
+    assert_eq!(classified(&game, mv), (MoveType::Slide, Variant::Capture));
+    assert_eq!(game.probability(sq("a1")), 1.0);
+    assert!((game.probability(sq("a3")) - 0.5).abs() < 1e-12);
+    assert!((game.probability(sq("a5")) - 0.5).abs() < 1e-12);
+    assert_eq!(game.probability(sq("a2")) + game.probability(sq("a4")), 0.0);
+    let both = (1u64 << sq("a3").index()) | (1u64 << sq("a5").index());
+    let blocked = game.state().probability(qchess_sim::Predicate::Equals {
+        mask: both,
+        value: both,
+    });
+    assert!((blocked - 0.25).abs() < 1e-12, "{blocked}");
+    assert!(
+        (v["probability"].as_f64().unwrap() - probability).abs() < 1e-12,
+        "{v}"
+    );
+    assert_eq!(v["move_type"], "SLIDE:CAPTURE");
+    assert_eq!(v["move"], mv.replace('x', ""));
+}
+
+#[test]
+fn capture_slide_superposed_measures_eq_23b_in_general() {
+    check_superposed_target("capture-slide-superposed", "a1xa5.m1", 0.75);
+}
+
+#[test]
+fn capture_slide_blocked_is_the_same_move_failing() {
+    check_superposed_target("capture-slide-blocked", "a1xa5.m0", 0.25);
+}
+
 #[test]
 fn castle_is_queen_side_castling_that_measures_its_targets() {
     let v = run("castle", &[]);

@@ -441,6 +441,56 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
         })
     }
 
+    /// Keeps the basis states on whose board any of `patterns` holds, renormalised; returns
+    /// the probability kept (see [`State::project_any`]). Default: [`QuantumState::project_boards`]
+    /// with that predicate, after checking the patterns.
+    fn project_any(&mut self, patterns: &[Predicate]) -> Result<f64, SimError> {
+        check_patterns(patterns)?;
+        self.project_boards(&|b| patterns.iter().any(|p| p.holds(b)))
+    }
+
+    /// [`QuantumState::project_any`] that also returns what it removed (see
+    /// [`State::project_any_keeping`]). Default: [`QuantumState::project_boards_keeping`]
+    /// with that predicate, after checking the patterns.
+    fn project_any_keeping(
+        &mut self,
+        patterns: &[Predicate],
+    ) -> Result<(f64, crate::Removed<Self>), SimError> {
+        check_patterns(patterns)?;
+        self.project_boards_keeping(&|b| patterns.iter().any(|p| p.holds(b)))
+    }
+
+    /// [`QuantumState::project_any_keeping`] for a caller that knows the union's probability
+    /// (see [`State::project_any_given_marginals`]: the survivors scaled by
+    /// `1 / sqrt(probability)` in the projection's pass, the marginals after it summed there).
+    /// The default ignores `probability` and calls [`QuantumState::project_any_keeping`]
+    /// (no marginals).
+    #[allow(clippy::type_complexity)]
+    fn project_any_given_marginals(
+        &mut self,
+        patterns: &[Predicate],
+        probability: f64,
+    ) -> Result<(f64, crate::Removed<Self>, Option<[f64; 64]>), SimError> {
+        let _ = probability;
+        let (p, removed) = self.project_any_keeping(patterns)?;
+        Ok((p, removed, None))
+    }
+
+    /// [`QuantumState::project_any_given_marginals`] for a caller that keeps the undo record
+    /// only when it takes at most `room` bytes (see [`State::project_any_given_within`]).
+    /// The default always makes the record.
+    #[allow(clippy::type_complexity)]
+    fn project_any_given_within(
+        &mut self,
+        patterns: &[Predicate],
+        probability: f64,
+        room: usize,
+    ) -> Result<(f64, Option<crate::Removed<Self>>, Option<[f64; 64]>), SimError> {
+        let _ = room;
+        let (p, removed, marginals) = self.project_any_given_marginals(patterns, probability)?;
+        Ok((p, Some(removed), marginals))
+    }
+
     // ----- read-outs --------------------------------------------------------------------
 
     /// Probability that each board qubit is 1 (ancillas and the other qubits traced out).
@@ -826,6 +876,32 @@ macro_rules! local_backend {
             ) -> Result<(f64, crate::Removed<Self>), SimError> {
                 State::project_boards_keeping(self, keep)
             }
+            fn project_any(&mut self, patterns: &[Predicate]) -> Result<f64, SimError> {
+                State::project_any(self, patterns)
+            }
+            fn project_any_keeping(
+                &mut self,
+                patterns: &[Predicate],
+            ) -> Result<(f64, crate::Removed<Self>), SimError> {
+                State::project_any_keeping(self, patterns)
+            }
+            #[allow(clippy::type_complexity)]
+            fn project_any_given_marginals(
+                &mut self,
+                patterns: &[Predicate],
+                probability: f64,
+            ) -> Result<(f64, crate::Removed<Self>, Option<[f64; 64]>), SimError> {
+                State::project_any_given_marginals(self, patterns, probability)
+            }
+            #[allow(clippy::type_complexity)]
+            fn project_any_given_within(
+                &mut self,
+                patterns: &[Predicate],
+                probability: f64,
+                room: usize,
+            ) -> Result<(f64, Option<crate::Removed<Self>>, Option<[f64; 64]>), SimError> {
+                State::project_any_given_within(self, patterns, probability, room)
+            }
             fn qubit_probabilities(&self) -> [f64; 64] {
                 State::qubit_probabilities(self)
             }
@@ -865,6 +941,12 @@ local_backend!(f32, f64, crate::Exact);
 
 /// [`QuantumState::measure_keeping`] as a read followed by a projection (two passes): the
 /// trait's default.
+/// Checks every pattern of a [`QuantumState::project_any`] (the error of the first
+/// malformed one).
+fn check_patterns(patterns: &[Predicate]) -> Result<(), SimError> {
+    patterns.iter().try_for_each(|p| p.checked().map(|_| ()))
+}
+
 pub(crate) fn measure_keeping_by_parts<S: QuantumState>(
     state: &mut S,
     pred: Predicate,

@@ -15,6 +15,26 @@ use crate::perm::map_key;
 use crate::state::State;
 use num_complex::Complex;
 
+/// Binds `$out_of` to the cut of the physical patterns `$phys` ("no pattern holds on this
+/// key") and runs `$body`: over a fixed array of [`FIXED_PATTERNS`] when they fit, so that
+/// the test of a key unrolls (a loop over a slice per key took most of a projection's pass),
+/// over the slice otherwise.
+macro_rules! with_cut {
+    ($phys:expr, |$out_of:ident| $body:expr) => {{
+        let phys: &[(u64, u64)] = $phys;
+        match fixed_patterns(phys) {
+            Some(fixed) => {
+                let $out_of = move |k: u64| !any_fixed(&fixed, k);
+                $body
+            }
+            None => {
+                let $out_of = move |k: u64| !any_pattern(phys, k);
+                $body
+            }
+        }
+    }};
+}
+
 impl<T: Amplitude> State<T> {
     /// Captures the piece on `q` into a fresh ancilla (iSwap(q, x): `|1>|0> -> i|0>|1>`) on
     /// the branches where `controls` hold. Returns the ancilla's index, or `None` when no
@@ -212,9 +232,53 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn project_boards(&mut self, keep: &(dyn Fn(u64) -> bool + Sync)) -> Result<f64, SimError> {
-        let (mass, per_block) = self.board_tally(keep);
+        // Each physical key mapped to its board, the predicate asked of it.
+        let table = self.perm.logical_table();
+        let table = table.as_deref();
+        self.project_where(move |k| !keep(map_key(table, k)), keep)
+    }
+
+    /// Keeps the basis states on whose board any of `patterns` holds, renormalised (a
+    /// projection onto a union of native patterns, such as the failed outcome of eq. 23b's
+    /// capture slide measurement); returns the probability kept. The same projection as
+    /// [`State::project_boards`] with `|b| patterns.iter().any(|p| p.holds(b))`, bit for bit,
+    /// but each pattern is mapped to the physical bits once, so that its two passes (the
+    /// tally, the filter) compare keys as a [`State::force`]'s do instead of mapping each key
+    /// to its board and calling a predicate on it. A malformed pattern is
+    /// [`SimError::InvalidPredicate`]; no pattern, or none that holds anywhere, is
+    /// [`SimError::ZeroProbabilityOutcome`]; nothing changes on error.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Key, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b001);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// s.sqrt_iswap(1, 2, Controls::NONE)?; // 0b001, 0b010 and 0b100
+    /// let p = s.project_any(&[Predicate::One(0), Predicate::One(2)])?;
+    /// assert!((p - 0.75).abs() < 1e-15 && s.len() == 2);
+    /// assert_eq!(s.amplitude(Key::board(0b010)).norm(), 0.0);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn project_any(&mut self, patterns: &[crate::Predicate]) -> Result<f64, SimError> {
+        let phys = self.phys_patterns(patterns)?;
+        let holds = |b: u64| patterns.iter().any(|p| p.holds(b));
+        with_cut!(&phys, |out_of| self.project_where(out_of, &holds))
+    }
+
+    /// `patterns` as `(mask, value)` on the physical bits, each checked.
+    fn phys_patterns(&self, patterns: &[crate::Predicate]) -> Result<Vec<(u64, u64)>, SimError> {
+        patterns.iter().map(|&p| self.check_predicate(p)).collect()
+    }
+
+    /// The projection of [`State::project_boards`] and [`State::project_any`]: `out_of` says
+    /// of a physical key whether its entry goes, `keep` of a board whether it stays (the
+    /// exact states' rebuild reads the entries by board).
+    fn project_where(
+        &mut self,
+        out_of: impl Fn(u64) -> bool + Sync + Copy,
+        keep: &(dyn Fn(u64) -> bool + Sync),
+    ) -> Result<f64, SimError> {
+        let (mass, total, per_block) = self.board_tally(out_of);
         let removed: usize = per_block.iter().flatten().sum();
-        let total = self.norm_sqr();
         if removed == 0 {
             return Ok(1.0);
         }
@@ -237,7 +301,7 @@ impl<T: Amplitude> State<T> {
             self.rebuild(kept, Normalization::Renormalize)?;
             return Ok(if total > 0.0 { mass / total } else { 0.0 });
         }
-        self.filter_boards(keep, mass, &per_block, None);
+        self.filter_boards(out_of, mass, &per_block, None);
         Ok(if total > 0.0 { mass / total } else { 0.0 })
     }
 
@@ -264,13 +328,154 @@ impl<T: Amplitude> State<T> {
         &mut self,
         keep: &(dyn Fn(u64) -> bool + Sync),
     ) -> Result<(f64, crate::Removed<Self>), SimError> {
+        let table = self.perm.logical_table();
+        let table = table.as_deref();
+        self.project_keeping_where(move |k| !keep(map_key(table, k)))
+    }
+
+    /// [`State::project_any`] that also returns the removed entries, as
+    /// [`State::project_boards_keeping`] does (the same record, bit for bit).
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b001);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// s.sqrt_iswap(1, 2, Controls::NONE)?;
+    /// let before: Vec<_> = s.entries().collect();
+    /// let (p, removed) = s.project_any_keeping(&[Predicate::One(0), Predicate::One(2)])?;
+    /// assert!((p - 0.75).abs() < 1e-15 && s.len() == 2 && removed.len() == 1);
+    /// s.unproject(removed)?;
+    /// let after: Vec<_> = s.entries().collect();
+    /// assert!(before.iter().zip(&after).all(|(x, y)| x.0 == y.0 && (x.1 - y.1).norm() < 1e-15));
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn project_any_keeping(
+        &mut self,
+        patterns: &[crate::Predicate],
+    ) -> Result<(f64, crate::Removed<Self>), SimError> {
+        let phys = self.phys_patterns(patterns)?;
+        with_cut!(&phys, |out_of| self.project_keeping_where(out_of))
+    }
+
+    /// [`State::project_any_keeping`] for a caller that knows the probability of the
+    /// patterns' union (`probability`, positive, at most 1; as a measurement read it
+    /// before choosing its outcome): the survivors are scaled by `1 / sqrt(probability)` in
+    /// the projection's pass, no tally of the masses comes first (on one thread a sample of
+    /// the keys sizes the record, as [`State::force_keeping_given`] does), and the qubit
+    /// marginals of the state after are summed in the same pass, as
+    /// [`State::force_keeping_given_marginals`] returns them (`None` when nothing was
+    /// removed). The record takes the projection back ([`State::unproject`]). Errors as
+    /// [`State::project_any`]'s and [`State::force_keeping_given`]'s; nothing changes on
+    /// error. Exact states: [`State::project_any_keeping`] (the probability is theirs).
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b001);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// s.sqrt_iswap(1, 2, Controls::NONE)?;
+    /// let union = [Predicate::One(0), Predicate::One(2)];
+    /// let (p, removed, marginals) = s.project_any_given_marginals(&union, 0.75)?;
+    /// assert_eq!((p, s.len(), removed.len()), (0.75, 2, 1));
+    /// let m = marginals.expect("a branch was removed");
+    /// assert!((m[0] - 2.0 / 3.0).abs() < 1e-15 && m[1] == 0.0);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn project_any_given_marginals(
+        &mut self,
+        patterns: &[crate::Predicate],
+        probability: f64,
+    ) -> Result<crate::undo::Projected<Self>, SimError> {
+        if !T::RENORMALIZES {
+            let (p, removed) = self.project_any_keeping(patterns)?;
+            return Ok((p, removed, None));
+        }
+        let phys = self.given_patterns(patterns, probability)?;
+        let low = low_bit(&phys);
+        with_cut!(&phys, |out_of| {
+            self.project_keeping_by((out_of, low), true, true, Some(probability), None)
+        })
+    }
+
+    /// [`State::project_any_given_marginals`] for a caller that keeps the undo record only
+    /// when it takes at most `room` bytes, as [`State::force_given_marginals_within`]:
+    /// `None` in place of the record when the removed entries were dropped in the
+    /// projection's pass instead (a count of them decides first; nothing can take the
+    /// projection back then). The state after, the probability and the marginals are
+    /// those of [`State::project_any_given_marginals`], bit for bit, record or not.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b001);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// s.sqrt_iswap(1, 2, Controls::NONE)?;
+    /// let mut kept = s.clone();
+    /// let union = [Predicate::One(0), Predicate::One(2)];
+    /// let (p, removed, _) = s.project_any_given_within(&union, 0.75, 0)?;
+    /// assert!(removed.is_none() && p == 0.75);
+    /// let (_, record, _) = kept.project_any_given_within(&union, 0.75, 1 << 20)?;
+    /// assert_eq!(record.map(|r| r.len()), Some(1));
+    /// assert_eq!(s.entries().collect::<Vec<_>>(), kept.entries().collect::<Vec<_>>());
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    #[allow(clippy::type_complexity)]
+    pub fn project_any_given_within(
+        &mut self,
+        patterns: &[crate::Predicate],
+        probability: f64,
+        room: usize,
+    ) -> Result<(f64, Option<crate::Removed<Self>>, Option<[f64; 64]>), SimError> {
+        let entry = crate::memory::entry_bytes::<T>();
+        if !T::RENORMALIZES || self.len().saturating_mul(entry) <= room {
+            let (p, removed, marginals) =
+                self.project_any_given_marginals(patterns, probability)?;
+            return Ok((p, Some(removed), marginals));
+        }
+        let phys = self.given_patterns(patterns, probability)?;
+        let low = low_bit(&phys);
+        with_cut!(&phys, |out_of| {
+            let counted = self.removed_per_block(out_of);
+            // The record when its entries fit the room; the lean pass drops them otherwise.
+            let record = counted.1.saturating_mul(entry) <= room;
+            let cut = (out_of, low);
+            let (p, removed, marginals) =
+                self.project_counted(cut, true, true, Some(probability), counted, record)?;
+            Ok((p, record.then_some(removed), marginals))
+        })
+    }
+
+    /// The physical patterns of a projection onto their union with a caller's probability,
+    /// checked (at least one pattern, each well formed; the probability as
+    /// [`State::force_keeping_given`] checks it).
+    fn given_patterns(
+        &self,
+        patterns: &[crate::Predicate],
+        probability: f64,
+    ) -> Result<Vec<(u64, u64)>, SimError> {
+        let phys = self.phys_patterns(patterns)?;
+        if phys.is_empty() {
+            // Nothing is kept.
+            return Err(SimError::ZeroProbabilityOutcome {
+                outcome: true,
+                probability: 0.0,
+            });
+        }
+        Self::check_given_probability(true, probability)?;
+        Ok(phys)
+    }
+
+    /// The recording projection of [`State::project_boards_keeping`] and
+    /// [`State::project_any_keeping`]; `out_of` says of a physical key whether its entry goes.
+    fn project_keeping_where(
+        &mut self,
+        out_of: impl Fn(u64) -> bool + Sync + Copy,
+    ) -> Result<(f64, crate::Removed<Self>), SimError> {
         if !T::RENORMALIZES {
             return Err(SimError::Unsupported {
                 what: "projections onto a set of boards with undo records on exact states",
             });
         }
         // The kept mass and the removed entries of each block of each sector, in one pass.
-        let (mass, per_block) = self.board_tally(keep);
+        let (mass, total, per_block) = self.board_tally(out_of);
         let counts: Vec<usize> = per_block.iter().map(|c| c.iter().sum()).collect();
         let removed: usize = counts.iter().sum();
         if removed == 0 {
@@ -285,7 +490,6 @@ impl<T: Amplitude> State<T> {
                 probability: 0.0,
             });
         }
-        let total = self.norm_sqr();
         // The removed entries' arrays (one per sector that loses entries, each exactly its
         // length, from the free pass buffers where one fits), or the survivors' where a
         // sector loses more than half (the old arrays are then the record), asked of the
@@ -293,7 +497,7 @@ impl<T: Amplitude> State<T> {
         let (inverted, mut records) = self.recording_buffers(&counts)?;
         let held = self.bytes() + records.iter().map(|r| r.bytes()).sum::<usize>();
         self.peak = self.peak.max(held);
-        self.filter_boards(keep, mass, &per_block, Some((&mut records, &inverted)));
+        self.filter_boards(out_of, mass, &per_block, Some((&mut records, &inverted)));
         let part = self.with_sectors(records, usize::MAX);
         let p = if total > 0.0 { mass / total } else { 0.0 };
         Ok((p, crate::Removed::new(part, Some(mass.sqrt()))))
@@ -310,15 +514,12 @@ impl<T: Amplitude> State<T> {
     /// in parallel on a large sector, the same entries bit for bit on any thread count.
     fn filter_boards(
         &mut self,
-        keep: &(dyn Fn(u64) -> bool + Sync),
+        out_of: impl Fn(u64) -> bool + Sync + Copy,
         mass: f64,
         per_block: &[Vec<usize>],
         records: Option<(&mut Vec<crate::state::Sector<T>>, &[bool])>,
     ) {
         let scale = T::of_f64(1.0 / mass.sqrt());
-        let table = self.perm.logical_table();
-        let table = table.as_deref();
-        let out_of = move |k: u64| !keep(map_key(table, k));
         let record = records.is_some();
         let (mut next, inverted) = match records {
             Some((r, inv)) => (r.iter_mut(), inv),
@@ -371,42 +572,41 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn board_masses(&self, keep: &(dyn Fn(u64) -> bool + Sync)) -> (f64, f64, bool) {
-        let (kept, per_block) = self.board_tally(keep);
-        (
-            kept,
-            self.norm_sqr(),
-            per_block.iter().flatten().all(|&n| n == 0),
-        )
-    }
-
-    /// The mass of the boards satisfying `keep` and, for each block of
-    /// [`BLOCK`](crate::kernels::scan::BLOCK) entries of each sector, how many entries it
-    /// removes: one pass over the physical keys, each mapped to its board (no listing of the
-    /// entries), its blocks in parallel unless the cores are busy. Each block's mass is
-    /// summed in order and the blocks' in block and sector order, so the sum is the same bit
-    /// for bit on any thread count.
-    fn board_tally(&self, keep: &(dyn Fn(u64) -> bool + Sync)) -> (f64, Vec<Vec<usize>>) {
         let table = self.perm.logical_table();
         let table = table.as_deref();
-        let mut kept = 0.0;
+        let (kept, total, per_block) = self.board_tally(move |k| !keep(map_key(table, k)));
+        (kept, total, per_block.iter().flatten().all(|&n| n == 0))
+    }
+
+    /// The mass of the entries `out_of` keeps, the mass of all entries ([`State::norm_sqr`]
+    /// bit for bit: each block summed in order, as it sums) and, for each block of
+    /// [`BLOCK`](crate::kernels::scan::BLOCK) entries of each sector, how many entries it
+    /// removes: one pass over the physical keys (no listing of the entries), its blocks in
+    /// parallel unless the cores are busy. Each block's masses are summed in order and the
+    /// blocks' in block and sector order, so the sums are the same bit for bit on any thread
+    /// count.
+    fn board_tally(&self, out_of: impl Fn(u64) -> bool + Sync) -> (f64, f64, Vec<Vec<usize>>) {
+        let (mut kept, mut total) = (0.0, 0.0);
         let mut per_block = Vec::with_capacity(self.sectors.len());
         for s in &self.sectors {
             let blocks = map_blocks(s.keys.len(), |a, b| {
-                let (mut mass, mut gone) = (0.0f64, 0usize);
+                let (mut mass, mut all, mut gone) = (0.0f64, 0.0f64, 0usize);
                 // Without a branch on the data (the boards kept and dropped may alternate
                 // entry by entry): the mass of a dropped entry is selected away.
                 for (&k, &amp) in s.keys[a..b].iter().zip(&s.amps[a..b]) {
-                    let kept = keep(map_key(table, k));
+                    let out = out_of(k);
                     let m = crate::kernels::scan::norm2(amp);
-                    mass += if kept { m } else { 0.0 };
-                    gone += usize::from(!kept);
+                    mass += if out { 0.0 } else { m };
+                    all += m;
+                    gone += usize::from(out);
                 }
-                (mass, gone)
+                (mass, all, gone)
             });
             kept += blocks.iter().map(|b| b.0).sum::<f64>();
-            per_block.push(blocks.into_iter().map(|b| b.1).collect());
+            total += blocks.iter().map(|b| b.1).sum::<f64>();
+            per_block.push(blocks.into_iter().map(|b| b.2).collect());
         }
-        (kept, per_block)
+        (kept, total, per_block)
     }
 
     /// Keeps the boards satisfying `keep`, each amplitude scaled by `1/sqrt(mass)` (no
@@ -506,4 +706,42 @@ impl<T: Amplitude> State<T> {
         *self = fresh;
         Ok(())
     }
+}
+
+/// Whether any `(mask, value)` of `patterns` holds for the physical key `k` (without a branch
+/// on the data: the patterns are few, and the entries they keep may alternate).
+#[inline(always)]
+fn any_pattern(patterns: &[(u64, u64)], k: u64) -> bool {
+    patterns
+        .iter()
+        .fold(false, |any, &(m, v)| any | (k & m == v))
+}
+
+/// The most patterns a projection onto their union tests from a fixed array
+/// ([`fixed_patterns`]): eq. 23b's failed outcome has one more than its path's squares
+/// (at most seven on a board).
+const FIXED_PATTERNS: usize = 8;
+
+/// `patterns` in a fixed array, the places after them filled with a pattern that never
+/// holds (`k & 0 == 1`), or `None` when there are more than [`FIXED_PATTERNS`].
+fn fixed_patterns(patterns: &[(u64, u64)]) -> Option<[(u64, u64); FIXED_PATTERNS]> {
+    (patterns.len() <= FIXED_PATTERNS)
+        .then(|| std::array::from_fn(|i| patterns.get(i).copied().unwrap_or((0, 1))))
+}
+
+/// [`any_pattern`] over a fixed array, unrolled.
+#[inline(always)]
+fn any_fixed(patterns: &[(u64, u64); FIXED_PATTERNS], k: u64) -> bool {
+    patterns
+        .iter()
+        .fold(false, |any, &(m, v)| any | (k & m == v))
+}
+
+/// The lowest key bit a union of `patterns` reads (0 for none).
+fn low_bit(patterns: &[(u64, u64)]) -> u32 {
+    patterns
+        .iter()
+        .map(|&(m, _)| m.trailing_zeros())
+        .min()
+        .unwrap_or(0)
 }

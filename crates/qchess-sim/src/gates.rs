@@ -720,18 +720,7 @@ impl<T: Amplitude> State<T> {
 
     /// A predicate as a physical `(mask, value)`, or the reason it is malformed.
     pub(crate) fn check_predicate(&self, pred: Predicate) -> Result<(u64, u64), SimError> {
-        match pred {
-            Predicate::One(q) => {
-                check_qubit(q)?;
-            }
-            Predicate::Equals { mask, value } if value & !mask != 0 => {
-                return Err(SimError::InvalidPredicate { mask, value });
-            }
-            _ => {}
-        }
-        let (m, v) = pred
-            .mask_value()
-            .ok_or(SimError::InvalidPredicate { mask: 0, value: 0 })?;
+        let (m, v) = pred.checked()?;
         Ok((self.perm.to_phys(m), self.perm.to_phys(v)))
     }
 }

@@ -1,5 +1,6 @@
 //! Basis keys, gate controls and measurement predicates (all on logical board qubits).
 
+use crate::error::SimError;
 use std::cmp::Ordering;
 
 /// A full basis key: 64 board (occupancy) bits plus the capture-ancilla bits.
@@ -117,6 +118,19 @@ impl Predicate {
             Predicate::AllZero(m) => Some((m, 0)),
             Predicate::Equals { mask, value } if value & !mask == 0 => Some((mask, value)),
             Predicate::Equals { .. } => None,
+        }
+    }
+
+    /// [`Predicate::mask_value`], or the error that names what is malformed.
+    pub(crate) fn checked(self) -> Result<(u64, u64), SimError> {
+        match self {
+            Predicate::One(q) if q >= 64 => Err(SimError::QubitOutOfRange { qubit: q }),
+            Predicate::Equals { mask, value } if value & !mask != 0 => {
+                Err(SimError::InvalidPredicate { mask, value })
+            }
+            _ => self
+                .mask_value()
+                .ok_or(SimError::InvalidPredicate { mask: 0, value: 0 }),
         }
     }
 }

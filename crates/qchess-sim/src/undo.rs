@@ -380,7 +380,7 @@ impl<T: Amplitude> State<T> {
         // survivors scaled and their bit masses summed where they land, as with a record).
         let record = counted.1.saturating_mul(entry) <= room;
         let (p, removed, marginals) = self.project_counted(
-            (mask, value),
+            (out_of, mask.trailing_zeros()),
             outcome,
             true,
             Some(probability),
@@ -424,8 +424,8 @@ impl<T: Amplitude> State<T> {
         let out_of = move |k: u64| (k & mask == value) != outcome;
         let counted = self.removed_per_block(out_of);
         let record = counted.1.saturating_mul(entry) <= room;
-        let (p, removed, _) =
-            self.project_counted((mask, value), outcome, false, None, counted, record)?;
+        let cut = (out_of, mask.trailing_zeros());
+        let (p, removed, _) = self.project_counted(cut, outcome, false, None, counted, record)?;
         Ok((p, record.then_some(removed)))
     }
 
@@ -438,6 +438,14 @@ impl<T: Amplitude> State<T> {
     ) -> Result<(), SimError> {
         if !(probability.is_finite() && probability > T::ZERO_PROBABILITY) {
             self.check_predicate(pred)?;
+        }
+        Self::check_given_probability(outcome, probability)
+    }
+
+    /// The checks of a caller's `probability` of `outcome` ([`State::check_given`] once the
+    /// predicate is known to be well formed).
+    pub(crate) fn check_given_probability(outcome: bool, probability: f64) -> Result<(), SimError> {
+        if !(probability.is_finite() && probability > T::ZERO_PROBABILITY) {
             return Err(SimError::ZeroProbabilityOutcome {
                 outcome,
                 probability,
@@ -595,8 +603,12 @@ impl<T: Amplitude> State<T> {
         // Within the room: the recording pass of `measure_keeping`; otherwise the lean one,
         // whose state is the same bit for bit.
         let record = total.saturating_mul(crate::memory::entry_bytes::<T>()) <= room;
+        let cut = (
+            move |k: u64| (k & mask == value) != outcome,
+            mask.trailing_zeros(),
+        );
         let (p, removed, _) =
-            self.project_counted((mask, value), outcome, false, given, (holds, total), record)?;
+            self.project_counted(cut, outcome, false, given, (holds, total), record)?;
         Ok(Some((p, record.then_some(removed))))
     }
 
@@ -643,6 +655,22 @@ impl<T: Amplitude> State<T> {
             return Ok((p, removed, None));
         }
         let out_of = move |k: u64| (k & mask == value) != outcome;
+        let cut = (out_of, mask.trailing_zeros());
+        self.project_keeping_by(cut, outcome, marginals, given, counted)
+    }
+
+    /// The recording projection of [`State::force_keeping_inner`] on a renormalised state,
+    /// for any cut: `out_of` says of a physical key whether its entry goes, `low_bit` is
+    /// the lowest key bit it reads ([`PassExtras::run_shift`]); `outcome` names the outcome
+    /// in errors. [`State::project_any_given_marginals`] projects through it too.
+    pub(crate) fn project_keeping_by(
+        &mut self,
+        (out_of, low_bit): (impl Fn(u64) -> bool + Sync + Copy, u32),
+        outcome: bool,
+        marginals: bool,
+        given: Option<f64>,
+        counted: Option<(Vec<Vec<usize>>, usize)>,
+    ) -> Result<Projected<Self>, SimError> {
         // With nothing counted and one thread, the pass finds the removed entries itself
         // where a sample of the keys shows that some go and some stay.
         if counted.is_none()
@@ -655,7 +683,7 @@ impl<T: Amplitude> State<T> {
             Some(counted) => counted,
             None => self.removed_per_block(out_of),
         };
-        self.project_counted((mask, value), outcome, marginals, given, counted, true)
+        self.project_counted((out_of, low_bit), outcome, marginals, given, counted, true)
     }
 
     /// The projection of [`State::force_keeping_inner`] once the entries each block of each
@@ -663,16 +691,15 @@ impl<T: Amplitude> State<T> {
     /// their total), on a renormalised state: the removed entries written to a record
     /// when `record`, dropped in the pass otherwise (the [`Removed`] returned is then empty
     /// and cannot take the projection back; the state after is the same bit for bit).
-    fn project_counted(
+    pub(crate) fn project_counted(
         &mut self,
-        (mask, value): (u64, u64),
+        (out_of, low_bit): (impl Fn(u64) -> bool + Sync + Copy, u32),
         outcome: bool,
         marginals: bool,
         given: Option<f64>,
         (block_counts, total): (Vec<Vec<usize>>, usize),
         record: bool,
     ) -> Result<Projected<Self>, SimError> {
-        let out_of = move |k: u64| (k & mask == value) != outcome;
         if total == 0 {
             // Nothing removed: the state stays exactly as it was (not rescaled).
             let mass: f64 = self
@@ -740,7 +767,7 @@ impl<T: Amplitude> State<T> {
                 scale: in_pass,
                 record,
                 // Without a record, the pass skips unread a chunk that it removes whole.
-                run_shift: if record { 0 } else { mask.trailing_zeros() },
+                run_shift: if record { 0 } else { low_bit },
                 invert: inverted.get(i).copied().unwrap_or(false),
             };
             let blocks = project_sector(s, per_block, rec, out_of, extra);
@@ -1125,7 +1152,10 @@ impl<T: Amplitude> State<T> {
     }
 
     /// Removed entries per block of each sector (a pass over the keys only), and their total.
-    fn removed_per_block(&self, out_of: impl Fn(u64) -> bool + Sync) -> (Vec<Vec<usize>>, usize) {
+    pub(crate) fn removed_per_block(
+        &self,
+        out_of: impl Fn(u64) -> bool + Sync,
+    ) -> (Vec<Vec<usize>>, usize) {
         use crate::kernels::scan::map_blocks;
         let block_counts: Vec<Vec<usize>> = self
             .sectors

@@ -6,11 +6,11 @@
 use qchess_sim::bench::random_state;
 use qchess_sim::{Complex, Controls, Key, SimError, State};
 
-type Entries = Vec<(Key, Complex<f64>)>;
+pub(crate) type Entries = Vec<(Key, Complex<f64>)>;
 
 const I: Complex<f64> = Complex::new(0.0, 1.0);
 
-fn sorted(s: &State<f64>) -> Entries {
+pub(crate) fn sorted(s: &State<f64>) -> Entries {
     let mut e: Entries = s.entries().collect();
     e.sort_by_key(|x| x.0);
     e
@@ -27,7 +27,7 @@ fn sectored() -> State<f64> {
 }
 
 /// [`sectored`] of `n` random entries.
-fn sectored_of(n: usize) -> State<f64> {
+pub(crate) fn sectored_of(n: usize) -> State<f64> {
     let mut s = random_state::<f64>(n).unwrap();
     s.capture(3).unwrap();
     s.capture(9).unwrap();

@@ -13,6 +13,7 @@ mod entries_order;
 mod exact;
 mod marginals_of;
 mod paper;
+mod project_any;
 mod reference;
 mod states;
 mod try_board_distribution;

@@ -476,22 +476,44 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
         Ok(p)
     }
 
-    /// [`Recorder::project_boards`] without a record when the state is larger than the room
-    /// (its removed entries, uncounted, could fill it), as [`Recorder::force_within`].
-    pub fn project_boards_within(
+    /// [`Recorder::project_any`] keeping the record only where it fits the room, as
+    /// [`Recorder::force_within`]: with the union's probability `given`, a count of the
+    /// removed entries decides ([`QuantumState::project_any_given_within`]); without, a
+    /// state larger than the room drops it (its removed entries, uncounted, could fill it).
+    /// The state after is bit for bit the one [`Recorder::project_any`] leaves.
+    pub fn project_any_within(
         &mut self,
-        keep: &(dyn Fn(u64) -> bool + Sync),
+        patterns: &[Predicate],
+        given: Option<f64>,
     ) -> Result<f64, SimError> {
-        match self.room.filter(|_| self.recording) {
-            Some(room) if self.state.bytes() > room => {
-                // The plain projection's pass is the recording one's without the record.
-                let p = self.state.project_boards(keep)?;
-                self.dropped = true;
-                self.marginals = Tracked::Unknown;
-                Ok(p)
+        let room = match self.room.filter(|_| self.recording) {
+            Some(room) if self.state.bytes() > room => room,
+            _ => return self.project_any(patterns, given),
+        };
+        let Some(probability) = given else {
+            // The plain projection's pass is the recording one's without the record.
+            let p = self.state.project_any(patterns)?;
+            self.dropped = true;
+            self.marginals = Tracked::Unknown;
+            return Ok(p);
+        };
+        let (p, removed, summed) =
+            self.state
+                .project_any_given_within(patterns, probability, room)?;
+        match removed {
+            Some(removed) => {
+                let step = Step::Projection(Box::new(removed));
+                let bytes = Journal::<S>::step_bytes(&step);
+                self.room = Some(room.saturating_sub(bytes));
+                self.push_summed(step, summed);
             }
-            _ => self.project_boards(keep),
+            None => {
+                // Dropped: no step to record; the marginals are the pass's.
+                self.dropped = true;
+                self.marginals = summed.map_or(Tracked::Unknown, Tracked::Known);
+            }
         }
+        Ok(p)
     }
 
     /// The same recorder told the squares' marginals of its state as it is now (as
@@ -565,6 +587,15 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
         self.marginals = learned;
         if self.recording {
             self.journal.steps.push(step);
+        }
+    }
+
+    /// Records a projection's `step` with the marginals its pass summed (`summed`), or, when
+    /// it summed none, as [`Recorder::push`] does.
+    fn push_summed(&mut self, step: Step<S>, summed: Option<[f64; 64]>) {
+        match summed {
+            Some(m) => self.push_learned(step, Tracked::Known(m)),
+            None => self.push(step),
         }
     }
 
@@ -761,11 +792,7 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
                     (p, removed, None)
                 }
             };
-            let step = Step::Projection(Box::new(removed));
-            match summed {
-                Some(m) => self.push_learned(step, Tracked::Known(m)),
-                None => self.push(step),
-            }
+            self.push_summed(Step::Projection(Box::new(removed)), summed);
             return Ok(Some(p));
         }
         let Some((p, removed)) = self.state.measure_keeping(pred, choose)? else {
@@ -775,20 +802,35 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
         Ok(Some(p))
     }
 
-    pub fn project_boards(&mut self, keep: &(dyn Fn(u64) -> bool + Sync)) -> Result<f64, SimError> {
+    /// Keeps the boards on which any of `patterns` holds ([`QuantumState::project_any`]);
+    /// with the union's probability `given` (read before), the survivors are scaled by it
+    /// in the projection's pass and the marginals after it summed there
+    /// ([`QuantumState::project_any_given_marginals`]). No one predicate describes the set,
+    /// so the record is the removed entries.
+    pub fn project_any(
+        &mut self,
+        patterns: &[Predicate],
+        given: Option<f64>,
+    ) -> Result<f64, SimError> {
         if !self.recording {
-            return self.state.project_boards(keep);
+            return self.state.project_any(patterns);
         }
         // No predicate describes the set: the record is the removed entries, as a
         // projection's; a backend without such records keeps a copy of the state before.
-        match self.state.project_boards_keeping(keep) {
-            Ok((p, removed)) => {
-                self.push(Step::Projection(Box::new(removed)));
+        let kept = match given {
+            Some(probability) => self
+                .state
+                .project_any_given_marginals(patterns, probability),
+            None => (self.state.project_any_keeping(patterns)).map(|(p, r)| (p, r, None)),
+        };
+        match kept {
+            Ok((p, removed, summed)) => {
+                self.push_summed(Step::Projection(Box::new(removed)), summed);
                 Ok(p)
             }
             Err(SimError::Unsupported { .. }) => {
                 let copy = self.state.try_clone(self.journal.bytes())?;
-                let p = self.state.project_boards(keep)?;
+                let p = self.state.project_any(patterns)?;
                 self.push(Step::Whole(Box::new(copy)));
                 Ok(p)
             }

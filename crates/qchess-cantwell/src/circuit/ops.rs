@@ -24,6 +24,9 @@ pub(crate) enum Condition {
 }
 
 impl Condition {
+    /// Whether outcome 1 holds on `board` (eq. 23b as the paper writes it; the measurement
+    /// itself projects by native patterns, which the tests check against this).
+    #[cfg(test)]
     fn holds(self, board: u64) -> bool {
         match self {
             Condition::Board(p) => p.holds(board),
@@ -122,10 +125,21 @@ pub(crate) fn measure<S: QuantumState, R: Rng + ?Sized>(
                 }
             }
         }
-    } else if drop {
-        state.project_boards_within(&|board| condition.holds(board) == outcome)?;
     } else {
-        state.project_boards(&|board| condition.holds(board) == outcome)?;
+        // Outcome 0 is the union of what those projections remove: one projection onto the
+        // boards on which any of their patterns holds, each mapped to the physical bits once.
+        // An outcome of probability at least GIVEN_MIN has its survivors scaled by the
+        // probability just read, in the projection's pass (as `measure_board`'s).
+        let failed: Vec<Predicate> = removals
+            .iter()
+            .map(|&(_, (mask, value))| Predicate::Equals { mask, value })
+            .collect();
+        let given = (probability >= GIVEN_MIN).then_some(probability);
+        if drop {
+            state.project_any_within(&failed, given)?;
+        } else {
+            state.project_any(&failed, given)?;
+        }
     }
     Ok((outcome, probability))
 }
@@ -222,4 +236,38 @@ pub(crate) fn iswap_where_captured<S: QuantumState>(
     ancillas: u128,
 ) -> Result<(), CircuitError> {
     Ok(state.iswap_where_ancillas(s, t, ancillas)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Outcome 1 of eq. 23b is what the removals leave (their complements' product) and
+    /// outcome 0 the boards on which any of them holds: on every board of the path's, the
+    /// source's and the target's squares, for paths of one to six squares.
+    #[test]
+    fn the_capture_slide_removals_are_eq_23b_outcome_0() {
+        for path_len in 1..=6u32 {
+            // Source on bit 0, the path on the next bits, the target above them.
+            let (source, target) = (1u64, 1u64 << (path_len + 1));
+            let path = ((1u64 << path_len) - 1) << 1;
+            let condition = Condition::CaptureSlide {
+                path,
+                source,
+                target,
+            };
+            let removals = capture_slide_removals(path, source, target);
+            assert_eq!(removals.len(), 1 + path_len as usize);
+            for board in 0..1u64 << (path_len + 2) {
+                let removed = removals.iter().any(|&(_, (m, v))| board & m == v);
+                assert_eq!(removed, !condition.holds(board), "{board:b}");
+                // The remaining patterns are disjoint and cover the same boards.
+                let remaining = removals
+                    .iter()
+                    .filter(|&&((m, v), _)| board & m == v)
+                    .count();
+                assert_eq!(remaining, usize::from(removed), "{board:b}");
+            }
+        }
+    }
 }

@@ -22,12 +22,18 @@
 //! | measure | `e1d2.m1` | JUMP:EXCLUDED of the king into d2 (measures "d2 empty", p = 1/2) | `probability(d2 empty)`, `force(d2 empty)`, `iswap(e1, d2)` |
 //! | measure-slide | `a1a3.m1` | SLIDE:EXCLUDED of the rook into a3 (measures "a3 empty", p = 1/2), path a2 | `probability(a3 empty)`, `force(a3 empty)`, `iswap(a1, a3, empty_path(a2))` |
 //! | capture-slide | `a1xa5.m1` | SLIDE:CAPTURE of the rook onto a black knight on a5, path a2-a4 (measures eq. 23b's M1, here "path clear", p = 1/2) | `probability(a2 a3 a4 empty)`, `force(a2 a3 a4 empty)`, `capture(a5)`, `iswap(a1, a5, empty_path(a2 a3 a4))` |
+//! | capture-slide-superposed | `a1xa5.m1` | SLIDE:CAPTURE as above onto a black knight half on a5 (eq. 23b's M1 in general: "path clear" or "path blocked and target empty", p = 3/4), the capture controlled by the a5 ancilla | `probability(a3 a5 occupied)`, `force(not a3 a5 occupied)`, `capture(a5)`, `iswap(a1, a5, empty_path(a2 a3 a4))` |
+//! | capture-slide-blocked | `a1xa5.m0` | the same move's other outcome (p = 1/4): M1 fails, the rook stays; eq. 23b's outcome 0 is not one native pattern, so the game projects onto it by a predicate on boards (`State::project_boards`) | `probability(a3 a5 occupied)`, `force(a3 a5 occupied)` (the same survivors, one native pattern) |
 //! | castle | `e1c1.m1` | QS_CASTLE (measures "c1 and d1 empty"), both iSwaps controlled on b1 empty | `probability(c1 d1 empty)`, `force(c1 d1 empty)`, `iswap(a1, d1, empty_path(b1))`, `iswap(e1, c1, empty_path(b1))` |
 //! | legal | [`Game::legal_moves`] | the full legal-move list of White | one `probability` scan |
 //!
 //! Two kinds start from a variant of the position ([`MoveKind::start_fen`]; the growth splits
 //! are the same): `capture-slide` from [`GROWTH_CAPTURE_SLIDE_FEN`] (a black knight on a5)
-//! and `castle` from [`GROWTH_CASTLE_FEN`] (White's queen-side castling right).
+//! and `castle` from [`GROWTH_CASTLE_FEN`] (White's queen-side castling right). The two
+//! `capture-slide-*` kinds on a superposed target start from
+//! [`GROWTH_SUPERPOSED_TARGET_FEN`] (a black knight on b3) and play
+//! [`GROWTH_SUPERPOSED_TARGET_OPENING`] ([`MoveKind::opening`]: the first split, then Black's
+//! `b3^a5c1`) before the growth splits, which then differ from the others'.
 //!
 //! The game is warmed first: the move is played once (timed as `cold_seconds`: its pass
 //! buffers and undo record are allocated fresh, as after a split, which gives its buffers
@@ -59,7 +65,8 @@ use crate::error::CliError;
 use clap::{Args, ValueEnum};
 use qchess_board::Square;
 use qchess_cantwell::growth::{
-    GROWTH_CAPTURE_SLIDE_FEN, GROWTH_CASTLE_FEN, GROWTH_FEN, growth_position_from,
+    GROWTH_CAPTURE_SLIDE_FEN, GROWTH_CASTLE_FEN, GROWTH_FEN, GROWTH_FIRST_SPLIT,
+    GROWTH_SUPERPOSED_TARGET_FEN, GROWTH_SUPERPOSED_TARGET_OPENING, growth_position_after,
 };
 use qchess_cantwell::{Game, GameError};
 use qchess_sim::{Amplitude, Controls, Predicate, QuantumState, SimError, State};
@@ -90,6 +97,11 @@ pub enum MoveKind {
     MeasureSlide,
     /// A capture slide through a superposed path, which measures (`a1xa5.m1`).
     CaptureSlide,
+    /// A capture slide through a superposed path onto a superposed target (`a1xa5.m1`):
+    /// eq. 23b's measurement in general.
+    CaptureSlideSuperposed,
+    /// The same capture slide's failed outcome (`a1xa5.m0`): a projection onto boards.
+    CaptureSlideBlocked,
     /// Queen-side castling, which measures its targets empty (`e1c1.m1`).
     Castle,
     /// The full legal-move list (`Game::legal_moves`).
@@ -108,6 +120,8 @@ impl MoveKind {
             MoveKind::Measure => "measure",
             MoveKind::MeasureSlide => "measure-slide",
             MoveKind::CaptureSlide => "capture-slide",
+            MoveKind::CaptureSlideSuperposed => "capture-slide-superposed",
+            MoveKind::CaptureSlideBlocked => "capture-slide-blocked",
             MoveKind::Castle => "castle",
             MoveKind::Legal => "legal",
         }
@@ -123,7 +137,8 @@ impl MoveKind {
             MoveKind::Capture => Some("d2xe4.m1"),
             MoveKind::Measure => Some("e1d2.m1"),
             MoveKind::MeasureSlide => Some("a1a3.m1"),
-            MoveKind::CaptureSlide => Some("a1xa5.m1"),
+            MoveKind::CaptureSlide | MoveKind::CaptureSlideSuperposed => Some("a1xa5.m1"),
+            MoveKind::CaptureSlideBlocked => Some("a1xa5.m0"),
             MoveKind::Castle => Some("e1c1.m1"),
             MoveKind::Legal => None,
         }
@@ -134,8 +149,22 @@ impl MoveKind {
     pub fn start_fen(self) -> &'static str {
         match self {
             MoveKind::CaptureSlide => GROWTH_CAPTURE_SLIDE_FEN,
+            MoveKind::CaptureSlideSuperposed | MoveKind::CaptureSlideBlocked => {
+                GROWTH_SUPERPOSED_TARGET_FEN
+            }
             MoveKind::Castle => GROWTH_CASTLE_FEN,
             _ => START_FEN,
+        }
+    }
+
+    /// The moves the set-up plays before its growth splits: [`GROWTH_FIRST_SPLIT`], and for
+    /// the capture slides onto a superposed target [`GROWTH_SUPERPOSED_TARGET_OPENING`].
+    pub fn opening(self) -> &'static [&'static str] {
+        match self {
+            MoveKind::CaptureSlideSuperposed | MoveKind::CaptureSlideBlocked => {
+                &GROWTH_SUPERPOSED_TARGET_OPENING
+            }
+            _ => &[GROWTH_FIRST_SPLIT],
         }
     }
 }
@@ -238,14 +267,15 @@ fn sim_error(context: &str, e: SimError) -> CliError {
     CliError::failure(format!("bench move: {context}: {e}"))
 }
 
-/// Plays the set-up from `fen` ([`MoveKind::start_fen`];
-/// [`qchess_cantwell::growth::growth_position_from`]): a position with at least `n` basis
+/// Plays the set-up of `kind` ([`MoveKind::start_fen`], [`MoveKind::opening`];
+/// [`qchess_cantwell::growth::growth_position_after`]): a position with at least `n` basis
 /// states and White to move.
-pub fn setup_from<S: QuantumState>(
-    fen: &str,
+pub fn setup_for<S: QuantumState>(
+    kind: MoveKind,
     n: usize,
 ) -> Result<(Game<S>, Vec<String>), CliError> {
-    let (game, played) = growth_position_from::<S>(fen, n).map_err(|e| game_error("set-up", e))?;
+    let (game, played) = growth_position_after::<S>(kind.start_fen(), kind.opening(), n)
+        .map_err(|e| game_error("set-up", e))?;
     if game.state_size() < n {
         return Err(CliError::failure(format!(
             "bench move: the set-up position reaches at most {} basis states; ask for fewer",
@@ -304,6 +334,22 @@ fn bare_op<S: QuantumState>(kind: MoveKind, s: &mut S) -> Result<(), SimError> {
             s.capture(q("a5"))?;
             s.iswap(q("a1"), q("a5"), Controls::empty_path(path))
         }
+        MoveKind::CaptureSlideSuperposed | MoveKind::CaptureSlideBlocked => {
+            // Eq. 23b's M1 here (a1 always occupied, a2 and a4 never): not "a3 and a5
+            // occupied", one native pattern; the failed outcome keeps it.
+            let both = (1u64 << q("a3")) | (1u64 << q("a5"));
+            let p = Predicate::Equals {
+                mask: both,
+                value: both,
+            };
+            std::hint::black_box(s.probability(p));
+            if kind == MoveKind::CaptureSlideBlocked {
+                return s.force(p, true).map(|_| ());
+            }
+            s.force(p, false)?;
+            s.capture(q("a5"))?;
+            s.iswap(q("a1"), q("a5"), Controls::empty_path(path))
+        }
         MoveKind::Castle => {
             let p = Predicate::AllZero((1u64 << q("c1")) | (1u64 << q("d1")));
             std::hint::black_box(s.probability(p));
@@ -344,7 +390,12 @@ fn warm_up<S: QuantumState>(kind: MoveKind, s: &mut S) -> Result<(), SimError> {
             s.iswap(q("e1"), q("c1"), c)
                 .and_then(|_| s.iswap_inv(q("e1"), q("c1"), c))
         }
-        MoveKind::Capture | MoveKind::Measure | MoveKind::MeasureSlide | MoveKind::CaptureSlide => {
+        MoveKind::Capture
+        | MoveKind::Measure
+        | MoveKind::MeasureSlide
+        | MoveKind::CaptureSlide
+        | MoveKind::CaptureSlideSuperposed
+        | MoveKind::CaptureSlideBlocked => {
             let c = Controls::empty_path(1u64 << q("a3"));
             s.iswap(q("e1"), q("d2"), c)
                 .and_then(|_| s.iswap_inv(q("e1"), q("d2"), c))
@@ -398,7 +449,7 @@ where
     }
     let n = usize::try_from(args.states).map_err(|_| CliError::usage("--states is too large"))?;
     let t0 = Instant::now();
-    let (mut game, setup) = setup_from::<State<T>>(args.kind.start_fen(), n)?;
+    let (mut game, setup) = setup_for::<State<T>>(args.kind, n)?;
     let setup_seconds = t0.elapsed().as_secs_f64();
     let snapshot_budget = args
         .snapshot_budget
@@ -629,15 +680,16 @@ mod tests {
                 assert_eq!(*kind, MoveKind::Legal);
                 continue;
             };
-            let (game, setup) =
-                setup_from::<State<f64>>(kind.start_fen(), 1).expect("a tiny set-up");
-            assert_eq!(
-                setup,
-                vec![
-                    qchess_cantwell::growth::GROWTH_FIRST_SPLIT.to_string(),
-                    qchess_cantwell::growth::GROWTH_BLACK_TEMPO.to_string()
-                ]
-            );
+            let (game, setup) = setup_for::<State<f64>>(*kind, 1).expect("a tiny set-up");
+            let expected: Vec<String> = match kind.opening() {
+                [first] => vec![
+                    first.to_string(),
+                    qchess_cantwell::growth::GROWTH_BLACK_TEMPO.to_string(),
+                ],
+                // White's first split and Black's reply: White to move, no tempo.
+                opening => opening.iter().map(|m| m.to_string()).collect(),
+            };
+            assert_eq!(setup, expected);
             assert!(game.classify(mv).is_ok(), "{mv}");
         }
     }
