@@ -729,12 +729,10 @@ fn fixed_patterns(patterns: &[(u64, u64)]) -> Option<[(u64, u64); FIXED_PATTERNS
         .then(|| std::array::from_fn(|i| patterns.get(i).copied().unwrap_or((0, 1))))
 }
 
-/// [`any_pattern`] over a fixed array, unrolled.
+/// [`any_pattern`] over a fixed array (its length known where it is inlined: unrolled).
 #[inline(always)]
 fn any_fixed(patterns: &[(u64, u64); FIXED_PATTERNS], k: u64) -> bool {
-    patterns
-        .iter()
-        .fold(false, |any, &(m, v)| any | (k & m == v))
+    any_pattern(patterns, k)
 }
 
 /// The lowest key bit a union of `patterns` reads (0 for none).

@@ -34,6 +34,20 @@ const SAMPLE_STRIDE: usize = 512;
 /// Consecutive keys the sample reads in each window of [`SAMPLE_STRIDE`].
 const SAMPLE_RUN: usize = 8;
 
+/// The cut of a projection onto outcome `outcome` of the physical predicate
+/// `key & mask == value`: whether a key's entry goes, and the lowest key bit that reads
+/// ([`State::project_counted`]).
+fn predicate_cut(
+    mask: u64,
+    value: u64,
+    outcome: bool,
+) -> (impl Fn(u64) -> bool + Sync + Copy, u32) {
+    (
+        move |k: u64| (k & mask == value) != outcome,
+        mask.trailing_zeros(),
+    )
+}
+
 /// A sample of `keys` for `State::estimate_removed`: how many windows it reads, how many keys,
 /// and how many of those `out_of` removes. It reads one run of [`SAMPLE_RUN`] keys in each
 /// window of [`SAMPLE_STRIDE`], at an offset in the window drawn from a fixed hash of the
@@ -374,19 +388,13 @@ impl<T: Amplitude> State<T> {
         }
         self.check_given(pred, outcome, probability)?;
         let (mask, value) = self.check_predicate(pred)?;
-        let out_of = move |k: u64| (k & mask == value) != outcome;
-        let counted = self.removed_per_block(out_of);
+        let cut = predicate_cut(mask, value, outcome);
+        let counted = self.removed_per_block(cut.0);
         // The record when its entries fit the room; the lean pass drops them otherwise (the
         // survivors scaled and their bit masses summed where they land, as with a record).
         let record = counted.1.saturating_mul(entry) <= room;
-        let (p, removed, marginals) = self.project_counted(
-            (out_of, mask.trailing_zeros()),
-            outcome,
-            true,
-            Some(probability),
-            counted,
-            record,
-        )?;
+        let (p, removed, marginals) =
+            self.project_counted(cut, outcome, true, Some(probability), counted, record)?;
         Ok((p, record.then_some(removed), marginals))
     }
 
@@ -421,10 +429,9 @@ impl<T: Amplitude> State<T> {
             return Ok((p, Some(removed)));
         }
         let (mask, value) = self.check_predicate(pred)?;
-        let out_of = move |k: u64| (k & mask == value) != outcome;
-        let counted = self.removed_per_block(out_of);
+        let cut = predicate_cut(mask, value, outcome);
+        let counted = self.removed_per_block(cut.0);
         let record = counted.1.saturating_mul(entry) <= room;
-        let cut = (out_of, mask.trailing_zeros());
         let (p, removed, _) = self.project_counted(cut, outcome, false, None, counted, record)?;
         Ok((p, record.then_some(removed)))
     }
@@ -603,10 +610,7 @@ impl<T: Amplitude> State<T> {
         // Within the room: the recording pass of `measure_keeping`; otherwise the lean one,
         // whose state is the same bit for bit.
         let record = total.saturating_mul(crate::memory::entry_bytes::<T>()) <= room;
-        let cut = (
-            move |k: u64| (k & mask == value) != outcome,
-            mask.trailing_zeros(),
-        );
+        let cut = predicate_cut(mask, value, outcome);
         let (p, removed, _) =
             self.project_counted(cut, outcome, false, given, (holds, total), record)?;
         Ok(Some((p, record.then_some(removed))))
@@ -654,8 +658,7 @@ impl<T: Amplitude> State<T> {
             };
             return Ok((p, removed, None));
         }
-        let out_of = move |k: u64| (k & mask == value) != outcome;
-        let cut = (out_of, mask.trailing_zeros());
+        let cut = predicate_cut(mask, value, outcome);
         self.project_keeping_by(cut, outcome, marginals, given, counted)
     }
 

@@ -20,6 +20,16 @@ fn holds(c: Controls, board: u64) -> bool {
     board & c.zeros == 0 && board & c.ones == c.ones
 }
 
+/// `got` holds the entries of `start`, each amplitude within 1e-15 (a projection taken
+/// back).
+pub(crate) fn assert_restored(got: &Entries, start: &Entries) {
+    assert_eq!(got.len(), start.len());
+    for ((k, a), (bk, b)) in got.iter().zip(start) {
+        assert_eq!(k, bk);
+        assert!((a - b).norm() < 1e-15, "{k:?}");
+    }
+}
+
 /// 60 000 entries in three sectors (captures of qubits 3 and 9), qubits 2 and 12
 /// relabelled by an uncontrolled iSwap.
 fn sectored() -> State<f64> {
@@ -211,11 +221,7 @@ fn a_projection_onto_boards_keeps_its_removed_entries_for_undo() {
     assert!(removed.bytes() < before.len() * 24);
     s.unproject(removed).unwrap();
     let after = sorted(&s);
-    assert_eq!(after.len(), before.len());
-    for ((k, a), (bk, b)) in after.iter().zip(&before) {
-        assert_eq!(k, bk);
-        assert!((a - b).norm() < 1e-15, "{k:?}");
-    }
+    assert_restored(&after, &before);
     // Keeping everything changes nothing and records nothing.
     let (p, removed) = s.project_boards_keeping(&|_| true).unwrap();
     assert_eq!((p, removed.len()), (1.0, 0));
@@ -284,11 +290,7 @@ fn a_projection_onto_boards_of_more_than_half_keeps_the_old_arrays_as_its_record
             assert!(s.bytes() + removed.bytes() <= bytes + 64 * 24);
             s.unproject(removed).unwrap();
             let after = sorted(&s);
-            assert_eq!(after.len(), start.len());
-            for ((k, a), (bk, b)) in after.iter().zip(&start) {
-                assert_eq!(k, bk);
-                assert!((a - b).norm() < 1e-15, "{k:?}");
-            }
+            assert_restored(&after, &start);
         });
     }
 }
@@ -383,11 +385,7 @@ fn large_partitions_match_their_definitions_on_any_thread_count() {
             assert_eq!(sorted(&s), projected);
             s.unproject(removed).unwrap();
             let back = sorted(&s);
-            assert_eq!(back.len(), start.len());
-            for ((k, a), (bk, b)) in back.iter().zip(&start) {
-                assert_eq!(k, bk);
-                assert!((a - b).norm() < 1e-15, "{k:?}");
-            }
+            assert_restored(&back, &start);
             (p.to_bits(), bits)
         })
     };

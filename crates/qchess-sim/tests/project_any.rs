@@ -4,7 +4,7 @@
 //! capture sectors with relabelled qubits, large enough for the parallel block jobs, on one
 //! and two threads, with the patterns in a fixed array (up to eight) and in a slice (more).
 
-use crate::controlled_large::{Entries, sectored_of, sorted};
+use crate::controlled_large::{Entries, assert_restored, sectored_of, sorted};
 use qchess_sim::{Predicate, SimError, State};
 
 /// Qubits 2 and 12 are relabelled in [`sectored_of`]'s state, so these read physical bits
@@ -88,11 +88,7 @@ fn a_projection_onto_a_union_of_patterns_is_the_projection_onto_its_boards() {
                 let projected = bits(&sorted(&s));
                 s.unproject(removed).unwrap();
                 let back = sorted(&s);
-                assert_eq!(back.len(), start.len());
-                for ((k, a), (bk, b)) in back.iter().zip(&start) {
-                    assert_eq!(k, bk);
-                    assert!((a - b).norm() < 1e-15, "{k:?}");
-                }
+                assert_restored(&back, &start);
                 runs.push((p.to_bits(), projected));
             });
         }
@@ -153,11 +149,7 @@ fn a_given_projection_onto_a_union_is_the_given_measurement_of_its_pattern() {
             }
             s.unproject(removed).unwrap();
             let back = sorted(&s);
-            assert_eq!(back.len(), start.len());
-            for ((k, a), (bk, b)) in back.iter().zip(&start) {
-                assert_eq!(k, bk);
-                assert!((a - b).norm() < 1e-15, "{k:?}");
-            }
+            assert_restored(&back, &start);
         });
     }
 }

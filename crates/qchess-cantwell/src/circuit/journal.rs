@@ -460,20 +460,26 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
             return self.force(pred, outcome);
         };
         let (p, removed) = self.state.force_within(pred, outcome, room)?;
+        self.push_within(room, removed, None);
+        Ok(p)
+    }
+
+    /// Records a projection made within `room`: its record, when it kept one, as a step
+    /// whose bytes are then no longer room for the next one; otherwise the journal can no
+    /// longer take the move back, and the marginals are the pass's (`summed`) or unknown.
+    fn push_within(&mut self, room: usize, removed: Option<Removed<S>>, summed: Option<[f64; 64]>) {
         match removed {
             Some(removed) => {
-                // What this record takes is no longer room for the next one.
                 let step = Step::Projection(Box::new(removed));
                 let bytes = Journal::<S>::step_bytes(&step);
                 self.room = Some(room.saturating_sub(bytes));
-                self.push(step);
+                self.push_summed(step, summed);
             }
             None => {
                 self.dropped = true;
-                self.marginals = Tracked::Unknown;
+                self.marginals = summed.map_or(Tracked::Unknown, Tracked::Known);
             }
         }
-        Ok(p)
     }
 
     /// [`Recorder::project_any`] keeping the record only where it fits the room, as
@@ -500,19 +506,7 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
         let (p, removed, summed) =
             self.state
                 .project_any_given_within(patterns, probability, room)?;
-        match removed {
-            Some(removed) => {
-                let step = Step::Projection(Box::new(removed));
-                let bytes = Journal::<S>::step_bytes(&step);
-                self.room = Some(room.saturating_sub(bytes));
-                self.push_summed(step, summed);
-            }
-            None => {
-                // Dropped: no step to record; the marginals are the pass's.
-                self.dropped = true;
-                self.marginals = summed.map_or(Tracked::Unknown, Tracked::Known);
-            }
-        }
+        self.push_within(room, removed, summed);
         Ok(p)
     }
 
