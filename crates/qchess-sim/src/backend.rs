@@ -491,6 +491,79 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
         Ok((p, Some(removed), marginals))
     }
 
+    /// The probabilities that some pattern of `patterns` holds and that none does (see
+    /// [`State::probability_any`]: one pass, each summed from its own entries). Default:
+    /// the patterns checked, then every board of [`QuantumState::for_each_board`] asked.
+    fn probability_any(&self, patterns: &[Predicate]) -> Result<(f64, f64), SimError> {
+        check_patterns(patterns)?;
+        let (mut yes, mut no) = (0.0f64, 0.0f64);
+        self.for_each_board(&mut |b, p| {
+            if patterns.iter().any(|q| q.holds(b)) {
+                yes += p;
+            } else {
+                no += p;
+            }
+        });
+        let all = yes + no;
+        Ok(if all > 0.0 {
+            (yes / all, no / all)
+        } else {
+            (0.0, 0.0)
+        })
+    }
+
+    /// Projects onto outcome `outcome` of "some pattern of `patterns` holds" (see
+    /// [`State::force_any`]). Default: [`QuantumState::project_boards`] with that
+    /// predicate, after checking the patterns.
+    fn force_any(&mut self, patterns: &[Predicate], outcome: bool) -> Result<f64, SimError> {
+        check_patterns(patterns)?;
+        self.project_boards(&|b| patterns.iter().any(|p| p.holds(b)) == outcome)
+    }
+
+    /// [`QuantumState::force_any`] that also returns what it removed (see
+    /// [`State::force_any_keeping`]). Default: [`QuantumState::project_boards_keeping`]
+    /// with that predicate, after checking the patterns.
+    fn force_any_keeping(
+        &mut self,
+        patterns: &[Predicate],
+        outcome: bool,
+    ) -> Result<(f64, crate::Removed<Self>), SimError> {
+        check_patterns(patterns)?;
+        self.project_boards_keeping(&|b| patterns.iter().any(|p| p.holds(b)) == outcome)
+    }
+
+    /// [`QuantumState::force_any_keeping`] for a caller that knows the outcome's
+    /// probability (see [`State::force_any_given_marginals`]). The default ignores
+    /// `probability` and calls [`QuantumState::force_any_keeping`] (no marginals).
+    #[allow(clippy::type_complexity)]
+    fn force_any_given_marginals(
+        &mut self,
+        patterns: &[Predicate],
+        outcome: bool,
+        probability: f64,
+    ) -> Result<(f64, crate::Removed<Self>, Option<[f64; 64]>), SimError> {
+        let _ = probability;
+        let (p, removed) = self.force_any_keeping(patterns, outcome)?;
+        Ok((p, removed, None))
+    }
+
+    /// [`QuantumState::force_any_given_marginals`] for a caller that keeps the undo record
+    /// only when it takes at most `room` bytes (see [`State::force_any_given_within`]).
+    /// The default always makes the record.
+    #[allow(clippy::type_complexity)]
+    fn force_any_given_within(
+        &mut self,
+        patterns: &[Predicate],
+        outcome: bool,
+        probability: f64,
+        room: usize,
+    ) -> Result<(f64, Option<crate::Removed<Self>>, Option<[f64; 64]>), SimError> {
+        let _ = room;
+        let (p, removed, marginals) =
+            self.force_any_given_marginals(patterns, outcome, probability)?;
+        Ok((p, Some(removed), marginals))
+    }
+
     // ----- read-outs --------------------------------------------------------------------
 
     /// Probability that each board qubit is 1 (ancillas and the other qubits traced out).
@@ -902,6 +975,38 @@ macro_rules! local_backend {
             ) -> Result<(f64, Option<crate::Removed<Self>>, Option<[f64; 64]>), SimError> {
                 State::project_any_given_within(self, patterns, probability, room)
             }
+            fn probability_any(&self, patterns: &[Predicate]) -> Result<(f64, f64), SimError> {
+                State::probability_any(self, patterns)
+            }
+            fn force_any(&mut self, patterns: &[Predicate], outcome: bool) -> Result<f64, SimError> {
+                State::force_any(self, patterns, outcome)
+            }
+            fn force_any_keeping(
+                &mut self,
+                patterns: &[Predicate],
+                outcome: bool,
+            ) -> Result<(f64, crate::Removed<Self>), SimError> {
+                State::force_any_keeping(self, patterns, outcome)
+            }
+            #[allow(clippy::type_complexity)]
+            fn force_any_given_marginals(
+                &mut self,
+                patterns: &[Predicate],
+                outcome: bool,
+                probability: f64,
+            ) -> Result<(f64, crate::Removed<Self>, Option<[f64; 64]>), SimError> {
+                State::force_any_given_marginals(self, patterns, outcome, probability)
+            }
+            #[allow(clippy::type_complexity)]
+            fn force_any_given_within(
+                &mut self,
+                patterns: &[Predicate],
+                outcome: bool,
+                probability: f64,
+                room: usize,
+            ) -> Result<(f64, Option<crate::Removed<Self>>, Option<[f64; 64]>), SimError> {
+                State::force_any_given_within(self, patterns, outcome, probability, room)
+            }
             fn qubit_probabilities(&self) -> [f64; 64] {
                 State::qubit_probabilities(self)
             }
@@ -939,14 +1044,14 @@ macro_rules! local_backend {
 
 local_backend!(f32, f64, crate::Exact);
 
-/// [`QuantumState::measure_keeping`] as a read followed by a projection (two passes): the
-/// trait's default.
 /// Checks every pattern of a [`QuantumState::project_any`] (the error of the first
 /// malformed one).
 fn check_patterns(patterns: &[Predicate]) -> Result<(), SimError> {
     patterns.iter().try_for_each(|p| p.checked().map(|_| ()))
 }
 
+/// [`QuantumState::measure_keeping`] as a read followed by a projection (two passes): the
+/// trait's default.
 pub(crate) fn measure_keeping_by_parts<S: QuantumState>(
     state: &mut S,
     pred: Predicate,

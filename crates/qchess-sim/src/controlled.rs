@@ -12,23 +12,26 @@ use crate::kernels::compact::PassExtras;
 use crate::kernels::scan::map_blocks;
 use crate::key::{Controls, Key, Normalization};
 use crate::perm::map_key;
+use crate::prefetch::{AHEAD, prefetch};
 use crate::state::State;
 use num_complex::Complex;
 
-/// Binds `$out_of` to the cut of the physical patterns `$phys` ("no pattern holds on this
-/// key") and runs `$body`: over a fixed array of [`FIXED_PATTERNS`] when they fit, so that
-/// the test of a key unrolls (a loop over a slice per key took most of a projection's pass),
-/// over the slice otherwise.
+/// Binds `$out_of` to the cut of outcome `$outcome` of "some physical pattern of `$phys`
+/// holds" (whether a key's entry goes: for outcome 1, no pattern holds on it; for outcome 0,
+/// one does) and runs `$body`: over a fixed array of [`FIXED_PATTERNS`] when they fit, so
+/// that the test of a key unrolls (a loop over a slice per key took most of a projection's
+/// pass), over the slice otherwise.
 macro_rules! with_cut {
-    ($phys:expr, |$out_of:ident| $body:expr) => {{
+    ($phys:expr, $outcome:expr, |$out_of:ident| $body:expr) => {{
         let phys: &[(u64, u64)] = $phys;
+        let outcome: bool = $outcome;
         match fixed_patterns(phys) {
             Some(fixed) => {
-                let $out_of = move |k: u64| !any_fixed(&fixed, k);
+                let $out_of = move |k: u64| any_fixed(&fixed, k) != outcome;
                 $body
             }
             None => {
-                let $out_of = move |k: u64| !any_pattern(phys, k);
+                let $out_of = move |k: u64| any_pattern(phys, k) != outcome;
                 $body
             }
         }
@@ -235,7 +238,7 @@ impl<T: Amplitude> State<T> {
         // Each physical key mapped to its board, the predicate asked of it.
         let table = self.perm.logical_table();
         let table = table.as_deref();
-        self.project_where(move |k| !keep(map_key(table, k)), keep)
+        self.project_where(move |k| !keep(map_key(table, k)), keep, true)
     }
 
     /// Keeps the basis states on whose board any of `patterns` holds, renormalised (a
@@ -259,9 +262,115 @@ impl<T: Amplitude> State<T> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn project_any(&mut self, patterns: &[crate::Predicate]) -> Result<f64, SimError> {
+        self.force_any(patterns, true)
+    }
+
+    /// Projects onto outcome `outcome` of the measurement "some pattern of `patterns`
+    /// holds" and renormalises; returns the outcome's probability. Outcome 1 is
+    /// [`State::project_any`]; outcome 0 keeps the boards on which none of them holds (such
+    /// as eq. 23b's M1, the complement of a union of native patterns), in one pass of the
+    /// same kind, each pattern mapped to the physical bits once. A malformed pattern is
+    /// [`SimError::InvalidPredicate`]; an outcome with nothing kept is
+    /// [`SimError::ZeroProbabilityOutcome`]; nothing changes on error. No pattern never
+    /// holds: outcome 0 keeps everything.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Key, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b001);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// s.sqrt_iswap(1, 2, Controls::NONE)?; // 0b001, 0b010 and 0b100
+    /// let p = s.force_any(&[Predicate::One(0), Predicate::One(2)], false)?;
+    /// assert!((p - 0.25).abs() < 1e-15 && s.len() == 1);
+    /// assert!((s.amplitude(Key::board(0b010)).norm() - 1.0).abs() < 1e-15);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn force_any(
+        &mut self,
+        patterns: &[crate::Predicate],
+        outcome: bool,
+    ) -> Result<f64, SimError> {
         let phys = self.phys_patterns(patterns)?;
-        let holds = |b: u64| patterns.iter().any(|p| p.holds(b));
-        with_cut!(&phys, |out_of| self.project_where(out_of, &holds))
+        let keep = |b: u64| patterns.iter().any(|p| p.holds(b)) == outcome;
+        with_cut!(&phys, outcome, |out_of| self
+            .project_where(out_of, &keep, outcome))
+    }
+
+    /// The probabilities that some pattern of `patterns` holds and that none does, relative
+    /// to the state's norm, each summed from its own entries (so that a small one keeps its
+    /// digits): the read of the measurement [`State::force_any`] projects onto, in one pass
+    /// over the keys (blocks in parallel, summed in block order: the same sums on any thread
+    /// count), each pattern mapped to the physical bits once. Exactly `0.0` for an outcome
+    /// no stored board with a non-zero weight has; `(0.0, 0.0)` for a state of zero norm.
+    /// A malformed pattern is [`SimError::InvalidPredicate`].
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b001);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// s.sqrt_iswap(1, 2, Controls::NONE)?; // 0b001, 0b010 and 0b100
+    /// let (any, none) = s.probability_any(&[Predicate::One(0), Predicate::One(2)])?;
+    /// assert!((any - 0.75).abs() < 1e-15 && (none - 0.25).abs() < 1e-15);
+    /// assert_eq!(s.probability_any(&[Predicate::One(5)])?, (0.0, 1.0));
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn probability_any(&self, patterns: &[crate::Predicate]) -> Result<(f64, f64), SimError> {
+        let phys = self.phys_patterns(patterns)?;
+        // The cut of outcome 1: an entry "goes" where no pattern holds. Up to four patterns
+        // (a capture slide's through a path of three) from an array of four: the read is
+        // all test, and four padding patterns cost about an eighth of it.
+        let (yes, no) = match phys.as_slice() {
+            few if few.len() <= 4 => {
+                let fixed: [(u64, u64); 4] =
+                    std::array::from_fn(|i| few.get(i).copied().unwrap_or((0, 1)));
+                self.union_masses(move |k| !any_pattern(&fixed, k))
+            }
+            _ => with_cut!(&phys, true, |out_of| self.union_masses(out_of)),
+        };
+        let all = yes + no;
+        Ok(if all > 0.0 {
+            (yes / all, no / all)
+        } else {
+            (0.0, 0.0)
+        })
+    }
+
+    /// The squared norms of the entries `out_of` keeps and of those it removes, each summed
+    /// without a branch on the data in four lanes (as the probability scan sums), per block
+    /// of each sector in parallel, in block order.
+    fn union_masses(&self, out_of: impl Fn(u64) -> bool + Sync) -> (f64, f64) {
+        let (mut kept, mut gone) = (0.0f64, 0.0f64);
+        for s in &self.sectors {
+            let blocks = map_blocks(s.keys.len(), |a, b| {
+                let (mut kept, mut gone) = ([0.0f64; 4], [0.0f64; 4]);
+                let (keys, amps) = (&s.keys[a..b], &s.amps[a..b]);
+                let (kc, ac) = (keys.chunks_exact(4), amps.chunks_exact(4));
+                let (kr, ar) = (kc.remainder(), ac.remainder());
+                for (c, (k4, a4)) in kc.zip(ac).enumerate() {
+                    // Hinted ahead as the probability scan's reads (`prefetch.rs`).
+                    prefetch(keys, 4 * c + AHEAD);
+                    prefetch(amps, 4 * c + AHEAD);
+                    for j in 0..4 {
+                        let m = crate::kernels::scan::norm2(a4[j]);
+                        let out = out_of(k4[j]);
+                        gone[j] += if out { m } else { 0.0 };
+                        kept[j] += if out { 0.0 } else { m };
+                    }
+                }
+                for (j, (&k, &a)) in kr.iter().zip(ar).enumerate() {
+                    let m = crate::kernels::scan::norm2(a);
+                    let out = out_of(k);
+                    gone[j] += if out { m } else { 0.0 };
+                    kept[j] += if out { 0.0 } else { m };
+                }
+                let sum = |x: [f64; 4]| (x[0] + x[1]) + (x[2] + x[3]);
+                (sum(kept), sum(gone))
+            });
+            for (k, g) in blocks {
+                kept += k;
+                gone += g;
+            }
+        }
+        (kept, gone)
     }
 
     /// `patterns` as `(mask, value)` on the physical bits, each checked.
@@ -276,6 +385,7 @@ impl<T: Amplitude> State<T> {
         &mut self,
         out_of: impl Fn(u64) -> bool + Sync + Copy,
         keep: &(dyn Fn(u64) -> bool + Sync),
+        outcome: bool,
     ) -> Result<f64, SimError> {
         let (mass, total, per_block) = self.board_tally(out_of);
         let removed: usize = per_block.iter().flatten().sum();
@@ -284,7 +394,7 @@ impl<T: Amplitude> State<T> {
         }
         if mass.is_nan() || mass <= 0.0 {
             return Err(SimError::ZeroProbabilityOutcome {
-                outcome: true,
+                outcome,
                 probability: 0.0,
             });
         }
@@ -330,7 +440,7 @@ impl<T: Amplitude> State<T> {
     ) -> Result<(f64, crate::Removed<Self>), SimError> {
         let table = self.perm.logical_table();
         let table = table.as_deref();
-        self.project_keeping_where(move |k| !keep(map_key(table, k)))
+        self.project_keeping_where(move |k| !keep(map_key(table, k)), true)
     }
 
     /// [`State::project_any`] that also returns the removed entries, as
@@ -353,8 +463,33 @@ impl<T: Amplitude> State<T> {
         &mut self,
         patterns: &[crate::Predicate],
     ) -> Result<(f64, crate::Removed<Self>), SimError> {
+        self.force_any_keeping(patterns, true)
+    }
+
+    /// [`State::force_any`] that also returns the removed entries, as
+    /// [`State::project_any_keeping`] does for outcome 1 (the same record, bit for bit).
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b001);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// s.sqrt_iswap(1, 2, Controls::NONE)?;
+    /// let before: Vec<_> = s.entries().collect();
+    /// let (p, removed) = s.force_any_keeping(&[Predicate::One(0), Predicate::One(2)], false)?;
+    /// assert!((p - 0.25).abs() < 1e-15 && s.len() == 1 && removed.len() == 2);
+    /// s.unproject(removed)?;
+    /// let after: Vec<_> = s.entries().collect();
+    /// assert!(before.iter().zip(&after).all(|(x, y)| x.0 == y.0 && (x.1 - y.1).norm() < 1e-15));
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn force_any_keeping(
+        &mut self,
+        patterns: &[crate::Predicate],
+        outcome: bool,
+    ) -> Result<(f64, crate::Removed<Self>), SimError> {
         let phys = self.phys_patterns(patterns)?;
-        with_cut!(&phys, |out_of| self.project_keeping_where(out_of))
+        with_cut!(&phys, outcome, |out_of| self
+            .project_keeping_where(out_of, outcome))
     }
 
     /// [`State::project_any_keeping`] for a caller that knows the probability of the
@@ -385,14 +520,40 @@ impl<T: Amplitude> State<T> {
         patterns: &[crate::Predicate],
         probability: f64,
     ) -> Result<crate::undo::Projected<Self>, SimError> {
+        self.force_any_given_marginals(patterns, true, probability)
+    }
+
+    /// [`State::force_any_keeping`] for a caller that knows the outcome's probability
+    /// (`probability`, positive, at most 1; as [`State::probability_any`] read it before
+    /// the outcome was chosen), as [`State::project_any_given_marginals`] for outcome 1: the
+    /// survivors scaled in the projection's pass, the marginals after it summed there.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b001);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// s.sqrt_iswap(1, 2, Controls::NONE)?;
+    /// let union = [Predicate::One(0), Predicate::One(2)];
+    /// let (p, removed, marginals) = s.force_any_given_marginals(&union, false, 0.25)?;
+    /// assert_eq!((p, s.len(), removed.len()), (0.25, 1, 2));
+    /// let m = marginals.expect("a branch was removed");
+    /// assert!((m[1] - 1.0).abs() < 1e-15 && m[0] == 0.0);
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    pub fn force_any_given_marginals(
+        &mut self,
+        patterns: &[crate::Predicate],
+        outcome: bool,
+        probability: f64,
+    ) -> Result<crate::undo::Projected<Self>, SimError> {
         if !T::RENORMALIZES {
-            let (p, removed) = self.project_any_keeping(patterns)?;
+            let (p, removed) = self.force_any_keeping(patterns, outcome)?;
             return Ok((p, removed, None));
         }
-        let phys = self.given_patterns(patterns, probability)?;
+        let phys = self.given_patterns(patterns, outcome, probability)?;
         let low = low_bit(&phys);
-        with_cut!(&phys, |out_of| {
-            self.project_keeping_by((out_of, low), true, true, Some(probability), None)
+        with_cut!(&phys, outcome, |out_of| {
+            self.project_keeping_by((out_of, low), outcome, true, Some(probability), None)
         })
     }
 
@@ -424,42 +585,73 @@ impl<T: Amplitude> State<T> {
         probability: f64,
         room: usize,
     ) -> Result<(f64, Option<crate::Removed<Self>>, Option<[f64; 64]>), SimError> {
+        self.force_any_given_within(patterns, true, probability, room)
+    }
+
+    /// [`State::force_any_given_marginals`] for a caller that keeps the undo record only
+    /// when it takes at most `room` bytes, as [`State::project_any_given_within`] for
+    /// outcome 1. The state after, the probability and the marginals are those of
+    /// [`State::force_any_given_marginals`], bit for bit, record or not.
+    ///
+    /// ```
+    /// use qchess_sim::{Controls, Predicate, State};
+    /// let mut s = State::<f64>::classical(0b001);
+    /// s.sqrt_iswap(0, 1, Controls::NONE)?;
+    /// s.sqrt_iswap(1, 2, Controls::NONE)?;
+    /// let mut kept = s.clone();
+    /// let union = [Predicate::One(0), Predicate::One(2)];
+    /// let (p, removed, _) = s.force_any_given_within(&union, false, 0.25, 0)?;
+    /// assert!(removed.is_none() && p == 0.25);
+    /// let (_, record, _) = kept.force_any_given_within(&union, false, 0.25, 1 << 20)?;
+    /// assert_eq!(record.map(|r| r.len()), Some(2));
+    /// assert_eq!(s.entries().collect::<Vec<_>>(), kept.entries().collect::<Vec<_>>());
+    /// # Ok::<(), qchess_sim::SimError>(())
+    /// ```
+    #[allow(clippy::type_complexity)]
+    pub fn force_any_given_within(
+        &mut self,
+        patterns: &[crate::Predicate],
+        outcome: bool,
+        probability: f64,
+        room: usize,
+    ) -> Result<(f64, Option<crate::Removed<Self>>, Option<[f64; 64]>), SimError> {
         let entry = crate::memory::entry_bytes::<T>();
         if !T::RENORMALIZES || self.len().saturating_mul(entry) <= room {
             let (p, removed, marginals) =
-                self.project_any_given_marginals(patterns, probability)?;
+                self.force_any_given_marginals(patterns, outcome, probability)?;
             return Ok((p, Some(removed), marginals));
         }
-        let phys = self.given_patterns(patterns, probability)?;
+        let phys = self.given_patterns(patterns, outcome, probability)?;
         let low = low_bit(&phys);
-        with_cut!(&phys, |out_of| {
+        with_cut!(&phys, outcome, |out_of| {
             let counted = self.removed_per_block(out_of);
             // The record when its entries fit the room; the lean pass drops them otherwise.
             let record = counted.1.saturating_mul(entry) <= room;
             let cut = (out_of, low);
             let (p, removed, marginals) =
-                self.project_counted(cut, true, true, Some(probability), counted, record)?;
+                self.project_counted(cut, outcome, true, Some(probability), counted, record)?;
             Ok((p, record.then_some(removed), marginals))
         })
     }
 
-    /// The physical patterns of a projection onto their union with a caller's probability,
-    /// checked (at least one pattern, each well formed; the probability as
-    /// [`State::force_keeping_given`] checks it).
+    /// The physical patterns of a projection onto outcome `outcome` of their union with a
+    /// caller's probability, checked (each well formed; at least one for outcome 1, which
+    /// no pattern never holds; the probability as [`State::force_keeping_given`] checks it).
     fn given_patterns(
         &self,
         patterns: &[crate::Predicate],
+        outcome: bool,
         probability: f64,
     ) -> Result<Vec<(u64, u64)>, SimError> {
         let phys = self.phys_patterns(patterns)?;
-        if phys.is_empty() {
+        if phys.is_empty() && outcome {
             // Nothing is kept.
             return Err(SimError::ZeroProbabilityOutcome {
-                outcome: true,
+                outcome,
                 probability: 0.0,
             });
         }
-        Self::check_given_probability(true, probability)?;
+        Self::check_given_probability(outcome, probability)?;
         Ok(phys)
     }
 
@@ -468,6 +660,7 @@ impl<T: Amplitude> State<T> {
     fn project_keeping_where(
         &mut self,
         out_of: impl Fn(u64) -> bool + Sync + Copy,
+        outcome: bool,
     ) -> Result<(f64, crate::Removed<Self>), SimError> {
         if !T::RENORMALIZES {
             return Err(SimError::Unsupported {
@@ -486,7 +679,7 @@ impl<T: Amplitude> State<T> {
         }
         if mass.is_nan() || mass <= 0.0 {
             return Err(SimError::ZeroProbabilityOutcome {
-                outcome: true,
+                outcome,
                 probability: 0.0,
             });
         }

@@ -239,3 +239,99 @@ fn a_projection_onto_a_union_refuses_bad_input_and_changes_nothing() {
     ));
     assert!(sorted(&s) == start);
 }
+
+/// Outcome 0 of "some pattern holds" (eq. 23b's M1: the boards on which none does) and the
+/// read before it: `probability_any` sums each outcome's mass as the boards' do (within
+/// rounding, the same bits on one and two threads); `force_any(.., false)` and its recording
+/// form are the projection onto the complement's boards bit for bit, with the same record;
+/// the given form is within rounding of it, with fresh marginals, and its lean form without
+/// room leaves the same state; every record takes its projection back.
+#[test]
+fn the_complement_of_a_union_is_the_projection_onto_its_boards() {
+    let base = sectored_of(300_000);
+    let start = sorted(&base);
+    let total: f64 = start.iter().map(|(_, a)| a.norm_sqr()).sum();
+    for patterns in [union(), wide_union()] {
+        let none = |b: u64| !holds_any(&patterns, b);
+        let mass_none: f64 = (start.iter())
+            .filter(|(k, _)| none(k.board))
+            .map(|(_, a)| a.norm_sqr())
+            .sum();
+        let gone = start.iter().filter(|(k, _)| !none(k.board)).count();
+        assert!(gone > 1000 && gone < start.len(), "{gone}");
+        let mut reads = Vec::new();
+        for threads in [1, 2] {
+            pool(threads).install(|| {
+                let (p_any, p_none) = base.probability_any(&patterns).unwrap();
+                assert!(
+                    (p_none - mass_none / total).abs() < 1e-10,
+                    "{p_none} against {} (any {p_any})",
+                    mass_none / total
+                );
+                assert!((p_any + p_none - 1.0).abs() < 1e-12);
+                reads.push((p_any.to_bits(), p_none.to_bits()));
+
+                let mut by_boards = base.clone();
+                let p_boards = by_boards.project_boards(&none).unwrap();
+                let mut s = base.clone();
+                let p = s.force_any(&patterns, false).unwrap();
+                assert_eq!(p.to_bits(), p_boards.to_bits(), "{threads} threads");
+                assert!(sorted(&s) == sorted(&by_boards), "{threads} threads");
+
+                let mut s = base.clone();
+                let (p, removed) = s.force_any_keeping(&patterns, false).unwrap();
+                let mut by_boards = base.clone();
+                let (_, removed_boards) = by_boards.project_boards_keeping(&none).unwrap();
+                assert_eq!(p.to_bits(), p_boards.to_bits());
+                assert!(sorted(&s) == sorted(&by_boards));
+                let record: Entries = removed.part().entries().collect();
+                let record_boards: Entries = removed_boards.part().entries().collect();
+                assert!(record == record_boards);
+                assert_eq!(removed.len(), gone);
+                s.unproject(removed).unwrap();
+                assert_restored(&sorted(&s), &start);
+
+                let mut s = base.clone();
+                let (q, removed, marginals) = s
+                    .force_any_given_marginals(&patterns, false, p_none)
+                    .unwrap();
+                assert_eq!(q, p_none);
+                let (got, want) = (sorted(&s), sorted(&by_boards));
+                assert_eq!(got.len(), want.len());
+                for ((k, a), (wk, w)) in got.iter().zip(&want) {
+                    assert_eq!(k, wk);
+                    assert!((a - w).norm() <= 1e-12 * w.norm(), "{k:?}: {a} against {w}");
+                }
+                let marginals = marginals.expect("entries were removed");
+                for (q, (m, r)) in marginals.iter().zip(&s.qubit_probabilities()).enumerate() {
+                    assert!((m - r).abs() < 1e-12, "qubit {q}: {m} against {r}");
+                }
+                let given = bits(&got);
+                let mut lean = base.clone();
+                let (_, dropped, marginals_lean) = lean
+                    .force_any_given_within(&patterns, false, p_none, 0)
+                    .unwrap();
+                assert!(dropped.is_none());
+                assert!(bits(&sorted(&lean)) == given, "{threads} threads");
+                assert_eq!(Some(marginals), marginals_lean);
+                s.unproject(removed).unwrap();
+                assert_restored(&sorted(&s), &start);
+            });
+        }
+        assert_eq!(reads[0], reads[1], "one and two threads read differently");
+    }
+    // No pattern never holds: outcome 0 keeps every entry, outcome 1 none.
+    let mut s = base.clone();
+    assert_eq!(s.probability_any(&[]).unwrap(), (0.0, 1.0));
+    assert_eq!(s.force_any(&[], false).unwrap(), 1.0);
+    assert!(sorted(&s) == start);
+    assert!(matches!(
+        s.force_any_given_marginals(&[], true, 0.5),
+        Err(SimError::ZeroProbabilityOutcome { outcome: true, .. })
+    ));
+    assert!(matches!(
+        s.probability_any(&[Predicate::One(64)]),
+        Err(SimError::QubitOutOfRange { qubit: 64 })
+    ));
+    assert!(sorted(&s) == start);
+}

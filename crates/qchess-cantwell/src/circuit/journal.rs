@@ -438,9 +438,9 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
         self.dropped
     }
 
-    /// Whether the projections of a measurement whose chosen outcome has `probability`,
+    /// Whether the projection of a measurement whose chosen outcome has `probability`,
     /// where no one predicate describes the outcome (eq. 23b's capture slide through a
-    /// path), may drop their records ([`Recorder::force_within`]): a room is given
+    /// path), may drop its record ([`Recorder::force_any_within`]): a room is given
     /// ([`Recorder::within`]) and the outcome removes more than [`DROPPED_MASS`] of the
     /// state's mass, so that the move surely changes the state (Definition 2 then never
     /// needs the record to rebuild the state before: a projection removing mass `m`
@@ -448,20 +448,6 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
     /// before of at most about `1 - m/4`).
     pub fn may_drop(&self, probability: f64) -> bool {
         self.recording && self.room.is_some() && 1.0 - probability > DROPPED_MASS
-    }
-
-    /// [`Recorder::force`] keeping the record only where it fits what is left of the room
-    /// ([`QuantumState::force_within`]): a dropped record leaves the journal unable to take
-    /// the move back ([`Recorder::dropped`]) and the marginals to be read from the state
-    /// after the move. For a measurement [`Recorder::may_drop`] allows; the state after it
-    /// is bit for bit the one [`Recorder::force`] leaves.
-    pub fn force_within(&mut self, pred: Predicate, outcome: bool) -> Result<f64, SimError> {
-        let Some(room) = self.room.filter(|_| self.recording) else {
-            return self.force(pred, outcome);
-        };
-        let (p, removed) = self.state.force_within(pred, outcome, room)?;
-        self.push_within(room, removed, None);
-        Ok(p)
     }
 
     /// Records a projection made within `room`: its record, when it kept one, as a step
@@ -482,30 +468,33 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
         }
     }
 
-    /// [`Recorder::project_any`] keeping the record only where it fits the room, as
-    /// [`Recorder::force_within`]: with the union's probability `given`, a count of the
-    /// removed entries decides ([`QuantumState::project_any_given_within`]); without, a
-    /// state larger than the room drops it (its removed entries, uncounted, could fill it).
-    /// The state after is bit for bit the one [`Recorder::project_any`] leaves.
-    pub fn project_any_within(
+    /// [`Recorder::force_any`] keeping the record only where it fits what is left of the
+    /// room: with the outcome's probability `given`, a count of the removed entries decides
+    /// ([`QuantumState::force_any_given_within`]); without, a state larger than the room
+    /// drops it (its removed entries, uncounted, could fill it). A dropped record leaves
+    /// the journal unable to take the move back ([`Recorder::dropped`]). For a measurement
+    /// [`Recorder::may_drop`] allows; the state after it is bit for bit the one
+    /// [`Recorder::force_any`] leaves.
+    pub fn force_any_within(
         &mut self,
         patterns: &[Predicate],
+        outcome: bool,
         given: Option<f64>,
     ) -> Result<f64, SimError> {
         let room = match self.room.filter(|_| self.recording) {
             Some(room) if self.state.bytes() > room => room,
-            _ => return self.project_any(patterns, given),
+            _ => return self.force_any(patterns, outcome, given),
         };
         let Some(probability) = given else {
             // The plain projection's pass is the recording one's without the record.
-            let p = self.state.project_any(patterns)?;
+            let p = self.state.force_any(patterns, outcome)?;
             self.dropped = true;
             self.marginals = Tracked::Unknown;
             return Ok(p);
         };
         let (p, removed, summed) =
             self.state
-                .project_any_given_within(patterns, probability, room)?;
+                .force_any_given_within(patterns, outcome, probability, room)?;
         self.push_within(room, removed, summed);
         Ok(p)
     }
@@ -603,10 +592,10 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
         self.state.occupancy_bounds()
     }
 
-    /// The weights of several occupancy patterns in one read of the state
-    /// ([`QuantumState::pattern_weights`]).
-    pub fn pattern_weights(&self, patterns: &[(u64, u64, u64)]) -> Vec<f64> {
-        self.state.pattern_weights(patterns)
+    /// The probabilities that some pattern of `patterns` holds and that none does, in one
+    /// read of the state ([`QuantumState::probability_any`]).
+    pub fn probability_any(&self, patterns: &[Predicate]) -> Result<(f64, f64), SimError> {
+        self.state.probability_any(patterns)
     }
 
     /// `iswap(a, b, controls)`, recorded. With the marginals known and controls that do not
@@ -687,15 +676,6 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
         self.state.iswap_where_ancillas(s, t, ancillas)?;
         self.push(Step::IswapWhereAncillas { s, t, ancillas });
         Ok(())
-    }
-
-    pub fn force(&mut self, pred: Predicate, outcome: bool) -> Result<f64, SimError> {
-        if !self.recording {
-            return self.state.force(pred, outcome);
-        }
-        let (p, removed) = self.state.force_keeping(pred, outcome)?;
-        self.push(Step::Projection(Box::new(removed)));
-        Ok(p)
     }
 
     /// A measurement of `pred` in one read and one projection
@@ -796,26 +776,28 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
         Ok(Some(p))
     }
 
-    /// Keeps the boards on which any of `patterns` holds ([`QuantumState::project_any`]);
-    /// with the union's probability `given` (read before), the survivors are scaled by it
-    /// in the projection's pass and the marginals after it summed there
-    /// ([`QuantumState::project_any_given_marginals`]). No one predicate describes the set,
-    /// so the record is the removed entries.
-    pub fn project_any(
+    /// Projects onto outcome `outcome` of "some pattern of `patterns` holds"
+    /// ([`QuantumState::force_any`]); with the outcome's probability `given` (read before),
+    /// the survivors are scaled by it in the projection's pass and the marginals after it
+    /// summed there ([`QuantumState::force_any_given_marginals`]). No one predicate
+    /// describes the set, so the record is the removed entries.
+    pub fn force_any(
         &mut self,
         patterns: &[Predicate],
+        outcome: bool,
         given: Option<f64>,
     ) -> Result<f64, SimError> {
         if !self.recording {
-            return self.state.project_any(patterns);
+            return self.state.force_any(patterns, outcome);
         }
         // No predicate describes the set: the record is the removed entries, as a
         // projection's; a backend without such records keeps a copy of the state before.
         let kept = match given {
-            Some(probability) => self
-                .state
-                .project_any_given_marginals(patterns, probability),
-            None => (self.state.project_any_keeping(patterns)).map(|(p, r)| (p, r, None)),
+            Some(probability) => {
+                self.state
+                    .force_any_given_marginals(patterns, outcome, probability)
+            }
+            None => (self.state.force_any_keeping(patterns, outcome)).map(|(p, r)| (p, r, None)),
         };
         match kept {
             Ok((p, removed, summed)) => {
@@ -824,7 +806,7 @@ impl<'a, S: QuantumState> Recorder<'a, S> {
             }
             Err(SimError::Unsupported { .. }) => {
                 let copy = self.state.try_clone(self.journal.bytes())?;
-                let p = self.state.project_any(patterns)?;
+                let p = self.state.force_any(patterns, outcome)?;
                 self.push(Step::Whole(Box::new(copy)));
                 Ok(p)
             }

@@ -87,20 +87,18 @@ pub(crate) fn measure<S: QuantumState, R: Rng + ?Sized>(
         };
         return measure_board(state, pred, forced, draw);
     }
-    // Every probability the measurement needs, from one read of the state: the three of
-    // M1's probability, then the removed part of each native projection of outcome 1.
-    let removals = capture_slide_removals(path, source, target);
-    let mut patterns = Vec::with_capacity(3 + removals.len());
-    patterns.extend_from_slice(&[
-        (path | source, source, 0),
-        (target, 0, 0),
-        (path | target, 0, 0),
-    ]);
-    patterns.extend(removals.iter().map(|&((mask, value), _)| (mask, value, 0)));
-    let weights = state.pattern_weights(&patterns);
-    // p(path clear, source occupied) + p(target empty) - p(path clear, target empty).
-    let p1 = weights[0] + weights[1] - weights[2];
+    // Outcome 0 is the union of what the native projections of outcome 1 would remove
+    // (M1 is the intersection of their complements): one read of the union's probability
+    // and of its complement's, then one projection onto the outcome drawn (the boards on
+    // which none of the patterns holds, or those on which one does), each pattern mapped to
+    // the physical bits once. An outcome of probability at least GIVEN_MIN has its
+    // survivors scaled by the probability just read, in the projection's pass (as
+    // `measure_board`'s).
+    let failed = capture_slide_removals(path, source, target);
+    let (p0, p1) = state.probability_any(&failed)?;
     let (outcome, probability) = decide(p1, forced, draw);
+    // Outcome 0's probability as summed from its own entries (not 1 - p1).
+    let probability = if outcome { probability } else { p0 };
     if probability <= PROBABILITY_FLOOR {
         return Err(CircuitError::ImpossibleOutcome {
             outcome,
@@ -108,58 +106,33 @@ pub(crate) fn measure<S: QuantumState, R: Rng + ?Sized>(
         });
     }
     // With a room smaller than the state, an outcome that surely changes the state drops
-    // its projections' records (the game's undo budget or memory cannot hold them).
-    let drop = state.may_drop(probability);
-    if outcome {
-        // M1 is the intersection of the complements of "path clear and source empty" and,
-        // for each path square x, "x and the target occupied": a product of commuting
-        // diagonal projections, each one native, run in turn where it removes some mass
-        // (the weight of what it still removes after the ones before, read above).
-        for (&(_, (mask, value)), &w) in removals.iter().zip(&weights[3..]) {
-            if w > 0.0 {
-                let pred = Predicate::Equals { mask, value };
-                if drop {
-                    state.force_within(pred, false)?;
-                } else {
-                    state.force(pred, false)?;
-                }
-            }
-        }
+    // its projection's record (the game's undo budget or memory cannot hold it).
+    let given = (probability >= GIVEN_MIN).then_some(probability);
+    if state.may_drop(probability) {
+        state.force_any_within(&failed, !outcome, given)?;
     } else {
-        // Outcome 0 is the union of what those projections remove: one projection onto the
-        // boards on which any of their patterns holds, each mapped to the physical bits once.
-        // An outcome of probability at least GIVEN_MIN has its survivors scaled by the
-        // probability just read, in the projection's pass (as `measure_board`'s).
-        let failed: Vec<Predicate> = removals
-            .iter()
-            .map(|&(_, (mask, value))| Predicate::Equals { mask, value })
-            .collect();
-        let given = (probability >= GIVEN_MIN).then_some(probability);
-        if drop {
-            state.project_any_within(&failed, given)?;
-        } else {
-            state.project_any(&failed, given)?;
-        }
+        state.force_any(&failed, !outcome, given)?;
     }
     Ok((outcome, probability))
 }
 
-/// The native projections whose complements' product is eq. 23b's M1 (outcome 1 of a
-/// capture slide), in the order they run: "path clear and source empty", then "x and the
-/// target occupied" for each path square x, lowest first. Each comes as `(remaining,
-/// pred)`: `pred` the `(mask, value)` the projection removes, `remaining` the pattern of
-/// what it still removes after the ones before it (x and the target occupied with every
-/// earlier path square empty; the first is disjoint from the others), whose weight in the
-/// state before is positive exactly where the projection, run in turn, removes anything.
-fn capture_slide_removals(path: u64, source: u64, target: u64) -> Vec<((u64, u64), (u64, u64))> {
+/// The native patterns whose union is eq. 23b's outcome 0 of a capture slide (M1 fails):
+/// "path clear and source empty", then "x and the target occupied" for each path square x,
+/// lowest first.
+fn capture_slide_removals(path: u64, source: u64, target: u64) -> Vec<Predicate> {
     let mut out = Vec::with_capacity(1 + path.count_ones() as usize);
-    out.push(((path | source, 0), (path | source, 0)));
-    let (mut rest, mut earlier) = (path, 0u64);
+    out.push(Predicate::Equals {
+        mask: path | source,
+        value: 0,
+    });
+    let mut rest = path;
     while rest != 0 {
         let x = rest & rest.wrapping_neg();
         rest &= rest - 1;
-        out.push(((x | target | earlier, x | target), (x | target, x | target)));
-        earlier |= x;
+        out.push(Predicate::Equals {
+            mask: x | target,
+            value: x | target,
+        });
     }
     out
 }
@@ -259,14 +232,8 @@ mod tests {
             let removals = capture_slide_removals(path, source, target);
             assert_eq!(removals.len(), 1 + path_len as usize);
             for board in 0..1u64 << (path_len + 2) {
-                let removed = removals.iter().any(|&(_, (m, v))| board & m == v);
+                let removed = removals.iter().any(|p| p.holds(board));
                 assert_eq!(removed, !condition.holds(board), "{board:b}");
-                // The remaining patterns are disjoint and cover the same boards.
-                let remaining = removals
-                    .iter()
-                    .filter(|&&((m, v), _)| board & m == v)
-                    .count();
-                assert_eq!(remaining, usize::from(removed), "{board:b}");
             }
         }
     }
