@@ -437,9 +437,10 @@ fn close(a: &[(u64, u128, u64, u64)], b: &[(u64, u128, u64, u64)]) -> bool {
 }
 
 /// A projection whose record holds more than half the state's entries keeps it: its
-/// survivors are written out and the state's old arrays hold the removed entries (issue
-/// 10's peak target, 1.5x the state), so the move leaves the state and its record within
-/// 1.5x the state's bytes before, and undo takes it back from the record. Queen-side castling in
+/// survivors are written out and the state's old arrays hold the removed entries (or,
+/// where at most a third survives, are kept whole as the record; issue 10's peak target,
+/// 1.5x the state), so the move leaves the state and its record within 1.5x the state's
+/// bytes before, and undo takes it back from the record. Queen-side castling in
 /// the growth position of 1.49e6 entries measures c1 and d1 empty, which removes 5/9 of the
 /// entries (`.m1`); a king's excluded jump into d2, held by a knight with probability 1/2,
 /// removes half of them. Both are replayed bit for bit with no undo budget (no record).
@@ -460,9 +461,12 @@ fn a_large_state_keeps_a_record_of_more_than_half_and_undoes_from_it() {
         let removed = n - game.state_size();
         assert_eq!(removed * 2 > n, more_than_half, "{mv}: {removed} of {n}");
         let bytes = game.undo_bytes() - held;
-        // The record is the removed entries, with no room above them.
+        // The record is the removed entries, with no room above them, or (at most a third
+        // kept) the state's old arrays whole.
+        let whole = 3 * (n - removed) <= n;
+        let kept = if whole { n } else { removed };
         assert!(
-            bytes >= removed * 24 && bytes <= removed * 24 + 4096,
+            bytes >= kept * 24 && bytes <= kept * 24 + 4096,
             "{mv}: a record of {bytes} bytes"
         );
         assert!(
@@ -481,7 +485,11 @@ fn a_large_state_keeps_a_record_of_more_than_half_and_undoes_from_it() {
         assert_eq!(entries(&game), entries(&replayed), "{mv}");
         game.undo().unwrap();
         assert_eq!(game.state_size(), n, "{mv}");
-        // From the record: within rounding of the rescaling.
+        // From the record: within rounding of the rescaling, or, from the old arrays
+        // whole, bit for bit.
         assert!(close(&entries(&game), &before), "{mv}");
+        if whole {
+            assert!(entries(&game) == before, "{mv}");
+        }
     }
 }

@@ -626,7 +626,7 @@ impl<T: Amplitude> State<T> {
         with_cut!(&phys, outcome, |out_of| {
             let counted = self.removed_per_block(out_of);
             // The record when its entries fit the room; the lean pass drops them otherwise.
-            let record = counted.1.saturating_mul(entry) <= room;
+            let record = self.record_entries(&counted.0).saturating_mul(entry) <= room;
             let cut = (out_of, low);
             let (p, removed, marginals) =
                 self.project_counted(cut, outcome, true, Some(probability), counted, record)?;

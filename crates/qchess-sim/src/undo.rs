@@ -14,7 +14,11 @@ use num_complex::Complex;
 
 /// What a projection removed from a state, enough to put it back: the projected-out entries
 /// (kept in the backend's own form, unnormalised) and the factor the survivors were scaled
-/// by. Its memory is proportional to what the projection destroyed.
+/// by. Its memory is proportional to what the projection destroyed: where a counted
+/// projection of the local [`State`] removed at least two thirds of a sector, the record holds
+/// that sector's old arrays whole (its survivors' old entries beside the removed ones, at
+/// most twice what went), which the undo puts back as they were
+/// (docs/decisions.md, "A record of two thirds of a sector keeps the old arrays whole").
 #[derive(Clone, Debug)]
 pub struct Removed<S> {
     /// The removed entries, as a (sub-normalised) state of the same backend.
@@ -22,6 +26,11 @@ pub struct Removed<S> {
     /// `sqrt(kept mass)`: multiplying the survivors by it undoes the renormalisation;
     /// `None` when nothing was rescaled (nothing removed).
     pub(crate) restore: Option<f64>,
+    /// Per sector of `part` (empty when none is): whether it is a sector's old arrays
+    /// whole, which the undo puts back in place of the sector's survivors.
+    pub(crate) whole: Vec<bool>,
+    /// The survivors' entries the whole sectors of `part` hold beside the removed ones.
+    pub(crate) held: usize,
 }
 
 /// The sample that sizes an undo record before a one-thread projection
@@ -102,6 +111,10 @@ struct PassDone<T> {
     /// sector's old arrays, now the record's, whose room above them is given back once the
     /// projection stands).
     inverted: Vec<bool>,
+    /// Per sector: whether its inverted pass left the old arrays whole
+    /// ([`crate::kernels::compact::copy_kept`]: every entry as before, the record; where
+    /// at most a third survives, [`keeps_whole`]).
+    whole: Vec<bool>,
 }
 
 /// What the caller of [`State::measure_keeping`] picks once it has read the probability
@@ -125,12 +138,25 @@ impl<S> Removed<S> {
     /// implementations): the removed entries and the factor that undoes the survivors'
     /// renormalisation (`None` when they were not rescaled).
     pub fn new(part: S, restore: Option<f64>) -> Self {
-        Self { part, restore }
+        Self {
+            part,
+            restore,
+            whole: Vec::new(),
+            held: 0,
+        }
     }
 
-    /// The removed entries.
+    /// The removed entries; for a sector that lost at least two thirds of its entries to a
+    /// counted projection of the local [`State`], that sector's old entries whole
+    /// ([`Removed::holds_survivors`]).
     pub fn part(&self) -> &S {
         &self.part
+    }
+
+    /// Whether [`Removed::part`] holds some survivors' old entries beside the removed ones
+    /// (a sector's old arrays kept whole).
+    pub fn holds_survivors(&self) -> bool {
+        self.held > 0
     }
 
     /// The factor that undoes the survivors' renormalisation, if they were rescaled.
@@ -138,7 +164,8 @@ impl<S> Removed<S> {
         self.restore
     }
 
-    /// Splits the record into its parts.
+    /// Splits the record into its parts (a record that
+    /// [`Removed::holds_survivors`] loses which of its sectors are whole).
     pub fn into_parts(self) -> (S, Option<f64>) {
         (self.part, self.restore)
     }
@@ -165,9 +192,16 @@ impl<S: crate::QuantumState> Removed<S> {
     /// # Ok::<(), qchess_sim::SimError>(())
     /// ```
     pub fn try_clone(&self) -> Result<Self, SimError> {
+        let mut whole = Vec::new();
+        whole
+            .try_reserve_exact(self.whole.len())
+            .map_err(|_| SimError::OutOfMemory { states: 0 })?;
+        whole.extend_from_slice(&self.whole);
         Ok(Self {
             part: self.part.try_clone(0)?,
             restore: self.restore,
+            whole,
+            held: self.held,
         })
     }
 }
@@ -188,9 +222,10 @@ impl<T: Amplitude> Removed<State<T>> {
         self.part.bytes()
     }
 
-    /// Number of removed entries.
+    /// Number of removed entries (not counting the survivors' old entries a whole sector
+    /// of the record holds).
     pub fn len(&self) -> usize {
-        self.part.len()
+        self.part.len() - self.held
     }
 
     /// Whether nothing was removed.
@@ -392,7 +427,7 @@ impl<T: Amplitude> State<T> {
         let counted = self.removed_per_block(cut.0);
         // The record when its entries fit the room; the lean pass drops them otherwise (the
         // survivors scaled and their bit masses summed where they land, as with a record).
-        let record = counted.1.saturating_mul(entry) <= room;
+        let record = self.record_entries(&counted.0).saturating_mul(entry) <= room;
         let (p, removed, marginals) =
             self.project_counted(cut, outcome, true, Some(probability), counted, record)?;
         Ok((p, record.then_some(removed), marginals))
@@ -431,7 +466,7 @@ impl<T: Amplitude> State<T> {
         let (mask, value) = self.check_predicate(pred)?;
         let cut = predicate_cut(mask, value, outcome);
         let counted = self.removed_per_block(cut.0);
-        let record = counted.1.saturating_mul(entry) <= room;
+        let record = self.record_entries(&counted.0).saturating_mul(entry) <= room;
         let (p, removed, _) = self.project_counted(cut, outcome, false, None, counted, record)?;
         Ok((p, record.then_some(removed)))
     }
@@ -609,7 +644,8 @@ impl<T: Amplitude> State<T> {
         }
         // Within the room: the recording pass of `measure_keeping`; otherwise the lean one,
         // whose state is the same bit for bit.
-        let record = total.saturating_mul(crate::memory::entry_bytes::<T>()) <= room;
+        let entry = crate::memory::entry_bytes::<T>();
+        let record = self.record_entries(&holds).saturating_mul(entry) <= room;
         let cut = predicate_cut(mask, value, outcome);
         let (p, removed, _) =
             self.project_counted(cut, outcome, false, given, (holds, total), record)?;
@@ -652,10 +688,7 @@ impl<T: Amplitude> State<T> {
             } else {
                 self.force(pred, outcome)?
             };
-            let removed = Removed {
-                part: removed,
-                restore: None,
-            };
+            let removed = Removed::new(removed, None);
             return Ok((p, removed, None));
         }
         let cut = predicate_cut(mask, value, outcome);
@@ -713,10 +746,7 @@ impl<T: Amplitude> State<T> {
             if mass <= 0.0 {
                 return Err(SimError::ZeroNorm);
             }
-            let removed = Removed {
-                part: self.with_sectors(Vec::new(), usize::MAX),
-                restore: None,
-            };
+            let removed = Removed::new(self.with_sectors(Vec::new(), usize::MAX), None);
             return Ok((1.0, removed, None));
         }
         if given.is_some() && total == self.len() {
@@ -748,6 +778,11 @@ impl<T: Amplitude> State<T> {
             .try_reserve_exact(self.sectors.len())
             .map_err(|_| SimError::OutOfMemory { states: total })?;
         let mut next = records.iter_mut();
+        let mut whole = Vec::new();
+        whole
+            .try_reserve_exact(self.sectors.len())
+            .map_err(|_| SimError::OutOfMemory { states: total })?;
+        whole.resize(self.sectors.len(), false);
         for (i, (s, per_block)) in self.sectors.iter_mut().zip(&block_counts).enumerate() {
             let n: usize = per_block.iter().sum();
             if n == 0 {
@@ -764,7 +799,36 @@ impl<T: Amplitude> State<T> {
                 continue;
             }
             let len = s.keys.len();
-            let rec = record.then(|| next.next().expect("one record per removing sector"));
+            let mut rec = record.then(|| next.next().expect("one record per removing sector"));
+            if inverted.get(i).copied().unwrap_or(false)
+                && keeps_whole(n, len)
+                && let Some(rec) = rec.as_deref_mut()
+            {
+                // More than half goes: the survivors written out, the old arrays left whole
+                // as the record (nothing written in them), then the arrays traded.
+                let blocks = crate::kernels::compact::copy_kept(
+                    &s.keys,
+                    &s.amps,
+                    per_block,
+                    &mut rec.keys,
+                    &mut rec.amps,
+                    out_of,
+                    in_pass,
+                    marginals,
+                );
+                std::mem::swap(&mut s.keys, &mut rec.keys);
+                std::mem::swap(&mut s.amps, &mut rec.amps);
+                for b in &blocks {
+                    gone += b.gone;
+                    kept += b.kept;
+                    if marginals {
+                        masses.add(&b.masses);
+                    }
+                }
+                kept_len.push(len - n);
+                whole[i] = true;
+                continue;
+            }
             let extra = PassExtras {
                 marginals,
                 scale: in_pass,
@@ -791,6 +855,7 @@ impl<T: Amplitude> State<T> {
             kept_len,
             removed: counts,
             inverted,
+            whole,
         };
         self.finish_projection(outcome, marginals, given, done)
     }
@@ -815,6 +880,7 @@ impl<T: Amplitude> State<T> {
             kept_len,
             removed,
             inverted,
+            whole,
         } = done;
         let in_pass = given.map(|p| T::of_f64(1.0 / p.sqrt()));
         let checked = match given {
@@ -827,11 +893,21 @@ impl<T: Amplitude> State<T> {
                 // Nothing was scaled yet: merging the removed entries back restores the
                 // state bit for bit.
                 let sectors = self.sectors.iter_mut().zip(&kept_len).zip(&removed);
-                for (((s, &k), &r), &inv) in sectors.zip(&inverted) {
+                for ((((s, &k), &r), &inv), &all) in sectors.zip(&inverted).zip(&whole) {
                     s.keys.truncate(k);
                     s.amps.truncate(k);
                     if r > 0 {
                         let mut r = records.remove(0);
+                        if all {
+                            // The old arrays are whole: they are the sector's again, the
+                            // survivors' arrays a free buffer.
+                            std::mem::swap(s, &mut r);
+                            self.pool.give(Buffer {
+                                keys: r.keys.into_whole(),
+                                amps: r.amps.into_whole(),
+                            });
+                            continue;
+                        }
                         if inv {
                             // The old arrays (the record's now) have room for every entry:
                             // the survivors merge back into them, and they are the
@@ -870,10 +946,23 @@ impl<T: Amplitude> State<T> {
         }
         // An inverted sector's record is the sector's old arrays: the room above its removed
         // entries is given back (a shrink in place), down to the spare slot a record has.
-        let mut inv = inverted.iter().zip(&removed).filter(|&(_, &r)| r > 0);
+        // (A whole record keeps every entry: nothing above them to give back.)
+        let mut inv = (inverted.iter().zip(&whole).zip(&removed)).filter(|&(_, &r)| r > 0);
+        let mut flags = Vec::new();
+        flags
+            .try_reserve_exact(records.len())
+            .map_err(|_| SimError::OutOfMemory { states: 0 })?;
+        let mut held = 0usize;
         for r in &mut records {
-            if inv.next().is_some_and(|(&i, _)| i) {
+            let (&i, &all) = inv.next().map_or((&false, &false), |(f, _)| f);
+            if i && !all {
                 shrink_record(r);
+            }
+            flags.push(all);
+        }
+        for ((&k, &r), &all) in kept_len.iter().zip(&removed).zip(&whole) {
+            if all && r > 0 {
+                held += k;
             }
         }
         self.finish_pass();
@@ -891,6 +980,12 @@ impl<T: Amplitude> State<T> {
         let removed = Removed {
             part: self.with_sectors(records, usize::MAX),
             restore: Some(restore),
+            whole: if held > 0 || flags.iter().any(|&w| w) {
+                flags
+            } else {
+                Vec::new()
+            },
+            held,
         };
         Ok((p, removed, marginals))
     }
@@ -1143,6 +1238,7 @@ impl<T: Amplitude> State<T> {
             records.push(record);
         }
         self.peak = peak;
+        let whole = vec![false; inverted.len()];
         Ok(Some(PassDone {
             records,
             gone,
@@ -1151,7 +1247,24 @@ impl<T: Amplitude> State<T> {
             kept_len,
             removed,
             inverted,
+            whole,
         }))
+    }
+
+    /// The entries the record of a counted projection holds (`block_counts`, per sector,
+    /// as [`State::removed_per_block`] counts what each block loses): each sector's removed
+    /// entries, or its whole old arrays where at most a third survives ([`keeps_whole`]).
+    pub(crate) fn record_entries(&self, block_counts: &[Vec<usize>]) -> usize {
+        (self.sectors.iter().zip(block_counts))
+            .map(|(s, c)| {
+                let n: usize = c.iter().sum();
+                if inverts(n, s.keys.len()) && keeps_whole(n, s.keys.len()) {
+                    s.keys.len()
+                } else {
+                    n
+                }
+            })
+            .sum()
     }
 
     /// Removed entries per block of each sector (a pass over the keys only), and their total.
@@ -1347,9 +1460,17 @@ impl<T: Amplitude> State<T> {
 
     /// Takes back a projection made by [`State::force_keeping`] (after every later pass has
     /// been taken back): scales the survivors back and merges the removed entries in.
-    /// The merge needs room for the removed entries only; it is asked of the budget.
+    /// The merge needs room for the removed entries only; it is asked of the budget. A
+    /// sector whose old arrays the record holds whole is put back as it was, bit for bit,
+    /// in place of its survivors (no merge, nothing asked).
     pub fn unproject(&mut self, removed: Removed<Self>) -> Result<(), SimError> {
-        let Removed { mut part, restore } = removed;
+        let Removed {
+            mut part,
+            restore,
+            whole,
+            held: _,
+        } = removed;
+        let is_whole = |j: usize| whole.get(j).copied().unwrap_or(false);
         if part.ancilla_count != self.ancilla_count {
             return Err(SimError::UndoMismatch {
                 what: "a projection's record does not belong to this state",
@@ -1391,10 +1512,27 @@ impl<T: Amplitude> State<T> {
             let i = self.sectors.iter().position(|s| s.ancillas == r.ancillas)?;
             Some((i, r.keys.len() > self.sectors[i].keys.len()))
         }));
+        // The sectors a whole record replaces (their survivors are not scaled back).
+        let mut replaced = Vec::new();
+        replaced
+            .try_reserve_exact(self.sectors.len())
+            .map_err(oom)?;
+        replaced.resize(self.sectors.len(), false);
+        for (j, t) in targets.iter().enumerate() {
+            if let Some((i, _)) = *t
+                && is_whole(j)
+            {
+                replaced[i] = true;
+            }
+        }
         // The entries the merges add to the arrays they grow, and the rounding of those
-        // arrays, asked of the budget (a removed sector of its own adds none).
+        // arrays, asked of the budget (a removed sector of its own adds none, nor does a
+        // whole one).
         let (mut growth, mut rounding) = (0usize, 0usize);
-        for (r, &t) in part.sectors.iter().zip(&targets) {
+        for (j, (r, &t)) in part.sectors.iter().zip(&targets).enumerate() {
+            if is_whole(j) {
+                continue;
+            }
             match t {
                 Some((i, true)) => {
                     let n = self.sectors[i].keys.len();
@@ -1410,7 +1548,10 @@ impl<T: Amplitude> State<T> {
         }
         self.ask(growth * crate::memory::entry_bytes::<T>() + rounding)?;
         // Reserve everything first, so that a refusal changes nothing.
-        for (r, &t) in part.sectors.iter_mut().zip(&targets) {
+        for (j, (r, &t)) in part.sectors.iter_mut().zip(&targets).enumerate() {
+            if is_whole(j) {
+                continue;
+            }
             match t {
                 Some((i, true)) => r.reserve(self.sectors[i].keys.len()).map_err(oom)?,
                 Some((i, false)) => self.sectors[i].reserve(r.keys.len()).map_err(oom)?,
@@ -1422,7 +1563,9 @@ impl<T: Amplitude> State<T> {
             .map_err(oom)?;
         if let Some(f) = restore {
             let f = T::of_f64(f);
-            for s in &mut self.sectors {
+            for s in
+                (self.sectors.iter_mut().zip(&replaced)).filter_map(|(s, &r)| (!r).then_some(s))
+            {
                 for a in &mut s.amps {
                     *a = Complex::new(a.re * f, a.im * f);
                 }
@@ -1433,8 +1576,16 @@ impl<T: Amplitude> State<T> {
         // such move needs, and holding both between moves took the process past the state
         // plus its record (docs/benchmarks.md, "The pool after a projection is taken back").
         self.pool.clear();
-        for (mut r, target) in part.sectors.into_iter().zip(targets) {
+        for (j, (mut r, target)) in part.sectors.into_iter().zip(targets).enumerate() {
             match target {
+                Some((i, _)) if is_whole(j) => {
+                    // The old arrays as they were; the survivors' a free pass buffer.
+                    std::mem::swap(&mut self.sectors[i], &mut r);
+                    self.pool.give(Buffer {
+                        keys: r.keys.into_whole(),
+                        amps: r.amps.into_whole(),
+                    });
+                }
                 Some((i, into_record)) => {
                     if into_record {
                         // The record's arrays become the sector's, the sector's old ones
@@ -1552,6 +1703,16 @@ impl<T: Amplitude> State<T> {
 /// projection that removes more than half writes its survivors out").
 pub(crate) fn inverts(removed: usize, len: usize) -> bool {
     2 * removed > len
+}
+
+/// Whether a counted projection that removes `removed` of a sector's `len` entries keeps
+/// the sector's old arrays whole as its record ([`crate::kernels::compact::copy_kept`]:
+/// only the survivors are written): where at most a third survives, so that the state
+/// after and its record hold at most 4/3 of the sector (between a half and two thirds
+/// survive, the pass compacts the removed entries in the old arrays, which are then cut
+/// to them, and the two hold the sector once).
+pub(crate) fn keeps_whole(removed: usize, len: usize) -> bool {
+    3 * (len - removed.min(len)) <= len
 }
 
 /// One sector's fused pass ([`split_project`], `per_block` entries removed per block),
@@ -1858,7 +2019,7 @@ mod tests {
                 .entries()
                 .filter(|(k, _)| pred.holds(k.board) != outcome)
                 .collect();
-            assert_eq!(gone, removed.part().entries().collect::<Vec<_>>());
+            assert_eq!(gone, record_gone(&removed, &s));
             s.unproject(removed).unwrap();
             assert!(close(&before, &s, 1e-15));
         }
@@ -1915,7 +2076,7 @@ mod tests {
                 .entries()
                 .filter(|(k, _)| pred.holds(k.board) != outcome)
                 .collect();
-            let kept: Vec<_> = removed.part().entries().collect();
+            let kept = record_gone(&removed, &s);
             assert_eq!(gone, kept);
             s.unproject(removed).unwrap();
             assert!(close(&before, &s, 1e-15));
@@ -2054,7 +2215,7 @@ mod tests {
                 for (q, (a, b)) in m.iter().zip(&m_plain).enumerate() {
                     assert!((a - b).abs() < 1e-13, "qubit {q}: {a} vs {b}");
                 }
-                let rec: Vec<_> = removed.part().entries().collect();
+                let rec = record_gone(&removed, &s);
                 assert_eq!(rec, gone);
                 let got: Vec<_> = s.entries().collect();
                 // Bit for bit the same whatever the thread count.
@@ -2076,7 +2237,7 @@ mod tests {
                     .install(|| g.force_keeping_given(pred, outcome, p_plain))
                     .unwrap();
                 assert!(close(&g, &plain, 1e-15), "{pred:?} {outcome} given");
-                let rec: Vec<_> = removed.part().entries().collect();
+                let rec = record_gone(&removed, &g);
                 assert_eq!(rec, gone);
                 let got: Vec<_> = g.entries().collect();
                 match &first_given {
@@ -2225,7 +2386,7 @@ mod tests {
                         .unwrap();
                     assert_eq!(pa.to_bits(), pb.to_bits(), "{what}");
                     assert_eq!(entry_bits(&a), entry_bits(&b), "{what}");
-                    assert_eq!(entry_bits(ra.part()), entry_bits(rb.part()), "{what}");
+                    assert_eq!(gone_bits(&ra, &a), gone_bits(&rb, &b), "{what}");
                     assert_eq!(ra.restore, rb.restore, "{what}");
                     assert_eq!(
                         ma.map(|m| m.map(f64::to_bits)),
@@ -2235,14 +2396,14 @@ mod tests {
                     let gone = before
                         .entries()
                         .filter(|(k, _)| pred.holds(k.board) != outcome);
-                    assert_eq!(ra.part().len(), gone.count(), "{what}");
-                    for r in &ra.part().sectors {
-                        assert!(r.keys.allocated() <= r.keys.len() + 1, "{what}");
-                    }
+                    assert_eq!(ra.len(), gone.count(), "{what}");
+                    assert!(records_are_tight(&ra), "{what}");
+                    // (A sector kept whole comes back bit for bit; one merged back has its
+                    // survivors scaled back, within rounding.)
                     a.unproject(ra).unwrap();
                     b.unproject(rb).unwrap();
-                    assert_eq!(entry_bits(&a), entry_bits(&b), "{what}");
                     assert!(close(&a, before, 1e-12), "{what}");
+                    assert!(close(&b, before, 1e-12), "{what}");
                 }
             }
         }
@@ -2361,17 +2522,20 @@ mod tests {
                     dropped.peak_bytes()
                 );
                 assert_eq!(dropped.state_bytes(), dropped.len() * 24);
-                // Room for exactly the removed entries: counted, then recorded.
+                // Room for exactly the counted pass's record (the removed entries, or a
+                // sector's old arrays where at most a third survives): counted, then
+                // recorded.
                 let mut tight = before.clone();
-                let room = removed.len() * 24;
+                let (mask, value) = before.check_predicate(pred).unwrap();
+                let counted =
+                    before.removed_per_block(super::predicate_cut(mask, value, outcome).0);
+                let room = before.record_entries(&counted.0) * 24;
                 let (_, rec, _) = pool
                     .install(|| tight.force_given_marginals_within(pred, outcome, p, room))
                     .unwrap();
-                let rec_tight = rec.expect("room for the removed entries");
-                assert_eq!(
-                    rec_tight.part().entries().collect::<Vec<_>>(),
-                    removed.part().entries().collect::<Vec<_>>()
-                );
+                let rec_tight = rec.expect("room for the record");
+                assert_eq!(rec_tight.part().len() * 24, room);
+                assert_eq!(gone_bits(&rec_tight, &tight), gone_bits(&removed, &kept));
                 assert_eq!(bits(&tight), bits(&kept));
                 // One byte less: dropped.
                 let mut short = before.clone();
@@ -2384,6 +2548,38 @@ mod tests {
                 assert!(close(before, &tight, 1e-12));
             }
         }
+    }
+
+    /// The removed entries a record holds: all of its entries but, in a sector it keeps
+    /// whole, the survivors' old ones (the keys the state after the projection, `after`,
+    /// still has).
+    fn record_gone(
+        removed: &super::Removed<State<f64>>,
+        after: &State<f64>,
+    ) -> Vec<(crate::Key, num_complex::Complex<f64>)> {
+        let kept: std::collections::HashSet<crate::Key> = after.entries().map(|e| e.0).collect();
+        (removed.part().entries())
+            .filter(|(k, _)| !kept.contains(k))
+            .collect()
+    }
+
+    /// [`record_gone`] with the amplitudes' bits.
+    fn gone_bits(
+        removed: &super::Removed<State<f64>>,
+        after: &State<f64>,
+    ) -> Vec<(crate::Key, u64, u64)> {
+        (record_gone(removed, after).into_iter())
+            .map(|(k, a)| (k, a.re.to_bits(), a.im.to_bits()))
+            .collect()
+    }
+
+    /// Whether every record sector not kept whole has at most one spare slot.
+    fn records_are_tight(removed: &super::Removed<State<f64>>) -> bool {
+        (removed.part().sectors.iter().enumerate())
+            .filter(|&(j, _)| !removed.whole.get(j).copied().unwrap_or(false))
+            .all(|(_, r)| {
+                r.keys.allocated() <= r.keys.len() + 1 && r.amps.allocated() <= r.amps.len() + 1
+            })
     }
 
     /// The entries with their amplitudes' bits: equal lists are equal states, bit for bit.
@@ -2403,7 +2599,18 @@ mod tests {
         what: &str,
         run: impl Fn(&mut State<f64>, usize) -> (f64, Option<super::Removed<State<f64>>>),
     ) {
-        let room = removed.len() * 24;
+        // The record the projection within a room makes with room for everything (a sector
+        // kept whole holds its survivors' old entries too; the reference may have counted
+        // otherwise on one thread).
+        let room = {
+            // Below the state's bytes the projection counts first; a record it cannot keep
+            // there is the whole state's, kept only with room for the state.
+            let mut s = before.clone();
+            match run(&mut s, before.len() * 24 - 1).1 {
+                Some(rec) => rec.part().len() * 24,
+                None => before.len() * 24,
+            }
+        };
         for (room, keeps) in [
             (usize::MAX, true),
             (room, true),
@@ -2419,11 +2626,7 @@ mod tests {
             assert_eq!(entry_bits(&s), entry_bits(kept), "{what}");
             assert_eq!(rec.is_some(), keeps, "{what}");
             if let Some(rec) = rec {
-                assert_eq!(
-                    rec.part().entries().collect::<Vec<_>>(),
-                    removed.part().entries().collect::<Vec<_>>(),
-                    "{what}"
-                );
+                assert_eq!(record_gone(&rec, &s), record_gone(removed, kept), "{what}");
                 s.unproject(rec).unwrap();
                 assert!(close(before, &s, 1e-12), "{what}");
             } else {
@@ -2625,20 +2828,23 @@ mod tests {
                     if m_ref.is_some() {
                         assert_eq!(masses(m), masses(m_ref), "{what}");
                     }
-                    assert_eq!(entry_bits(removed.part()), gone, "{what}");
-                    for r in &removed.part().sectors {
-                        assert!(r.keys.allocated() <= r.keys.len() + 1, "{what}");
-                        assert!(r.amps.allocated() <= r.amps.len() + 1, "{what}");
-                    }
+                    assert_eq!(gone_bits(&removed, &s), gone, "{what}");
+                    assert!(records_are_tight(&removed), "{what}");
                     assert!(
                         2 * s.peak_bytes() <= 3 * bytes,
                         "{what}: peak {} of {bytes}",
                         s.peak_bytes()
                     );
+                    // The record is what went, in the old arrays cut to it, or (a counted
+                    // pass) the old arrays whole: at most the state before.
+                    let beside = if removed.holds_survivors() {
+                        0
+                    } else {
+                        s.bytes()
+                    };
                     assert!(
-                        s.bytes() + removed.bytes() <= bytes + 64 * 48,
-                        "{what}: {} + {} of {bytes}",
-                        s.bytes(),
+                        beside + removed.bytes() <= bytes + 64 * 48,
+                        "{what}: {beside} + {} of {bytes}",
                         removed.bytes()
                     );
                     s.unproject(removed).unwrap();
@@ -2709,7 +2915,8 @@ mod tests {
     /// An inverted projection of a sector with room below its entries (a merge's output
     /// that ended above 0) keeps that room in its record (no entry moves when the record is
     /// cut down): the record holds the removed entries, its arrays the room below and one
-    /// spare slot above, and the undo gives the state back.
+    /// spare slot above, and the undo gives the state back; or, counted, the old arrays as
+    /// they were, and the undo gives the state back bit for bit.
     #[test]
     fn an_inverted_record_keeps_the_room_below_its_entries() {
         use crate::test_states::entry_bits;
@@ -2736,14 +2943,23 @@ mod tests {
         one.install(|| lean.force_within(pred, true, 0)).unwrap();
         let mut s = merged();
         assert_eq!(s.sectors[0].keys.head(), head);
+        let allocated = s.sectors[0].keys.allocated();
         let (_, removed) = one.install(|| s.force_keeping(pred, true)).unwrap();
         assert_eq!(entry_bits(&s), entry_bits(&lean));
-        assert_eq!(entry_bits(removed.part()), gone);
+        assert_eq!(gone_bits(&removed, &s), gone);
         let r = &removed.part().sectors[0];
         assert_eq!((r.keys.head(), r.amps.head()), (head, head));
-        assert!(r.keys.allocated() <= head + r.keys.len() + 1);
-        assert!(r.amps.allocated() <= head + r.amps.len() + 1);
-        s.unproject(removed).unwrap();
-        assert!(close(&s, &before, 1e-12));
+        if removed.holds_survivors() {
+            // Counted (at most a third survives): the old arrays whole, as they were.
+            assert_eq!(r.keys.len(), before.len());
+            assert_eq!(r.keys.allocated(), allocated);
+            s.unproject(removed).unwrap();
+            assert_eq!(entry_bits(&s), entry_bits(&before));
+        } else {
+            assert!(r.keys.allocated() <= head + r.keys.len() + 1);
+            assert!(r.amps.allocated() <= head + r.amps.len() + 1);
+            s.unproject(removed).unwrap();
+            assert!(close(&s, &before, 1e-12));
+        }
     }
 }

@@ -736,6 +736,115 @@ fn stage_chunk<T: Amplitude, const MASSES: bool>(
     (m, s)
 }
 
+/// The inverted pass of a projection that keeps the sector's old arrays whole as its undo
+/// record: every block's kept entries (`BLOCK - per_block[b]` of them, amplitudes times
+/// `scale` when given) written in order to `out_keys` / `out_amps` (exactly their number
+/// long), `keys` / `amps` only read. So the pass writes the survivors and nothing else,
+/// where [`split_project`]'s inverted pass also compacts the removed entries in place
+/// (a projection that removes three quarters wrote every entry). The blocks are
+/// independent jobs (each writes its own slice, placed by `per_block`): in parallel on a
+/// large sector ([`projects_in_blocks`]), in order on the calling thread otherwise. The
+/// survivors and every block sum are those of [`split_project`], bit for bit: the masses
+/// (without `scale`) in two lanes by the entry's parity, the survivors' bit masses (with
+/// `marginals`) chunk by chunk of [`STAGE`] entries from each block's start.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn copy_kept<T: Amplitude>(
+    keys: &[u64],
+    amps: &[Complex<T>],
+    per_block: &[usize],
+    out_keys: &mut [u64],
+    out_amps: &mut [Complex<T>],
+    out_of: impl Fn(u64) -> bool + Sync + Copy,
+    scale: Option<T>,
+    marginals: bool,
+) -> Vec<BlockSums> {
+    use rayon::prelude::*;
+    let n = keys.len();
+    // Each block's slice of the output.
+    let mut jobs = Vec::with_capacity(per_block.len());
+    let (mut ok, mut oa) = (out_keys, out_amps);
+    for (b, &r) in per_block.iter().enumerate() {
+        let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(n));
+        let m = hi - lo - r;
+        let (k1, k2) = std::mem::take(&mut ok).split_at_mut(m);
+        let (a1, a2) = std::mem::take(&mut oa).split_at_mut(m);
+        (ok, oa) = (k2, a2);
+        jobs.push((lo, hi, k1, a1));
+    }
+    debug_assert!(ok.is_empty() && oa.is_empty());
+    let run = |(lo, hi, k, a): (usize, usize, &mut [u64], &mut [Complex<T>])| {
+        // Two monomorphised copies: with the factor given (no masses) and without.
+        match scale {
+            Some(f) => copy_kept_block::<T, false>(
+                &keys[lo..hi],
+                &amps[lo..hi],
+                (k, a),
+                out_of,
+                f,
+                marginals,
+            ),
+            None => {
+                let one = T::of_f64(1.0);
+                copy_kept_block::<T, true>(
+                    &keys[lo..hi],
+                    &amps[lo..hi],
+                    (k, a),
+                    out_of,
+                    one,
+                    marginals,
+                )
+            }
+        }
+    };
+    if projects_in_blocks(n) {
+        jobs.into_par_iter().with_max_len(1).map(run).collect()
+    } else {
+        jobs.into_iter().map(run).collect()
+    }
+}
+
+/// One block of [`copy_kept`]: chunk by chunk of [`STAGE`] entries, the kept ones staged
+/// (without a branch on the data) and copied to the block's slice.
+fn copy_kept_block<T: Amplitude, const MASSES: bool>(
+    keys: &[u64],
+    amps: &[Complex<T>],
+    (out_k, out_a): (&mut [u64], &mut [Complex<T>]),
+    out_of: impl Fn(u64) -> bool,
+    f: T,
+    marginals: bool,
+) -> BlockSums {
+    let zero = Complex::new(T::zero(), T::zero());
+    let mut keep_k = [0u64; STAGE];
+    let mut keep_a = [zero; STAGE];
+    let (mut gone, mut kept) = ([0.0f64; 2], [0.0f64; 2]);
+    let mut masses = BitMasses::ZERO;
+    let mut w = 0usize;
+    for (ks, az) in keys.chunks(STAGE).zip(amps.chunks(STAGE)) {
+        let mut m = 0usize;
+        for (i, (&k, &a)) in ks.iter().zip(az).enumerate() {
+            let out = usize::from(out_of(k));
+            keep_k[m & (STAGE - 1)] = k;
+            keep_a[m & (STAGE - 1)] = a * f;
+            m += 1 - out;
+            if MASSES {
+                add_mass(a, out, i, (&mut gone, &mut kept));
+            }
+        }
+        out_k[w..w + m].copy_from_slice(&keep_k[..m]);
+        out_a[w..w + m].copy_from_slice(&keep_a[..m]);
+        if marginals {
+            add_bit_masses(&keep_k[..m], &keep_a[..m], &mut masses);
+        }
+        w += m;
+    }
+    debug_assert_eq!(w, out_k.len());
+    BlockSums {
+        gone: gone[0] + gone[1],
+        kept: kept[0] + kept[1],
+        masses,
+    }
+}
+
 /// Whether [`split_project`] runs a sector of `n` entries as parallel block jobs: more than
 /// one thread, at least [`PARALLEL_MIN`](crate::state::PARALLEL_MIN) entries (so more than
 /// one block).
