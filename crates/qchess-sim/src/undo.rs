@@ -715,11 +715,105 @@ impl<T: Amplitude> State<T> {
         {
             return self.finish_projection(outcome, marginals, given, done);
         }
+        // Where the sample shows that at most a third survives, the whole-record pass needs
+        // no count either.
+        if counted.is_none()
+            && let Some(done) = self.pass_whole_sampled(out_of, given, marginals)?
+        {
+            return self.finish_projection(outcome, marginals, given, done);
+        }
         let counted = match counted {
             Some(counted) => counted,
             None => self.removed_per_block(out_of),
         };
         self.project_counted((out_of, low_bit), outcome, marginals, given, counted, true)
+    }
+
+    /// The whole-record pass of [`State::project_counted`] ([`keeps_whole`]) without the
+    /// count before it, for a state of one sector projected on the calling thread: where a
+    /// sample of the keys ([`sample_count`]) shows, by four standard deviations (as
+    /// [`State::estimate_removed`] bounds it), that at most a third of the entries survive,
+    /// the survivors are written to arrays as long as that bound
+    /// ([`crate::kernels::compact::copy_kept_within`]), the old arrays kept whole as the
+    /// record. `None`, with nothing changed, where the sample cannot tell, the budget has
+    /// no room for those arrays, or more survive than the bound (then the counted pass
+    /// follows: the old arrays were only read).
+    fn pass_whole_sampled(
+        &mut self,
+        out_of: impl Fn(u64) -> bool + Copy,
+        given: Option<f64>,
+        marginals: bool,
+    ) -> Result<Option<PassDone<T>>, SimError> {
+        use crate::kernels::compact::{copy_kept_within, projects_in_blocks};
+        let [s] = self.sectors.as_slice() else {
+            return Ok(None);
+        };
+        let len = s.keys.len();
+        if len < BLOCK || projects_in_blocks(len) {
+            return Ok(None);
+        }
+        let (m, read, c) = sample_count(&s.keys, out_of);
+        if c == 0 || c == read {
+            return Ok(None);
+        }
+        let est_kept = ((read - c) as f64 / read as f64) * len as f64;
+        let spread = 2.0 * len as f64 / (m as f64).sqrt() + STAGE as f64;
+        let most = (est_kept + spread).ceil() as usize;
+        if most >= len || !keeps_whole(len - most, len) {
+            return Ok(None);
+        }
+        let Ok(mut bufs) = self.pass_buffers(&[Some((most, 0))]) else {
+            return Ok(None);
+        };
+        let Some(mut buf) = bufs.pop() else {
+            return Ok(None);
+        };
+        let held = self.bytes() + buf.bytes();
+        let in_pass = given.map(|p| T::of_f64(1.0 / p.sqrt()));
+        let s = &mut self.sectors[0];
+        let copied = copy_kept_within(
+            &s.keys,
+            &s.amps,
+            &mut buf.keys,
+            &mut buf.amps,
+            out_of,
+            in_pass,
+            marginals,
+        );
+        let Some((w, sums)) = copied.filter(|&(w, _)| w > 0) else {
+            // More survive than the bound (a sample fooled by the keys' pattern), or none
+            // (the counted pass reports that). The arrays are freed, not pooled: the
+            // counted pass's record would take them, with their room above it.
+            drop(buf);
+            return Ok(None);
+        };
+        self.peak = self.peak.max(held);
+        buf.keys.truncate(w);
+        buf.amps.truncate(w);
+        // The survivors' arrays cut to them in place (the bound's room given back).
+        buf.keys.shrink_above(0);
+        buf.amps.shrink_above(0);
+        std::mem::swap(&mut s.keys, &mut buf.keys);
+        std::mem::swap(&mut s.amps, &mut buf.amps);
+        let (mut gone, mut kept) = (0.0f64, 0.0f64);
+        let mut masses = crate::kernels::scan::BitMasses::ZERO;
+        for b in &sums {
+            gone += b.gone;
+            kept += b.kept;
+            if marginals {
+                masses.add(&b.masses);
+            }
+        }
+        Ok(Some(PassDone {
+            records: vec![buf],
+            gone,
+            kept,
+            masses,
+            kept_len: vec![w],
+            removed: vec![len - w],
+            inverted: vec![true],
+            whole: vec![true],
+        }))
     }
 
     /// The projection of [`State::force_keeping_inner`] once the entries each block of each
@@ -2909,6 +3003,50 @@ mod tests {
                 "{got:?}"
             );
             assert_eq!(entry_bits(&s), entry_bits(&faint), "{threads} threads");
+        }
+    }
+
+    /// On one thread, a projection that a sample shows leaves at most a third of a sector
+    /// writes the survivors without counting them first and keeps the old arrays whole:
+    /// the same state, probability, marginals and removed entries as the counted pass, bit
+    /// for bit, with or without the caller's probability, and the undo gives the state
+    /// before back bit for bit.
+    #[test]
+    fn a_sampled_projection_of_two_thirds_keeps_the_old_arrays_whole() {
+        use crate::test_states::entry_bits;
+        // Large enough for the sample's bound (four standard deviations) to tell.
+        let before = crate::bench::random_state::<f64>(1_000_000).expect("state");
+        assert_eq!(before.sectors.len(), 1);
+        let one = crate::test_states::pool(1);
+        // Qubits 4 and 5 both clear: about a quarter survives.
+        let pred = Predicate::AllZero(0b11 << 4);
+        let p = before.probability(pred);
+        assert!(p > 0.2 && p < 0.3, "{p}");
+        let (mask, value) = before.check_predicate(pred).unwrap();
+        let out_of = super::predicate_cut(mask, value, true).0;
+        for (marginals, given) in [(false, None), (true, None), (true, Some(p))] {
+            let mut a = before.clone();
+            let (pa, ra, ma) = one
+                .install(|| a.force_keeping_inner(pred, true, marginals, given, None))
+                .unwrap();
+            let mut b = before.clone();
+            let counted = b.removed_per_block(out_of);
+            let (pb, rb, mb) = one
+                .install(|| b.force_keeping_inner(pred, true, marginals, given, Some(counted)))
+                .unwrap();
+            assert_eq!(pa.to_bits(), pb.to_bits());
+            assert_eq!(entry_bits(&a), entry_bits(&b));
+            assert_eq!(
+                ma.map(|m| m.map(f64::to_bits)),
+                mb.map(|m| m.map(f64::to_bits))
+            );
+            assert!(ra.holds_survivors() && rb.holds_survivors());
+            assert_eq!((ra.len(), ra.part().len()), (rb.len(), before.len()));
+            assert_eq!(gone_bits(&ra, &a), gone_bits(&rb, &b));
+            // The survivors' arrays hold them and no more.
+            assert!(a.sectors[0].keys.allocated() <= a.len() + 1);
+            a.unproject(ra).unwrap();
+            assert_eq!(entry_bits(&a), entry_bits(&before));
         }
     }
 

@@ -773,28 +773,11 @@ pub(crate) fn copy_kept<T: Amplitude>(
     }
     debug_assert!(ok.is_empty() && oa.is_empty());
     let run = |(lo, hi, k, a): (usize, usize, &mut [u64], &mut [Complex<T>])| {
-        // Two monomorphised copies: with the factor given (no masses) and without.
-        match scale {
-            Some(f) => copy_kept_block::<T, false>(
-                &keys[lo..hi],
-                &amps[lo..hi],
-                (k, a),
-                out_of,
-                f,
-                marginals,
-            ),
-            None => {
-                let one = T::of_f64(1.0);
-                copy_kept_block::<T, true>(
-                    &keys[lo..hi],
-                    &amps[lo..hi],
-                    (k, a),
-                    out_of,
-                    one,
-                    marginals,
-                )
-            }
-        }
+        let (ks, az) = (&keys[lo..hi], &amps[lo..hi]);
+        let (sums, w) = copy_kept_block(ks, az, (k, a), out_of, scale, marginals)
+            .expect("a block's slot holds its survivors (counted)");
+        debug_assert_eq!(w, hi - lo - per_block[lo / BLOCK]);
+        sums
     };
     if projects_in_blocks(n) {
         jobs.into_par_iter().with_max_len(1).map(run).collect()
@@ -803,21 +786,65 @@ pub(crate) fn copy_kept<T: Amplitude>(
     }
 }
 
+/// [`copy_kept`] on the calling thread without counts: the survivors of the blocks in
+/// order to the front of `out_keys` / `out_amps`, as long as they fit there. Returns their
+/// number and the block sums (those of [`copy_kept`], bit for bit), or `None` (nothing
+/// else written, `keys` / `amps` untouched as ever) when they do not fit.
+pub(crate) fn copy_kept_within<T: Amplitude>(
+    keys: &[u64],
+    amps: &[Complex<T>],
+    out_keys: &mut [u64],
+    out_amps: &mut [Complex<T>],
+    out_of: impl Fn(u64) -> bool + Copy,
+    scale: Option<T>,
+    marginals: bool,
+) -> Option<(usize, Vec<BlockSums>)> {
+    let mut sums = Vec::new();
+    sums.try_reserve_exact(keys.len().div_ceil(BLOCK)).ok()?;
+    let mut w = 0usize;
+    for (kb, ab) in keys.chunks(BLOCK).zip(amps.chunks(BLOCK)) {
+        let out = (&mut out_keys[w..], &mut out_amps[w..]);
+        let (b, m) = copy_kept_block(kb, ab, out, out_of, scale, marginals)?;
+        sums.push(b);
+        w += m;
+    }
+    Some((w, sums))
+}
+
 /// One block of [`copy_kept`]: chunk by chunk of [`STAGE`] entries, the kept ones staged
-/// (without a branch on the data) and copied to the block's slice.
-fn copy_kept_block<T: Amplitude, const MASSES: bool>(
+/// (without a branch on the data) and copied to the front of `out`; their number with the
+/// block's sums, or `None` as soon as a chunk's survivors do not fit in `out`. With the
+/// factor given (`scale`), no masses are summed (as the compacting pass's lean form).
+fn copy_kept_block<T: Amplitude>(
+    keys: &[u64],
+    amps: &[Complex<T>],
+    out: (&mut [u64], &mut [Complex<T>]),
+    out_of: impl Fn(u64) -> bool,
+    scale: Option<T>,
+    marginals: bool,
+) -> Option<(BlockSums, usize)> {
+    // Two monomorphised copies: with the factor given (no masses) and without.
+    match scale {
+        Some(f) => copy_kept_chunks::<T, false>(keys, amps, out, out_of, f, marginals),
+        None => copy_kept_chunks::<T, true>(keys, amps, out, out_of, T::of_f64(1.0), marginals),
+    }
+}
+
+/// [`copy_kept_block`] with the kept amplitudes times `f`, summing the masses when `MASSES`.
+fn copy_kept_chunks<T: Amplitude, const MASSES: bool>(
     keys: &[u64],
     amps: &[Complex<T>],
     (out_k, out_a): (&mut [u64], &mut [Complex<T>]),
     out_of: impl Fn(u64) -> bool,
     f: T,
     marginals: bool,
-) -> BlockSums {
+) -> Option<(BlockSums, usize)> {
     let zero = Complex::new(T::zero(), T::zero());
     let mut keep_k = [0u64; STAGE];
     let mut keep_a = [zero; STAGE];
     let (mut gone, mut kept) = ([0.0f64; 2], [0.0f64; 2]);
     let mut masses = BitMasses::ZERO;
+    let room = out_k.len().min(out_a.len());
     let mut w = 0usize;
     for (ks, az) in keys.chunks(STAGE).zip(amps.chunks(STAGE)) {
         let mut m = 0usize;
@@ -830,6 +857,9 @@ fn copy_kept_block<T: Amplitude, const MASSES: bool>(
                 add_mass(a, out, i, (&mut gone, &mut kept));
             }
         }
+        if w + m > room {
+            return None;
+        }
         out_k[w..w + m].copy_from_slice(&keep_k[..m]);
         out_a[w..w + m].copy_from_slice(&keep_a[..m]);
         if marginals {
@@ -837,12 +867,12 @@ fn copy_kept_block<T: Amplitude, const MASSES: bool>(
         }
         w += m;
     }
-    debug_assert_eq!(w, out_k.len());
-    BlockSums {
+    let sums = BlockSums {
         gone: gone[0] + gone[1],
         kept: kept[0] + kept[1],
         masses,
-    }
+    };
+    Some((sums, w))
 }
 
 /// Whether [`split_project`] runs a sector of `n` entries as parallel block jobs: more than
