@@ -797,13 +797,7 @@ impl<T: Amplitude> State<T> {
         std::mem::swap(&mut s.amps, &mut buf.amps);
         let (mut gone, mut kept) = (0.0f64, 0.0f64);
         let mut masses = crate::kernels::scan::BitMasses::ZERO;
-        for b in &sums {
-            gone += b.gone;
-            kept += b.kept;
-            if marginals {
-                masses.add(&b.masses);
-            }
-        }
+        add_block_sums(&sums, marginals, (&mut gone, &mut kept), &mut masses);
         Ok(Some(PassDone {
             records: vec![buf],
             gone,
@@ -893,52 +887,42 @@ impl<T: Amplitude> State<T> {
                 continue;
             }
             let len = s.keys.len();
-            let mut rec = record.then(|| next.next().expect("one record per removing sector"));
-            if inverted.get(i).copied().unwrap_or(false)
-                && keeps_whole(n, len)
-                && let Some(rec) = rec.as_deref_mut()
-            {
-                // More than half goes: the survivors written out, the old arrays left whole
-                // as the record (nothing written in them), then the arrays traded.
-                let blocks = crate::kernels::compact::copy_kept(
-                    &s.keys,
-                    &s.amps,
-                    per_block,
-                    &mut rec.keys,
-                    &mut rec.amps,
-                    out_of,
-                    in_pass,
-                    marginals,
-                );
-                std::mem::swap(&mut s.keys, &mut rec.keys);
-                std::mem::swap(&mut s.amps, &mut rec.amps);
-                for b in &blocks {
-                    gone += b.gone;
-                    kept += b.kept;
-                    if marginals {
-                        masses.add(&b.masses);
-                    }
+            let rec = record.then(|| next.next().expect("one record per removing sector"));
+            let invert = inverted.get(i).copied().unwrap_or(false);
+            let blocks = match rec {
+                Some(rec) if invert && keeps_whole(n, len) => {
+                    // At most a third survives: the survivors written out, the old arrays
+                    // left whole as the record (nothing written in them), then the arrays
+                    // traded.
+                    let blocks = crate::kernels::compact::copy_kept(
+                        &s.keys,
+                        &s.amps,
+                        per_block,
+                        &mut rec.keys,
+                        &mut rec.amps,
+                        out_of,
+                        in_pass,
+                        marginals,
+                    );
+                    std::mem::swap(&mut s.keys, &mut rec.keys);
+                    std::mem::swap(&mut s.amps, &mut rec.amps);
+                    whole[i] = true;
+                    blocks
                 }
-                kept_len.push(len - n);
-                whole[i] = true;
-                continue;
-            }
-            let extra = PassExtras {
-                marginals,
-                scale: in_pass,
-                record,
-                // Without a record, the pass skips unread a chunk that it removes whole.
-                run_shift: if record { 0 } else { low_bit },
-                invert: inverted.get(i).copied().unwrap_or(false),
+                rec => {
+                    let extra = PassExtras {
+                        marginals,
+                        scale: in_pass,
+                        record,
+                        // Without a record, the pass skips unread a chunk that it removes
+                        // whole.
+                        run_shift: if record { 0 } else { low_bit },
+                        invert,
+                    };
+                    project_sector(s, per_block, rec, out_of, extra)
+                }
             };
-            let blocks = project_sector(s, per_block, rec, out_of, extra);
-            for b in &blocks {
-                gone += b.gone;
-                kept += b.kept;
-                if marginals {
-                    masses.add(&b.masses);
-                }
-            }
+            add_block_sums(&blocks, marginals, (&mut gone, &mut kept), &mut masses);
             kept_len.push(len - n);
         }
         let done = PassDone {
@@ -1292,13 +1276,8 @@ impl<T: Amplitude> State<T> {
             peak = peak.max(base + held);
             // Entries written out: the removed ones, or the kept ones when inverted.
             let out = pass.recorded();
-            for b in pass.finish() {
-                gone += b.gone;
-                kept += b.kept;
-                if marginals {
-                    masses.add(&b.masses);
-                }
-            }
+            let sums = pass.finish();
+            add_block_sums(&sums, marginals, (&mut gone, &mut kept), &mut masses);
             let (k, r) = if invert {
                 (out, s.keys.len() - out)
             } else {
@@ -1899,6 +1878,23 @@ fn copy_removed<T: Amplitude>(
     amps[at..at + w].copy_from_slice(&stage_a[..w]);
     debug_assert_eq!(at + w, keys.len());
     (gone[0] + gone[1], kept[0] + kept[1])
+}
+
+/// Adds a pass's block sums, in block order, to the removed and kept masses and (with
+/// `marginals`) the survivors' bit masses.
+fn add_block_sums(
+    blocks: &[crate::kernels::compact::BlockSums],
+    marginals: bool,
+    (gone, kept): (&mut f64, &mut f64),
+    masses: &mut crate::kernels::scan::BitMasses,
+) {
+    for b in blocks {
+        *gone += b.gone;
+        *kept += b.kept;
+        if marginals {
+            masses.add(&b.masses);
+        }
+    }
 }
 
 /// Merges `from` (sorted, disjoint keys) into `into` (sorted) in place, from the back.
