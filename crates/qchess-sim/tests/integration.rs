@@ -14,6 +14,7 @@ mod exact;
 mod marginals_of;
 mod paper;
 mod project_any;
+mod recorded_projection;
 mod reference;
 mod states;
 mod try_board_distribution;
