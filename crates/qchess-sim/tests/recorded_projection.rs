@@ -6,7 +6,8 @@
 //! qubit interleaves the two outcomes entry by entry), game-shaped ones (few values of the
 //! high bits, so a high qubit splits them into runs) and ones in three capture sectors with
 //! relabelled qubits; one to three measured qubits, so each outcome keeps from an eighth to
-//! seven eighths; one and two threads.
+//! seven eighths; one and two threads; f64 and f32 amplitudes (whose kernels move 16 or 8
+//! bytes per amplitude).
 //!
 //! Checked for each: the outcome's probability against the reference's kept mass over the
 //! total; the state after it against the kept entries scaled by `1/sqrt(probability)`; the
@@ -14,10 +15,11 @@
 //! the state before, entry by entry. An outcome with nothing kept is an error that leaves
 //! every entry as it was, bit for bit.
 
-use crate::controlled_large::{Entries, assert_restored, sectored_of, sorted};
+use crate::controlled_large::Entries;
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
 use qchess_sim::bench::{game_state, random_state};
-use qchess_sim::{Pick, Predicate, SimError, State};
+use qchess_sim::{Amplitude, Controls, Pick, Predicate, SimError, State};
 
 /// How the projection is asked for.
 #[derive(Clone, Copy, Debug)]
@@ -46,13 +48,30 @@ fn ask_strategy() -> impl Strategy<Value = Ask> {
     ]
 }
 
-/// The input state: `shape` 0 random, 1 game-shaped, 2 three capture sectors.
-fn state_of(shape: u8, n: usize) -> State<f64> {
+/// The input state: `shape` 0 random, 1 game-shaped, 2 three capture sectors (captures
+/// of qubits 3 and 9, qubits 2 and 12 relabelled by an uncontrolled iSwap).
+fn state_of<T: Amplitude>(shape: u8, n: usize) -> State<T> {
     match shape {
-        0 => random_state::<f64>(n).unwrap(),
-        1 => game_state::<f64>(n).unwrap(),
-        _ => sectored_of(n),
+        0 => random_state::<T>(n).unwrap(),
+        1 => game_state::<T>(n).unwrap(),
+        _ => {
+            let mut s = random_state::<T>(n).unwrap();
+            s.capture(3).unwrap();
+            s.capture(9).unwrap();
+            s.iswap(2, 12, Controls::NONE).unwrap();
+            s
+        }
     }
+}
+
+/// The entries of `s` in f64, sorted by key.
+fn sorted<T: Amplitude>(s: &State<T>) -> Entries {
+    let mut e: Entries = s
+        .entries()
+        .map(|(k, a)| (k, num_complex::Complex::new(a.re.as_f64(), a.im.as_f64())))
+        .collect();
+    e.sort_by_key(|x| x.0);
+    e
 }
 
 /// The highest logical qubit any board of `e` occupies, plus one.
@@ -78,8 +97,14 @@ fn pattern(bits: u32, count: usize, picks: &[u32], values: u8) -> Predicate {
     Predicate::Equals { mask, value }
 }
 
-/// The relative tolerance of a probability and of a kept amplitude against the reference.
-const TOLERANCE: f64 = 1e-11;
+/// The relative tolerance of a probability and of a kept amplitude against the reference,
+/// and of an amplitude taken back, for f64 amplitudes. The simulator sums in four lanes per
+/// block of 65 536 entries: for equal magnitudes a lane's rounding grows with its 16 384
+/// terms, about 1e-12 relative (a wrong entry moves a probability by 1/n, above 5e-6 here).
+const F64_TOLERANCE: f64 = 1e-11;
+
+/// The same for f32 amplitudes: each survivor scaled in f32 (and back), about 1e-7.
+const F32_TOLERANCE: f64 = 1e-6;
 
 /// The sum of `terms`, each term's rounding carried (Neumaier): the reference's masses,
 /// accurate to about one rounding whatever their number.
@@ -112,88 +137,157 @@ fn bits(e: &Entries) -> Vec<(qchess_sim::Key, u64, u64)> {
         .collect()
 }
 
+/// One case of the property: the input, the pattern, the outcome, how it is asked for.
+#[derive(Clone, Debug)]
+struct Case {
+    shape: u8,
+    n: usize,
+    count: usize,
+    picks: Vec<u32>,
+    values: u8,
+    outcome: bool,
+    ask: Ask,
+    threads: usize,
+}
+
+fn case_strategy() -> impl Strategy<Value = Case> {
+    (
+        0u8..3,
+        70_000usize..200_000,
+        1usize..=3,
+        proptest::collection::vec(0u32..64, 6),
+        any::<u8>(),
+        any::<bool>(),
+        ask_strategy(),
+        1usize..=2,
+    )
+        .prop_map(
+            |(shape, n, count, picks, values, outcome, ask, threads)| Case {
+                shape,
+                n,
+                count,
+                picks,
+                values,
+                outcome,
+                ask,
+                threads,
+            },
+        )
+}
+
+/// Runs `case` on amplitudes of type `T`, each comparison within `tolerance` (relative).
+fn check<T: Amplitude>(case: &Case, tolerance: f64) -> Result<(), TestCaseError> {
+    let &Case {
+        shape,
+        n,
+        count,
+        ref picks,
+        values,
+        outcome,
+        ask,
+        threads,
+    } = case;
+    let mut s = state_of::<T>(shape, n);
+    let start = sorted(&s);
+    let bits_used = used_bits(&start);
+    let pred = pattern(bits_used, count, picks, values);
+    // The second pattern of `Ask::Any`: the qubits the first one does not read first.
+    let reversed: Vec<u32> = picks.iter().rev().copied().collect();
+    let other = pattern(bits_used, count, &reversed, !values);
+    let holds = |board: u64| match ask {
+        Ask::Any => pred.holds(board) || other.holds(board),
+        _ => pred.holds(board),
+    };
+    let norm2 = |e: &Entries| compensated_sum(e.iter().map(|(_, a)| a.norm_sqr()));
+    let kept: Entries = start
+        .iter()
+        .copied()
+        .filter(|(k, _)| holds(k.board) == outcome)
+        .collect();
+    let p_ref = norm2(&kept) / norm2(&start);
+    let result = pool(threads).install(|| match ask {
+        Ask::Force => s.force_keeping(pred, outcome).map(|(p, r)| (p, Some(r))),
+        Ask::Given => s
+            .force_keeping_given(pred, outcome, p_ref)
+            .map(|(p, r)| (p, Some(r))),
+        Ask::Measure { given } => s
+            .measure_keeping(pred, &mut |p| {
+                // `p` is the probability that the pattern holds; the pick gives the
+                // outcome's own.
+                let own = if outcome { p } else { 1.0 - p };
+                Some(Pick {
+                    outcome,
+                    given: given.then_some(own),
+                })
+            })
+            .map(|got| {
+                let (p, r) = got.expect("an outcome was picked");
+                (p, Some(r))
+            }),
+        Ask::NoRoom => s.force_within(pred, outcome, 0),
+        Ask::Any => s
+            .force_any_keeping(&[pred, other], outcome)
+            .map(|(p, r)| (p, Some(r))),
+    });
+    if kept.is_empty() {
+        // Nothing kept: refused, every entry as it was.
+        prop_assert!(
+            matches!(result, Err(SimError::ZeroProbabilityOutcome { .. })),
+            "{result:?}"
+        );
+        prop_assert_eq!(bits(&sorted(&s)), bits(&start));
+        return Ok(());
+    }
+    let (p, record) = result.unwrap();
+    prop_assert!(
+        (p - p_ref).abs() <= tolerance * p_ref,
+        "p {p} against {p_ref}"
+    );
+    // The survivors, each scaled by 1/sqrt(p) (the state is normalised: total 1).
+    let got = sorted(&s);
+    prop_assert_eq!(got.len(), kept.len());
+    let scale = 1.0 / p_ref.sqrt();
+    for ((k, a), (rk, ra)) in got.iter().zip(&kept) {
+        prop_assert_eq!(k, rk);
+        let want = ra * scale;
+        prop_assert!(
+            (a - want).norm() <= tolerance * want.norm(),
+            "{k:?}: {a} against {want}"
+        );
+    }
+    let removed = start.len() - kept.len();
+    match (ask, record) {
+        (Ask::NoRoom, None) => {}
+        (_, None) => prop_assert!(false, "{ask:?} returned no record"),
+        (_, Some(r)) => {
+            prop_assert_eq!(r.len(), removed);
+            pool(threads).install(|| s.unproject(r)).unwrap();
+            let back = sorted(&s);
+            prop_assert_eq!(back.len(), start.len());
+            for ((k, a), (bk, b)) in back.iter().zip(&start) {
+                prop_assert_eq!(k, bk);
+                prop_assert!(
+                    (a - b).norm() <= tolerance * b.norm(),
+                    "{k:?}: {a} against {b}"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(40))]
 
     #[test]
-    fn every_recording_projection_matches_the_entries_and_is_taken_back(
-        shape in 0u8..3,
-        n in 70_000usize..200_000,
-        count in 1usize..=3,
-        picks in proptest::collection::vec(0u32..64, 6),
-        values in any::<u8>(),
-        outcome in any::<bool>(),
-        ask in ask_strategy(),
-        threads in 1usize..=2,
+    fn every_recording_projection_matches_the_entries_and_is_taken_back(case in case_strategy()) {
+        check::<f64>(&case, F64_TOLERANCE)?;
+    }
+
+    #[test]
+    fn every_recording_projection_of_f32_amplitudes_matches_and_is_taken_back(
+        case in case_strategy()
     ) {
-        let mut s = state_of(shape, n);
-        let start = sorted(&s);
-        let bits_used = used_bits(&start);
-        let pred = pattern(bits_used, count, &picks, values);
-        // The second pattern of `Ask::Any`: the qubits the first one does not read.
-        let other = pattern(bits_used, count, &picks.iter().rev().copied().collect::<Vec<_>>(), !values);
-        let holds = |board: u64| match ask {
-            Ask::Any => pred.holds(board) || other.holds(board),
-            _ => pred.holds(board),
-        };
-        let norm2 = |e: &[(qchess_sim::Key, num_complex::Complex<f64>)]| {
-            compensated_sum(e.iter().map(|(_, a)| a.norm_sqr()))
-        };
-        let kept: Entries = start.iter().copied().filter(|(k, _)| holds(k.board) == outcome).collect();
-        let (mass, total) = (norm2(&kept), norm2(&start));
-        let p_ref = mass / total;
-        let result = pool(threads).install(|| match ask {
-            Ask::Force => s.force_keeping(pred, outcome).map(|(p, r)| (p, Some(r))),
-            Ask::Given => s.force_keeping_given(pred, outcome, p_ref).map(|(p, r)| (p, Some(r))),
-            Ask::Measure { given } => s
-                .measure_keeping(pred, &mut |p| {
-                    // `p` is the probability that the pattern holds; the pick gives the
-                    // outcome's own.
-                    let own = if outcome { p } else { 1.0 - p };
-                    Some(Pick { outcome, given: given.then_some(own) })
-                })
-                .map(|got| {
-                    let (p, r) = got.expect("an outcome was picked");
-                    (p, Some(r))
-                }),
-            Ask::NoRoom => s.force_within(pred, outcome, 0),
-            Ask::Any => s.force_any_keeping(&[pred, other], outcome).map(|(p, r)| (p, Some(r))),
-        });
-        if kept.is_empty() {
-            // Nothing kept: refused, every entry as it was.
-            prop_assert!(
-                matches!(result, Err(SimError::ZeroProbabilityOutcome { .. })),
-                "{result:?}"
-            );
-            prop_assert_eq!(bits(&sorted(&s)), bits(&start));
-            return Ok(());
-        }
-        let (p, record) = result.unwrap();
-        // The simulator sums in four lanes per block of 65 536 entries: for equal
-        // magnitudes a lane's rounding grows with its 16 384 terms, about 1e-12 relative
-        // (a wrong entry moves p by 1/n, above 5e-6 here).
-        prop_assert!((p - p_ref).abs() <= TOLERANCE * p_ref, "p {p} against {p_ref}");
-        // The survivors, each scaled by 1/sqrt(p) (the state is normalised: total 1).
-        let got = sorted(&s);
-        prop_assert_eq!(got.len(), kept.len());
-        let scale = 1.0 / p_ref.sqrt();
-        for ((k, a), (rk, ra)) in got.iter().zip(&kept) {
-            prop_assert_eq!(k, rk);
-            let want = ra * scale;
-            prop_assert!((a - want).norm() <= TOLERANCE * want.norm(), "{k:?}: {a} against {want}");
-        }
-        match (ask, record) {
-            (Ask::NoRoom, None) => {}
-            (Ask::NoRoom, Some(r)) => {
-                // A state that needs no record room (nothing would be recorded) keeps it.
-                prop_assert_eq!(r.len(), start.len() - kept.len());
-            }
-            (_, None) => prop_assert!(false, "{ask:?} returned no record"),
-            (_, Some(r)) => {
-                prop_assert_eq!(r.len(), start.len() - kept.len());
-                pool(threads).install(|| s.unproject(r)).unwrap();
-                assert_restored(&sorted(&s), &start);
-            }
-        }
+        check::<f32>(&case, F32_TOLERANCE)?;
     }
 }
