@@ -201,7 +201,7 @@ pub trait QuantumState: Clone + Debug + Send + Sync + Sized + 'static {
         threshold: f64,
     ) -> Result<Vec<crate::LocalAnswer>, SimError> {
         let available = self.memory_budget().saturating_sub(self.bytes());
-        crate::patterns::local_effects_of_entries(
+        crate::local::local_effects_of_entries(
             self.entries_f64(),
             self.len(),
             available,

@@ -52,6 +52,8 @@ mod kernels;
 mod key;
 mod lane;
 mod load;
+mod local;
+mod marginals;
 mod measure;
 mod memory;
 mod pages;
@@ -77,13 +79,13 @@ pub use load::{
     ADAPTIVE_THREADS_ENV, CONFIRM_MICROS, RECHECK_MILLIS, adaptive_threads, free_cores,
     set_adaptive_threads,
 };
-pub use memory::{default_memory_budget, set_default_memory_budget};
-pub use num_complex::Complex;
-pub use pages::{ALIGN_MIN_BYTES, HUGE_MIN_BYTES, huge_pages, set_huge_pages};
-pub use patterns::{
+pub use local::{
     BoardPattern, LOCAL_MAX_QUBITS, LOCAL_SHARE_WORDS, LocalAnswer, LocalCircuit, LocalQuery,
     LocalShare,
 };
+pub use memory::{default_memory_budget, set_default_memory_budget};
+pub use num_complex::Complex;
+pub use pages::{ALIGN_MIN_BYTES, HUGE_MIN_BYTES, huge_pages, set_huge_pages};
 pub use pin::{PIN_THREADS_ENV, pin_threads, set_pin_threads};
 pub use state::{MAX_ANCILLAS, State};
 pub use undo::{Pick, Removed};

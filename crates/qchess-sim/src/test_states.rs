@@ -1,6 +1,6 @@
 //! Random states for the unit tests: one builder for the modules' tests.
 
-use crate::{Complex, Key, Normalization, State};
+use crate::{Complex, Controls, Key, Normalization, State};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -61,4 +61,28 @@ pub(crate) fn pool(threads: usize) -> rayon::ThreadPool {
         .num_threads(threads)
         .build()
         .expect("a thread pool")
+}
+
+/// Random keys over 20 board bits in three ancilla sectors (some 300 000 entries: several
+/// parallel blocks), qubits relabelled by uncontrolled iSwaps.
+pub(crate) fn big_state(n: usize, seed: u64) -> State<f64> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut entries: Vec<(Key, Complex<f64>)> = (0..n)
+        .map(|_| {
+            let key = Key {
+                board: (rng.random::<u64>() & 0xf_ffff) | 1 << 50,
+                ancillas: rng.random_range(0..3u128),
+            };
+            (
+                key,
+                Complex::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5),
+            )
+        })
+        .collect();
+    entries.sort_by_key(|e| e.0);
+    entries.dedup_by_key(|e| e.0);
+    let mut s = State::from_amplitudes(entries, Normalization::Renormalize).unwrap();
+    s.iswap(0, 33, Controls::NONE).unwrap();
+    s.iswap(5, 50, Controls::NONE).unwrap();
+    s
 }
