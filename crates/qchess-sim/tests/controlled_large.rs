@@ -20,6 +20,23 @@ fn holds(c: Controls, board: u64) -> bool {
     board & c.zeros == 0 && board & c.ones == c.ones
 }
 
+/// A pool of `threads` rayon threads, the load-adaptive thread count off (so a pass runs on
+/// exactly that many).
+pub(crate) fn pool(threads: usize) -> rayon::ThreadPool {
+    qchess_sim::set_adaptive_threads(false);
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+}
+
+/// Each entry's key and amplitude bits.
+pub(crate) fn bits(e: &Entries) -> Vec<(Key, u64, u64)> {
+    e.iter()
+        .map(|(k, a)| (*k, a.re.to_bits(), a.im.to_bits()))
+        .collect()
+}
+
 /// `got` holds the entries of `start`, each amplitude within 1e-15 (a projection taken
 /// back).
 pub(crate) fn assert_restored(got: &Entries, start: &Entries) {

@@ -4,7 +4,7 @@
 //! capture sectors with relabelled qubits, large enough for the parallel block jobs, on one
 //! and two threads, with the patterns in a fixed array (up to eight) and in a slice (more).
 
-use crate::controlled_large::{Entries, assert_restored, sectored_of, sorted};
+use crate::controlled_large::{Entries, assert_restored, bits, pool, sectored_of, sorted};
 use qchess_sim::{Predicate, SimError, State};
 
 /// Qubits 2 and 12 are relabelled in [`sectored_of`]'s state, so these read physical bits
@@ -35,21 +35,6 @@ fn wide_union() -> Vec<Predicate> {
 
 fn holds_any(patterns: &[Predicate], board: u64) -> bool {
     patterns.iter().any(|p| p.holds(board))
-}
-
-fn pool(threads: usize) -> rayon::ThreadPool {
-    qchess_sim::set_adaptive_threads(false);
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-}
-
-/// Each entry's key and amplitude bits.
-fn bits(e: &Entries) -> Vec<(qchess_sim::Key, u64, u64)> {
-    e.iter()
-        .map(|(k, a)| (*k, a.re.to_bits(), a.im.to_bits()))
-        .collect()
 }
 
 #[test]

@@ -15,7 +15,7 @@
 //! the state before, entry by entry. An outcome with nothing kept is an error that leaves
 //! every entry as it was, bit for bit.
 
-use crate::controlled_large::Entries;
+use crate::controlled_large::{Entries, bits, pool};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use qchess_sim::bench::{game_state, random_state};
@@ -120,21 +120,6 @@ fn compensated_sum(terms: impl Iterator<Item = f64>) -> f64 {
         sum = t;
     }
     sum + carry
-}
-
-fn pool(threads: usize) -> rayon::ThreadPool {
-    qchess_sim::set_adaptive_threads(false);
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-}
-
-/// Each entry's key and amplitude bits.
-fn bits(e: &Entries) -> Vec<(qchess_sim::Key, u64, u64)> {
-    e.iter()
-        .map(|(k, a)| (*k, a.re.to_bits(), a.im.to_bits()))
-        .collect()
 }
 
 /// One case of the property: the input, the pattern, the outcome, how it is asked for.
