@@ -11,8 +11,9 @@
 //!
 //! Checked for each: the outcome's probability against the reference's kept mass over the
 //! total; the state after it against the kept entries scaled by `1/sqrt(probability)`; the
-//! record's length against the entries removed; the state after `State::unproject` against
-//! the state before, entry by entry. An outcome with nothing kept is an error that leaves
+//! qubit marginals a pass sums against the kept entries'; the record's length against the
+//! entries removed (kept whenever its room holds every entry); the state after
+//! `State::unproject` against the state before, entry by entry. An outcome with nothing kept is an error that leaves
 //! every entry as it was, bit for bit.
 
 use crate::controlled_large::{Entries, bits, pool};
@@ -30,12 +31,29 @@ enum Ask {
     Given,
     /// `measure_keeping`: the read and the projection in one, the pick given the read
     /// probability (`given`) or not.
-    Measure { given: bool },
+    Measure {
+        given: bool,
+    },
     /// `force_within` with room for no record: the state projected alike, the record
     /// dropped.
     NoRoom,
     /// `force_any_keeping` of the pattern and of a second one on other qubits.
     Any,
+    /// `force_keeping_marginals`: the survivors' marginals summed in the pass.
+    Marginals,
+    /// `force_given_marginals_within`, `measure_within` (given the read probability) and
+    /// `force_any_given_within` (the union of [`Ask::Any`]) with room for `quarters`
+    /// quarters of the state's entries in the record (4: all of them, so it is kept): a
+    /// record larger than the room is dropped, the state projected alike.
+    GivenWithin {
+        quarters: u8,
+    },
+    MeasureWithin {
+        quarters: u8,
+    },
+    AnyWithin {
+        quarters: u8,
+    },
 }
 
 fn ask_strategy() -> impl Strategy<Value = Ask> {
@@ -45,6 +63,10 @@ fn ask_strategy() -> impl Strategy<Value = Ask> {
         any::<bool>().prop_map(|given| Ask::Measure { given }),
         Just(Ask::NoRoom),
         Just(Ask::Any),
+        Just(Ask::Marginals),
+        (0u8..=4).prop_map(|quarters| Ask::GivenWithin { quarters }),
+        (0u8..=4).prop_map(|quarters| Ask::MeasureWithin { quarters }),
+        (0u8..=4).prop_map(|quarters| Ask::AnyWithin { quarters }),
     ]
 }
 
@@ -180,7 +202,7 @@ fn check<T: Amplitude>(case: &Case, tolerance: f64) -> Result<(), TestCaseError>
     let reversed: Vec<u32> = picks.iter().rev().copied().collect();
     let other = pattern(bits_used, count, &reversed, !values);
     let holds = |board: u64| match ask {
-        Ask::Any => pred.holds(board) || other.holds(board),
+        Ask::Any | Ask::AnyWithin { .. } => pred.holds(board) || other.holds(board),
         _ => pred.holds(board),
     };
     let norm2 = |e: &Entries| compensated_sum(e.iter().map(|(_, a)| a.norm_sqr()));
@@ -190,11 +212,18 @@ fn check<T: Amplitude>(case: &Case, tolerance: f64) -> Result<(), TestCaseError>
         .filter(|(k, _)| holds(k.board) == outcome)
         .collect();
     let p_ref = norm2(&kept) / norm2(&start);
+    // The record's room: `quarters` quarters of the state's entries, in bytes.
+    let len = s.len();
+    let room = |quarters: u8| {
+        len * usize::from(quarters) / 4 * std::mem::size_of::<(u64, num_complex::Complex<T>)>()
+    };
     let result = pool(threads).install(|| match ask {
-        Ask::Force => s.force_keeping(pred, outcome).map(|(p, r)| (p, Some(r))),
+        Ask::Force => s
+            .force_keeping(pred, outcome)
+            .map(|(p, r)| (p, Some(r), None)),
         Ask::Given => s
             .force_keeping_given(pred, outcome, p_ref)
-            .map(|(p, r)| (p, Some(r))),
+            .map(|(p, r)| (p, Some(r), None)),
         Ask::Measure { given } => s
             .measure_keeping(pred, &mut |p| {
                 // `p` is the probability that the pattern holds; the pick gives the
@@ -207,12 +236,40 @@ fn check<T: Amplitude>(case: &Case, tolerance: f64) -> Result<(), TestCaseError>
             })
             .map(|got| {
                 let (p, r) = got.expect("an outcome was picked");
-                (p, Some(r))
+                (p, Some(r), None)
             }),
-        Ask::NoRoom => s.force_within(pred, outcome, 0),
+        Ask::NoRoom => s.force_within(pred, outcome, 0).map(|(p, r)| (p, r, None)),
         Ask::Any => s
             .force_any_keeping(&[pred, other], outcome)
-            .map(|(p, r)| (p, Some(r))),
+            .map(|(p, r)| (p, Some(r), None)),
+        Ask::Marginals => s
+            .force_keeping_marginals(pred, outcome)
+            .map(|(p, r, m)| (p, Some(r), m)),
+        Ask::GivenWithin { quarters } => {
+            let room = room(quarters);
+            s.force_given_marginals_within(pred, outcome, p_ref, room)
+        }
+        Ask::MeasureWithin { quarters } => {
+            let room = room(quarters);
+            s.measure_within(pred, &mut |p| {
+                let own = if outcome { p } else { 1.0 - p };
+                Some((
+                    Pick {
+                        outcome,
+                        given: Some(own),
+                    },
+                    room,
+                ))
+            })
+            .map(|got| {
+                let (p, r) = got.expect("an outcome was picked");
+                (p, r, None)
+            })
+        }
+        Ask::AnyWithin { quarters } => {
+            let room = room(quarters);
+            s.force_any_given_within(&[pred, other], outcome, p_ref, room)
+        }
     });
     if kept.is_empty() {
         // Nothing kept: refused, every entry as it was.
@@ -223,7 +280,7 @@ fn check<T: Amplitude>(case: &Case, tolerance: f64) -> Result<(), TestCaseError>
         prop_assert_eq!(bits(&sorted(&s)), bits(&start));
         return Ok(());
     }
-    let (p, record) = result.unwrap();
+    let (p, record, marginals) = result.unwrap();
     prop_assert!(
         (p - p_ref).abs() <= tolerance * p_ref,
         "p {p} against {p_ref}"
@@ -240,9 +297,34 @@ fn check<T: Amplitude>(case: &Case, tolerance: f64) -> Result<(), TestCaseError>
             "{k:?}: {a} against {want}"
         );
     }
+    // The marginals the pass summed, against the kept entries': each qubit's kept mass
+    // where it is occupied over the kept mass.
+    if let Some(m) = marginals {
+        let mass = norm2(&kept);
+        for (q, &got) in m.iter().enumerate() {
+            let want = compensated_sum(
+                kept.iter()
+                    .filter(|(k, _)| k.board >> q & 1 == 1)
+                    .map(|(_, a)| a.norm_sqr()),
+            ) / mass;
+            prop_assert!(
+                (got - want).abs() <= tolerance,
+                "qubit {q}: {got} against {want}"
+            );
+        }
+    }
     let removed = start.len() - kept.len();
+    let may_drop = matches!(
+        ask,
+        Ask::NoRoom | Ask::GivenWithin { .. } | Ask::MeasureWithin { .. } | Ask::AnyWithin { .. }
+    );
     match (ask, record) {
-        (Ask::NoRoom, None) => {}
+        (Ask::GivenWithin { quarters: 4 }, None)
+        | (Ask::MeasureWithin { quarters: 4 }, None)
+        | (Ask::AnyWithin { quarters: 4 }, None) => {
+            prop_assert!(false, "{ask:?}: room for every entry, yet no record")
+        }
+        (_, None) if may_drop => {}
         (_, None) => prop_assert!(false, "{ask:?} returned no record"),
         (_, Some(r)) => {
             prop_assert_eq!(r.len(), removed);
@@ -262,7 +344,7 @@ fn check<T: Amplitude>(case: &Case, tolerance: f64) -> Result<(), TestCaseError>
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(40))]
+    #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
     fn every_recording_projection_matches_the_entries_and_is_taken_back(case in case_strategy()) {
