@@ -102,7 +102,8 @@ fn used_bits(e: &Entries) -> u32 {
     64 - all.leading_zeros()
 }
 
-/// A pattern on `count` distinct qubits below `bits`, picked by `picks`, its value by
+/// A pattern on up to `count` distinct qubits below `bits` (fewer where `picks` repeat
+/// one), picked by `picks`, its value by
 /// `values`.
 fn pattern(bits: u32, count: usize, picks: &[u32], values: u8) -> Predicate {
     let mut mask = 0u64;
