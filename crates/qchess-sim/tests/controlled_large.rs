@@ -312,21 +312,26 @@ fn a_projection_onto_boards_of_more_than_half_keeps_the_old_arrays_as_its_record
     }
 }
 
-/// The squared norm of `e`, summed with Neumaier's compensation (a plain sum of 700 000
-/// terms drifts by about 1e-12).
-fn exact_sum(e: &Entries) -> f64 {
-    let (mut sum, mut c) = (0.0f64, 0.0f64);
-    for (_, a) in e {
-        let x = a.norm_sqr();
+/// The sum of `terms`, each term's rounding carried (Neumaier): accurate to about one
+/// rounding whatever their number.
+pub(crate) fn compensated_sum(terms: impl Iterator<Item = f64>) -> f64 {
+    let (mut sum, mut carry) = (0.0f64, 0.0f64);
+    for x in terms {
         let t = sum + x;
-        c += if sum.abs() >= x.abs() {
+        carry += if sum.abs() >= x.abs() {
             (sum - t) + x
         } else {
             (x - t) + sum
         };
         sum = t;
     }
-    sum + c
+    sum + carry
+}
+
+/// The squared norm of `e`, summed with Neumaier's compensation (a plain sum of 700 000
+/// terms drifts by about 1e-12).
+fn exact_sum(e: &Entries) -> f64 {
+    compensated_sum(e.iter().map(|(_, a)| a.norm_sqr()))
 }
 
 /// Above `PARALLEL_MIN` (131 072 entries) a sector's projection onto boards and a capture

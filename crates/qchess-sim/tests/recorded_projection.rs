@@ -16,7 +16,7 @@
 //! `State::unproject` against the state before, entry by entry. An outcome with nothing kept is an error that leaves
 //! every entry as it was, bit for bit.
 
-use crate::controlled_large::{Entries, bits, pool};
+use crate::controlled_large::{Entries, bits, compensated_sum, pool};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use qchess_sim::bench::{game_state, random_state};
@@ -128,22 +128,6 @@ const F64_TOLERANCE: f64 = 1e-11;
 
 /// The same for f32 amplitudes: each survivor scaled in f32 (and back), about 1e-7.
 const F32_TOLERANCE: f64 = 1e-6;
-
-/// The sum of `terms`, each term's rounding carried (Neumaier): the reference's masses,
-/// accurate to about one rounding whatever their number.
-fn compensated_sum(terms: impl Iterator<Item = f64>) -> f64 {
-    let (mut sum, mut carry) = (0.0f64, 0.0f64);
-    for x in terms {
-        let t = sum + x;
-        carry += if sum.abs() >= x.abs() {
-            (sum - t) + x
-        } else {
-            (x - t) + sum
-        };
-        sum = t;
-    }
-    sum + carry
-}
 
 /// One case of the property: the input, the pattern, the outcome, how it is asked for.
 #[derive(Clone, Debug)]
