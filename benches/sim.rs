@@ -99,7 +99,8 @@ fn map_op(op: BenchOp, m: &Map, n: usize, keep: Option<bool>) -> Map {
             }
             map_sqrt(&y, mid, hi, true)
         }
-        BenchOp::Measure => {
+        // The projection alone keeps what the measurement keeps.
+        BenchOp::Measure | BenchOp::Project => {
             let bit = 1u64 << mid;
             let p: f64 = m
                 .iter()

@@ -29,7 +29,9 @@ fn num(v: &Value, key: &str) -> f64 {
 
 #[test]
 fn bench_sim_prints_one_object_per_run_with_the_contract_keys() {
-    for op in ["iswap", "slide", "split", "merge", "measure", "prob"] {
+    for op in [
+        "iswap", "slide", "split", "merge", "measure", "prob", "project",
+    ] {
         for (f32, amplitude_bytes) in [(false, 16.0), (true, 8.0)] {
             let extra: &[&str] = if f32 { &["--f32"] } else { &[] };
             let v = one_thread_sim(op, "1000", extra);
@@ -121,7 +123,9 @@ fn one_thread_sim(op: &str, states: &str, extra: &[&str]) -> Value {
 /// the input's states.
 #[test]
 fn bench_sim_game_shape_is_reported_with_its_input_size() {
-    for op in ["iswap", "slide", "split", "merge", "measure", "prob"] {
+    for op in [
+        "iswap", "slide", "split", "merge", "measure", "prob", "project",
+    ] {
         let v = one_thread_sim(op, "1000", &["--shape", "game", "--repeat", "3"]);
         assert_eq!(v["shape"], "game", "{v}");
         let states = num(&v, "states");
@@ -143,7 +147,13 @@ fn bench_sim_game_shape_is_reported_with_its_input_size() {
 /// reports their median as `seconds`, every run listed in `seconds_runs`.
 #[test]
 fn bench_sim_repeat_sets_the_number_of_timed_runs() {
-    for (op, repeat) in [("merge", 3usize), ("measure", 4), ("prob", 5), ("split", 1)] {
+    for (op, repeat) in [
+        ("merge", 3usize),
+        ("measure", 4),
+        ("prob", 5),
+        ("split", 1),
+        ("project", 2),
+    ] {
         let v = one_thread_sim(op, "20000", &["--repeat", &repeat.to_string()]);
         let runs = seconds_runs(&v);
         assert_eq!(runs.len(), repeat, "{v}");
@@ -168,6 +178,26 @@ fn bench_sim_prob_allocates_nothing_beside_the_state() {
         let peak = num(&v, "peak_bytes");
         let state = 100_000.0 * per_state;
         assert!(state <= peak && peak <= state + 4096.0, "{v}");
+    }
+}
+
+/// `--op project` times the projection alone: it keeps what `--op measure` keeps (the same
+/// outcome, so the same entries: 24 B each after, f64), and its peak is the input state,
+/// nothing state-sized beside it, as for the measurement.
+#[test]
+fn bench_sim_project_shrinks_the_state_like_the_measurement() {
+    for shape in ["random", "game"] {
+        let extra = ["--shape", shape, "--repeat", "2"];
+        let measured = one_thread_sim("measure", "100000", &extra);
+        let projected = one_thread_sim("project", "100000", &extra);
+        assert_eq!(projected["op"], "project", "{projected}");
+        assert_eq!(num(&projected, "bytes_per_state"), 24.0, "{projected}");
+        assert_eq!(projected["states"], measured["states"], "{projected}");
+        let peak = num(&projected, "peak_bytes");
+        assert!(
+            peak <= num(&measured, "peak_bytes") && peak >= 100_000.0 * 24.0,
+            "{projected} {measured}"
+        );
     }
 }
 

@@ -28,12 +28,21 @@ pub struct MpiBenchResult {
     pub bytes_sent: u64,
 }
 
-/// Applies `op` with the qubits of `qchess_sim::bench::apply_op` for `n` states.
-fn apply<T: Amplitude>(op: BenchOp, s: &mut ShardedState<T>, n: usize) -> Result<(), SimError>
+/// Applies `op` with the qubits of `qchess_sim::bench::apply_op` for `n` states; `given` is
+/// [`BenchOp::Project`]'s outcome and mass, read before the clock ([`projection_given`]).
+fn apply<T: Amplitude>(
+    op: BenchOp,
+    s: &mut ShardedState<T>,
+    n: usize,
+    given: Option<(bool, f64)>,
+) -> Result<(), SimError>
 where
     State<T>: QuantumState,
 {
     let (lo, mid, hi) = qubits(n);
+    if let Some((outcome, mass)) = given {
+        return s.project_onto(Predicate::One(mid), outcome, mass);
+    }
     match op {
         BenchOp::Iswap => s.iswap(lo, hi, Controls::NONE),
         BenchOp::SlideIswap => s.iswap(lo, hi, Controls::empty_path(1 << mid)),
@@ -45,7 +54,24 @@ where
                 &mut rand_chacha::ChaCha8Rng::seed_from_u64(0x5eed),
             )
             .map(|_| ()),
+        BenchOp::Project => {
+            let given = projection_given(s, mid)?;
+            s.project_onto(Predicate::One(mid), given.0, given.1)
+        }
     }
+}
+
+/// The outcome [`BenchOp::Measure`] picks on qubit `q` (the same draw on every rank) and that
+/// outcome's global mass: what [`BenchOp::Project`] reads before the clock. Collective.
+fn projection_given<T: Amplitude>(s: &ShardedState<T>, q: u8) -> Result<(bool, f64), SimError>
+where
+    State<T>: QuantumState,
+{
+    let (yes, all) = s.masses(Predicate::One(q))?;
+    let p = if all > 0.0 { yes / all } else { 0.0 };
+    let r = rand::Rng::random(&mut rand_chacha::ChaCha8Rng::seed_from_u64(0x5eed));
+    let outcome = State::<T>::pick_outcome(p, r);
+    Ok((outcome, if outcome { yes } else { all - yes }))
 }
 
 /// Times `op` on `qchess_sim::bench::random_state(n)` sharded over the ranks, with a local
@@ -73,6 +99,10 @@ where
         let global = random_state::<T>(n)?;
         ShardedState::from_state(&global, LocalSet::new(capacity, &initial))?
     };
+    let given = match op {
+        BenchOp::Project => Some(projection_given(&base, mid)?),
+        _ => None,
+    };
     let reps = (4_000_000 / n.max(1)).clamp(1, 50);
     let (mut times, mut cpus) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
     let (mut peak, mut bytes_per_state, mut bytes_sent) = (0usize, 0.0, 0u64);
@@ -89,7 +119,7 @@ where
         comm.barrier();
         let c0 = thread_cpu_seconds();
         let t = Instant::now();
-        let result = apply(op, &mut s, n);
+        let result = apply(op, &mut s, n, given);
         let elapsed = t.elapsed().as_secs_f64();
         let cpu = match (c0, thread_cpu_seconds()) {
             (Some(a), Some(b)) => b - a,

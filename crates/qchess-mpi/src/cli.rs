@@ -72,6 +72,9 @@ enum Op {
     Merge,
     /// Probability of a qubit and projection onto an outcome.
     Measure,
+    /// Projection alone onto the outcome `measure` picks, its probability read before the
+    /// clock starts: one pass, no message.
+    Project,
     /// The full legal-move list of a Cantwell game position reached by real moves (the
     /// growth position of `qchess bench move`), sharded; `--f32` and `--resident` do not
     /// apply.
@@ -87,6 +90,7 @@ impl Op {
             Op::Split => "split",
             Op::Merge => "merge",
             Op::Measure => "measure",
+            Op::Project => "project",
             Op::Legal => "legal",
         }
     }
@@ -204,6 +208,7 @@ fn bench_cmd(
         Op::Split => BenchOp::Split,
         Op::Merge => BenchOp::Merge,
         Op::Measure => BenchOp::Measure,
+        Op::Project => BenchOp::Project,
     };
     let name = op.name();
     let result = if f32 {

@@ -616,8 +616,24 @@ where
         let r = broadcast_f64(&*comm::current(), rng.random::<f64>());
         let outcome = State::<T>::pick_outcome(p, r);
         let mass = if outcome { yes } else { all - yes };
-        self.local.project_onto(pred, outcome, mass)?;
+        self.project_onto(pred, outcome, mass)?;
         Ok(outcome)
+    }
+
+    /// Keeps the entries where `pred` has the value `outcome`, scaled by `1/sqrt(mass)` with
+    /// `mass` the outcome's global mass (as [`ShardedState::masses`] sums it): the
+    /// projection of [`ShardedState::measure`] and [`ShardedState::force`] alone, for a
+    /// caller that knows the mass already. Every rank projects its own piece; no message is
+    /// sent, but every rank must pass the same arguments. An exact state is not scaled
+    /// ([`State::project_onto`]). A malformed predicate or a mass that is not positive and
+    /// finite is an error that changes nothing.
+    pub fn project_onto(
+        &mut self,
+        pred: Predicate,
+        outcome: bool,
+        mass: f64,
+    ) -> Result<(), SimError> {
+        self.local.project_onto(pred, outcome, mass)
     }
 
     /// Projects onto `outcome` of `pred` and renormalises; returns its probability. Errors
@@ -632,7 +648,7 @@ where
                 probability: p,
             });
         }
-        self.local.project_onto(pred, outcome, mass)?;
+        self.project_onto(pred, outcome, mass)?;
         Ok(p)
     }
 
@@ -866,6 +882,58 @@ mod tests {
     use crate::comm::ThreadComm;
 
     use crate::selftest::spread_state as spread;
+
+    /// An exact state stays exact through a sharded measurement: each piece projects without
+    /// the rounded `1/sqrt(mass)` (which overflowed the exact coefficients by the third
+    /// projection), so the probabilities stay those of the local exact state.
+    #[test]
+    fn sharded_exact_projections_keep_the_local_exact_probabilities() {
+        let pieces = [0u8, 9, 20, 40, 3, 17];
+        let mut global =
+            State::<qchess_sim::Exact>::classical(pieces.iter().map(|q| 1u64 << q).sum());
+        // Each piece half on its square, half on the next: every forced outcome has mass 1/2.
+        for q in pieces {
+            global.sqrt_iswap(q, q + 1, Controls::NONE).unwrap();
+        }
+        let mut local = global.clone();
+        let qubits = [21u8, 1, 41, 10];
+        let want: Vec<Vec<f64>> = qubits
+            .iter()
+            .map(|&q| {
+                local.force_exact(Predicate::One(q), false).unwrap();
+                (0..64)
+                    .map(|b| local.probability(Predicate::One(b)))
+                    .collect()
+            })
+            .collect();
+        let results = ThreadComm::run(3, |c| {
+            crate::comm::install(Rc::new(c), 8);
+            let mut s = ShardedState::from_state(&global, LocalSet::new(3, &[])).unwrap();
+            let mut got = Vec::new();
+            for &q in &qubits {
+                s.force(Predicate::One(q), false).unwrap();
+                got.push(
+                    (0..64)
+                        .map(|b| s.probability(Predicate::One(b)))
+                        .collect::<Vec<f64>>(),
+                );
+            }
+            let exact = s
+                .gather_entries()
+                .unwrap()
+                .iter()
+                .all(|(_, a)| !a.re.is_poisoned() && !a.im.is_poisoned());
+            (got, exact)
+        });
+        for (got, exact) in results {
+            assert!(exact, "an amplitude overflowed");
+            for (g, w) in got.iter().zip(&want) {
+                for (b, (x, y)) in g.iter().zip(w).enumerate() {
+                    assert!((x - y).abs() < 1e-12, "qubit {b}: {x} vs {y}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_gate_refused_on_one_rank_is_undone_on_the_others() {

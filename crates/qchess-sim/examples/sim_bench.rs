@@ -378,9 +378,10 @@ fn main() {
         Some("split") => BenchOp::Split,
         Some("merge") => BenchOp::Merge,
         Some("measure") => BenchOp::Measure,
+        Some("project") => BenchOp::Project,
         _ => {
             eprintln!(
-                "usage: sim_bench iswap|slide|split|merge|measure STATES THREADS [f32|exact] [game] | prob STATES [THREADS] [f32|exact] | roofline STATES [THREADS] | pages STATES"
+                "usage: sim_bench iswap|slide|split|merge|measure|project STATES THREADS [f32|exact] [game] | prob STATES [THREADS] [f32|exact] | roofline STATES [THREADS] | pages STATES"
             );
             std::process::exit(2);
         }

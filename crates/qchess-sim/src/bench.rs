@@ -30,6 +30,11 @@ pub enum BenchOp {
     Merge,
     /// Measurement of one qubit: one probability scan, then the projection.
     Measure,
+    /// The projection alone: onto the outcome [`BenchOp::Measure`] picks, with the outcome's
+    /// mass read before the clock starts, as a game's measurement reads its probability from
+    /// the marginals it keeps ([`State::project_onto`]). The second of a measurement's two
+    /// passes; [`apply_op`] reads the mass first ([`projection_given`]).
+    Project,
 }
 
 /// What one timed run measured.
@@ -296,7 +301,34 @@ pub fn apply_op<T: Amplitude>(op: BenchOp, s: &mut State<T>, n: usize) -> Result
         BenchOp::Measure => s
             .measure(Predicate::One(mid), &mut SplitMix(0x5eed))
             .map(|_| ()),
+        BenchOp::Project => project_given(s, mid, projection_given(s, mid)?),
     }
+}
+
+/// The outcome [`BenchOp::Measure`] picks on qubit `q` of `s` (with the same draw) and that
+/// outcome's mass: what [`BenchOp::Project`] reads before the clock starts.
+///
+/// ```
+/// use qchess_sim::bench::{projection_given, random_state};
+/// let s = random_state::<f64>(1000)?;
+/// let (_, mass) = projection_given(&s, 4)?;
+/// assert!(mass > 0.0 && mass < 1.0);
+/// # Ok::<(), qchess_sim::SimError>(())
+/// ```
+pub fn projection_given<T: Amplitude>(s: &State<T>, q: u8) -> Result<(bool, f64), SimError> {
+    let (yes, all) = s.masses(Predicate::One(q))?;
+    let p = if all > 0.0 { yes / all } else { 0.0 };
+    let outcome = State::<T>::pick_outcome(p, rand::Rng::random(&mut SplitMix(0x5eed)));
+    Ok((outcome, if outcome { yes } else { all - yes }))
+}
+
+/// [`BenchOp::Project`] with its outcome and mass already read ([`projection_given`]).
+fn project_given<T: Amplitude>(
+    s: &mut State<T>,
+    q: u8,
+    (outcome, mass): (bool, f64),
+) -> Result<(), SimError> {
+    s.project_onto(Predicate::One(q), outcome, mass)
 }
 
 /// A tiny fixed-seed generator for the measurement outcome (splitmix64).
@@ -345,7 +377,7 @@ pub fn apply_inverse<T: Amplitude>(
         BenchOp::SlideIswap => s.iswap_inv(lo, hi, Controls::empty_path(1 << mid)),
         BenchOp::Split => s.merge(hi, lo, mid, Controls::NONE),
         BenchOp::Merge => s.split(mid, hi, lo, Controls::NONE),
-        BenchOp::Measure => Err(SimError::Unsupported {
+        BenchOp::Measure | BenchOp::Project => Err(SimError::Unsupported {
             what: "the inverse of a measurement",
         }),
     }
@@ -356,7 +388,7 @@ pub fn apply_inverse<T: Amplitude>(
 /// buffers) and the measurement (no inverse).
 fn warm_up<T: Amplitude>(op: BenchOp, s: &mut State<T>, n: usize) -> Result<(), SimError> {
     match op {
-        BenchOp::Iswap | BenchOp::Measure => Ok(()),
+        BenchOp::Iswap | BenchOp::Measure | BenchOp::Project => Ok(()),
         _ => apply_op(op, s, n).and_then(|_| apply_inverse(op, s, n)),
     }
 }
@@ -537,7 +569,8 @@ bench_amplitude!(f32, f64, crate::Exact);
 /// Applies `op` once to a game-shaped state of `n` generated basis states, on the squares of
 /// [`game_qubits`]: `Iswap` is `iswap(s, t1)`, `SlideIswap` the same controlled on `p` empty,
 /// `Split` is `split(s, t1, t2)`, `Merge` is `merge(t2, t1, s)` (the split's inverse; its
-/// input is the state after that split), `Measure` measures `s`.
+/// input is the state after that split), `Measure` measures `s`, and `Project` projects onto
+/// the outcome that measurement picks.
 ///
 /// ```
 /// use qchess_sim::bench::{BenchOp, apply_game_op, game_state};
@@ -561,6 +594,7 @@ pub fn apply_game_op<T: Amplitude>(
         BenchOp::Measure => s
             .measure(Predicate::One(q), &mut SplitMix(0x5eed))
             .map(|_| ()),
+        BenchOp::Project => project_given(s, q, projection_given(s, q)?),
     }
 }
 
@@ -568,7 +602,7 @@ pub fn apply_game_op<T: Amplitude>(
 fn warm_up_game<T: Amplitude>(op: BenchOp, s: &mut State<T>, n: usize) -> Result<(), SimError> {
     let (q, t1, t2, p) = game_qubits(n);
     match op {
-        BenchOp::Iswap | BenchOp::Measure => Ok(()),
+        BenchOp::Iswap | BenchOp::Measure | BenchOp::Project => Ok(()),
         BenchOp::SlideIswap => {
             let c = Controls::empty_path(1 << p);
             s.iswap(q, t1, c).and_then(|_| s.iswap_inv(q, t1, c))
@@ -638,6 +672,15 @@ fn run_shaped<T: Amplitude>(
         }
     };
     let states = state.len();
+    // The projection's outcome and mass, read before the clock (the same for every copy).
+    let measured = match shape {
+        Shape::Random => qubits(n).1,
+        Shape::Game => game_qubits(n).0,
+    };
+    let given = match op {
+        BenchOp::Project => Some(projection_given(&state, measured)?),
+        _ => None,
+    };
     let reps = repeat.map_or((20_000_000 / n.max(1)).clamp(1, 200), NonZeroUsize::get);
     let (mut times, mut cpu) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
     let (mut peak, mut bytes_per_state) = (0usize, 0.0);
@@ -657,9 +700,10 @@ fn run_shaped<T: Amplitude>(
         s.reset_peak_bytes();
         let c0 = thread_cpu_seconds();
         let t = Instant::now();
-        match shape {
-            Shape::Random => apply_op(op, &mut s, n)?,
-            Shape::Game => apply_game_op(op, &mut s, n)?,
+        match (given, shape) {
+            (Some(given), _) => project_given(&mut s, measured, given)?,
+            (None, Shape::Random) => apply_op(op, &mut s, n)?,
+            (None, Shape::Game) => apply_game_op(op, &mut s, n)?,
         }
         times.push(t.elapsed().as_secs_f64());
         if let (Some(a), Some(b)) = (c0, thread_cpu_seconds()) {
@@ -673,6 +717,55 @@ fn run_shaped<T: Amplitude>(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// Every entry's key and amplitude bits.
+    fn bits(s: &State<f64>) -> Vec<(u64, u64, u64)> {
+        s.entries()
+            .map(|(k, a)| (k.board, a.re.to_bits(), a.im.to_bits()))
+            .collect()
+    }
+
+    /// `op` applied to a copy of `input`, on the qubits of `shape`.
+    fn applied(op: BenchOp, input: &State<f64>, n: usize, shape: Shape) -> State<f64> {
+        let mut s = input.try_clone(0).unwrap();
+        match shape {
+            Shape::Random => apply_op(op, &mut s, n).unwrap(),
+            Shape::Game => apply_game_op(op, &mut s, n).unwrap(),
+        }
+        s
+    }
+
+    #[test]
+    fn the_projection_alone_keeps_what_the_measurement_keeps_bit_for_bit() {
+        for (n, shape) in [
+            (3000, Shape::Random),
+            (50_000, Shape::Random),
+            (50_000, Shape::Game),
+        ] {
+            let input = match shape {
+                Shape::Random => random_state::<f64>(n).unwrap(),
+                Shape::Game => game_state::<f64>(n).unwrap(),
+            };
+            let measured = applied(BenchOp::Measure, &input, n, shape);
+            let projected = applied(BenchOp::Project, &input, n, shape);
+            assert!(
+                !measured.is_empty() && measured.len() < input.len(),
+                "{shape:?} {n}"
+            );
+            assert_eq!(bits(&projected), bits(&measured), "{shape:?} {n}");
+            assert!((projected.norm_sqr() - 1.0).abs() < 1e-12);
+            // The harness's timed path (the mass read before the clock): the state shrunk to
+            // its survivors, 24 bytes each.
+            let runs = run_shaped::<f64>(BenchOp::Project, n, shape, NonZeroUsize::new(2)).unwrap();
+            assert_eq!(
+                (runs.result.states, runs.seconds_runs.len()),
+                (input.len(), 2)
+            );
+            assert_eq!(runs.result.bytes_per_state, 24.0);
+        }
+    }
+
     #[test]
     fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {
         assert_eq!(super::median(&mut [3.0, 1.0, 2.0]), 2.0);

@@ -173,7 +173,9 @@ impl<T: Amplitude> State<T> {
     /// Keeps the entries where `pred` has the value `outcome` and scales them by
     /// `1/sqrt(mass)`, with the same per-entry arithmetic as [`State::measure`] and
     /// [`State::force`] (which pass the outcome's own mass). `mass` must be positive and
-    /// finite; a piece of a distributed state passes the global mass of the outcome.
+    /// finite; a piece of a distributed state passes the global mass of the outcome. An
+    /// [`Exact`](crate::Exact) state is not scaled: it stays exact and unnormalised, as
+    /// [`State::force_exact`] keeps it (the same probabilities).
     ///
     /// ```
     /// use qchess_sim::{Controls, Key, Predicate, State};
@@ -201,7 +203,8 @@ impl<T: Amplitude> State<T> {
         Ok(())
     }
 
-    /// Keeps the entries where `(key & mask == value) == keep`, scaled to norm 1, then gives
+    /// Keeps the entries where `(key & mask == value) == keep`, scaled to norm 1 (an exact
+    /// state: not scaled, see [`State::project_onto`]), then gives
     /// back the memory the dropped entries held (see [`State::shrink_to_survivors`]).
     ///
     /// With `holds` (per sector, the entries of each block where `(mask, value)` holds, as
@@ -217,7 +220,12 @@ impl<T: Amplitude> State<T> {
         mass: f64,
         holds: Option<&[Vec<usize>]>,
     ) {
-        let scale = T::of_f64(1.0 / mass.sqrt());
+        // An exact state stays unnormalised (as `force_exact` keeps it): no rounded factor.
+        let scale = if T::RENORMALIZES {
+            T::of_f64(1.0 / mass.sqrt())
+        } else {
+            T::one()
+        };
         for (i, s) in self.sectors.iter_mut().enumerate() {
             let len = s.keys.len();
             let counted = holds

@@ -287,6 +287,48 @@ fn forced_outcomes_and_exact_sampling() {
     assert_eq!(seen, [true, true]);
 }
 
+/// `project_onto` (a distributed state's per-piece projection, given the global mass) keeps
+/// an exact state exact and unnormalised, as `force_exact` does: the same entries up to one
+/// common factor, so the same exact probabilities, however many projections follow (it
+/// multiplied by the rounded `1/sqrt(mass)`, whose 53-bit mantissa overflowed the `i128`
+/// coefficients by the third projection).
+#[test]
+fn a_projection_given_its_mass_keeps_an_exact_state_exact() {
+    let mut s = State::<Exact>::classical(0b1);
+    for q in 0..8u8 {
+        s.sqrt_iswap(q, q + 1, Controls::NONE).unwrap();
+    }
+    let mut forced = s.clone();
+    for q in [8u8, 3, 5, 1] {
+        let (yes, all) = s.masses(Predicate::One(q)).unwrap();
+        s.project_onto(Predicate::One(q), false, all - yes).unwrap();
+        forced.force_exact(Predicate::One(q), false).unwrap();
+        assert_eq!(s.len(), forced.len(), "qubit {q}");
+        for qubit in 0..10u8 {
+            assert_eq!(
+                s.probability_exact(Predicate::One(qubit)).unwrap(),
+                forced.probability_exact(Predicate::One(qubit)).unwrap(),
+                "qubit {qubit} after projecting qubit {q}"
+            );
+        }
+    }
+    // Unnormalised: the gates' exact values, no rounded factor, none overflowed; the norm is
+    // the kept mass of the state before the projections.
+    assert!(
+        s.entries()
+            .all(|(_, a)| !a.re.is_poisoned() && !a.im.is_poisoned())
+    );
+    let mut unprojected = State::<Exact>::classical(0b1);
+    for q in 0..8u8 {
+        unprojected.sqrt_iswap(q, q + 1, Controls::NONE).unwrap();
+    }
+    let kept: Vec<(Key, E)> = unprojected
+        .entries()
+        .filter(|(k, _)| [8u8, 3, 5, 1].iter().all(|q| k.board >> q & 1 == 0))
+        .collect();
+    assert_exact(&s, &kept);
+}
+
 #[test]
 fn overflow_is_an_error_that_changes_nothing() {
     // A huge amplitude leaves no headroom: the gate is refused before anything changes.

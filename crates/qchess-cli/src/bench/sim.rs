@@ -28,6 +28,9 @@ pub enum SimOp {
     Measure,
     /// Probability of a qubit alone: one scan, the state unchanged.
     Prob,
+    /// Projection alone onto the outcome `measure` picks, its probability read before the
+    /// clock starts (as a game reads it from the marginals it keeps): one pass.
+    Project,
 }
 
 /// The input state's shape (`qchess_sim::bench::Shape`).
@@ -91,6 +94,7 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
         SimOp::Split => Some(BenchOp::Split),
         SimOp::Merge => Some(BenchOp::Merge),
         SimOp::Measure => Some(BenchOp::Measure),
+        SimOp::Project => Some(BenchOp::Project),
         SimOp::Prob => None,
     };
     let (shape, shape_name) = match args.shape {
@@ -126,6 +130,7 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
         SimOp::Merge => "merge",
         SimOp::Measure => "measure",
         SimOp::Prob => "prob",
+        SimOp::Project => "project",
     };
     // The input's basis states: `--states` itself, except for a game-shaped merge, whose
     // input is the game-shaped split's output.
