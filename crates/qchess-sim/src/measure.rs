@@ -396,6 +396,19 @@ mod tests {
                     assert!((ga - ea).norm() < 1e-15, "{gk:?}: {ga} vs {ea}");
                 }
                 assert_eq!(s.state_bytes(), got.len() * 24);
+                // `project_onto` given the same mass (no counts from a scan: one sequential
+                // pass on any pool) keeps the same entries as the block jobs, bit for bit.
+                let mut given = s0.clone();
+                let (yes, _) = s0.masses(Predicate::One(q)).unwrap();
+                pool.install(|| given.project_onto(Predicate::One(q), true, yes))
+                    .unwrap();
+                let bits = |s: &State<f64>| -> Vec<(u64, u64, u64)> {
+                    s.entries()
+                        .map(|(k, a)| (k.board, a.re.to_bits(), a.im.to_bits()))
+                        .collect()
+                };
+                assert_eq!(bits(&given), bits(&s), "qubit {q}, {threads} threads");
+                assert_eq!(given.state_bytes(), got.len() * 24);
                 // `measure` with the same draw picks the same outcome and entries.
                 let mut m = s0.clone();
                 let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(u64::from(q));
