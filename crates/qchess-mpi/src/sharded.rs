@@ -883,9 +883,10 @@ mod tests {
 
     use crate::selftest::spread_state as spread;
 
-    /// An exact state stays exact through a sharded measurement: each piece projects without
-    /// the rounded `1/sqrt(mass)` (which overflowed the exact coefficients by the third
-    /// projection), so the probabilities stay those of the local exact state.
+    /// An exact state stays exact through a sharded measurement and board projection: each
+    /// piece projects without the rounded `1/sqrt(mass)` (which overflowed the exact
+    /// coefficients by the third projection), so the probabilities stay those of the local
+    /// exact state.
     #[test]
     fn sharded_exact_projections_keep_the_local_exact_probabilities() {
         let pieces = [0u8, 9, 20, 40, 3, 17];
@@ -896,11 +897,19 @@ mod tests {
             global.sqrt_iswap(q, q + 1, Controls::NONE).unwrap();
         }
         let mut local = global.clone();
-        let qubits = [21u8, 1, 41, 10];
+        // Forced outcomes on two qubits, then board projections (a capture slide's step) on
+        // four more.
+        let qubits = [21u8, 1, 41, 10, 4, 18];
+        let keep = |q: u8| move |b: u64| b >> q & 1 == 0;
         let want: Vec<Vec<f64>> = qubits
             .iter()
-            .map(|&q| {
-                local.force_exact(Predicate::One(q), false).unwrap();
+            .enumerate()
+            .map(|(i, &q)| {
+                if i < 2 {
+                    local.force_exact(Predicate::One(q), false).unwrap();
+                } else {
+                    local.project_boards(&keep(q)).unwrap();
+                }
                 (0..64)
                     .map(|b| local.probability(Predicate::One(b)))
                     .collect()
@@ -910,8 +919,12 @@ mod tests {
             crate::comm::install(Rc::new(c), 8);
             let mut s = ShardedState::from_state(&global, LocalSet::new(3, &[])).unwrap();
             let mut got = Vec::new();
-            for &q in &qubits {
-                s.force(Predicate::One(q), false).unwrap();
+            for (i, &q) in qubits.iter().enumerate() {
+                if i < 2 {
+                    s.force(Predicate::One(q), false).unwrap();
+                } else {
+                    QuantumState::project_boards(&mut s, &keep(q)).unwrap();
+                }
                 got.push(
                     (0..64)
                         .map(|b| s.probability(Predicate::One(b)))

@@ -804,7 +804,9 @@ impl<T: Amplitude> State<T> {
 
     /// Keeps the boards satisfying `keep`, each amplitude scaled by `1/sqrt(mass)` (no
     /// normalisation of its own): the per-piece step of a sharded [`State::project_boards`],
-    /// with the global kept mass. `mass` must be positive and finite.
+    /// with the global kept mass. `mass` must be positive and finite. An
+    /// [`Exact`](crate::Exact) state is not scaled: it stays exact and unnormalised, with
+    /// the probabilities of [`State::project_boards`].
     ///
     /// ```
     /// use qchess_sim::{Controls, Key, State};
@@ -854,7 +856,7 @@ impl<T: Amplitude> State<T> {
                 probability: 0.0,
             });
         }
-        let scale = T::of_f64(1.0 / mass.sqrt());
+        let scale = Self::projection_scale(mass);
         // The list of the kept entries and the arrays built from it, beside this state:
         // asked of the budget and reserved before anything is made.
         let n = self.entries().filter(|(key, _)| keep(key.board)).count();

@@ -203,6 +203,20 @@ impl<T: Amplitude> State<T> {
         Ok(())
     }
 
+    /// The factor a projection given the kept `mass` multiplies the kept amplitudes by:
+    /// `1/sqrt(mass)` for the floats; 1 for [`Exact`](crate::Exact), which stays exact and
+    /// unnormalised (as [`State::force_exact`] keeps it) instead of taking a rounded factor
+    /// that would grow its coefficients at every projection. The one rule of
+    /// [`State::project_onto`] and [`State::projected_boards`], a distributed state's
+    /// per-piece projections: every piece takes the same factor.
+    pub(crate) fn projection_scale(mass: f64) -> T {
+        if T::RENORMALIZES {
+            T::of_f64(1.0 / mass.sqrt())
+        } else {
+            T::one()
+        }
+    }
+
     /// Keeps the entries where `(key & mask == value) == keep`, scaled to norm 1 (an exact
     /// state: not scaled, see [`State::project_onto`]), then gives
     /// back the memory the dropped entries held (see [`State::shrink_to_survivors`]).
@@ -220,12 +234,7 @@ impl<T: Amplitude> State<T> {
         mass: f64,
         holds: Option<&[Vec<usize>]>,
     ) {
-        // An exact state stays unnormalised (as `force_exact` keeps it): no rounded factor.
-        let scale = if T::RENORMALIZES {
-            T::of_f64(1.0 / mass.sqrt())
-        } else {
-            T::one()
-        };
+        let scale = Self::projection_scale(mass);
         for (i, s) in self.sectors.iter_mut().enumerate() {
             let len = s.keys.len();
             let counted = holds

@@ -329,6 +329,37 @@ fn a_projection_given_its_mass_keeps_an_exact_state_exact() {
     assert_exact(&s, &kept);
 }
 
+/// `project_boards_with_mass` (a distributed state's per-piece board projection) keeps an
+/// exact state exact as `project_boards` does: the same exact probabilities after several
+/// projections, no coefficient overflowed (the rounded `1/sqrt(mass)` overflowed them).
+#[test]
+fn a_board_projection_given_its_mass_keeps_an_exact_state_exact() {
+    let pieces = [0u8, 9, 20, 40, 3, 17];
+    let mut s = State::<Exact>::classical(pieces.iter().map(|q| 1u64 << q).sum());
+    for q in pieces {
+        s.sqrt_iswap(q, q + 1, Controls::NONE).unwrap();
+    }
+    let mut local = s.clone();
+    for q in [21u8, 1, 41, 10] {
+        let keep = move |b: u64| b >> q & 1 == 0;
+        let (yes, all) = s.masses(Predicate::One(q)).unwrap();
+        s.project_boards_with_mass(&keep, all - yes).unwrap();
+        local.project_boards(&keep).unwrap();
+        assert_eq!(s.len(), local.len(), "qubit {q}");
+        for qubit in 0..42u8 {
+            assert_eq!(
+                s.probability_exact(Predicate::One(qubit)).unwrap(),
+                local.probability_exact(Predicate::One(qubit)).unwrap(),
+                "qubit {qubit} after projecting qubit {q}"
+            );
+        }
+    }
+    assert!(
+        s.entries()
+            .all(|(_, a)| !a.re.is_poisoned() && !a.im.is_poisoned())
+    );
+}
+
 #[test]
 fn overflow_is_an_error_that_changes_nothing() {
     // A huge amplitude leaves no headroom: the gate is refused before anything changes.
