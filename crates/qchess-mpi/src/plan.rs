@@ -108,8 +108,9 @@ impl LocalSet {
     }
 }
 
-/// Bytes one moved entry takes on the wire: board key, 128 ancilla bits and the complex
-/// amplitude as two `f64`, five 64-bit words.
+/// Bytes one moved entry takes on the wire for `f64` and `f32` amplitudes: board key, 128
+/// ancilla bits and the complex amplitude as two `f64`, five 64-bit words (an exact
+/// amplitude's parts take five words each: 104 bytes an entry).
 pub const WIRE_BYTES_PER_ENTRY: u64 = 40;
 
 /// Expected bytes one exchange sends in total: the entries whose masked key changes (those

@@ -6,7 +6,7 @@
 
 use crate::backend::any_all;
 use crate::comm::{self, Comm, broadcast_f64, sum_f64, sum_u64};
-use crate::plan::{self, LocalSet, WIRE_BYTES_PER_ENTRY};
+use crate::plan::{self, LocalSet};
 use num_complex::Complex;
 use qchess_sim::{Amplitude, Controls, Key, Predicate, QuantumState, SimError, State};
 use std::rc::Rc;
@@ -60,8 +60,36 @@ impl<T: Amplitude> std::fmt::Debug for ShardedState<T> {
     }
 }
 
+/// Words one entry of amplitude type `T` takes in [`push_wire`]'s form: the board, the
+/// ancillas' low and high words, then the real and imaginary parts
+/// ([`Amplitude::WIRE_WORDS`] each): 5 for `f64` and `f32`, 13 for an exact amplitude.
+pub(crate) fn wire_words<T: Amplitude>() -> usize {
+    3 + 2 * T::WIRE_WORDS
+}
+
+/// Appends one entry in the wire form of the exchange and the gather ([`wire_words`] words):
+/// the amplitude exactly as stored, so an exact state stays exact across ranks.
+fn push_wire<T: Amplitude>(out: &mut Vec<u64>, k: Key, a: Complex<T>) {
+    out.extend_from_slice(&[k.board, k.ancillas as u64, (k.ancillas >> 64) as u64]);
+    a.re.to_wire(out);
+    a.im.to_wire(out);
+}
+
+/// The entries [`push_wire`] wrote to `words`, appended to `out`.
+fn decode_entries<T: Amplitude>(words: &[u64], out: &mut Vec<(Key, Complex<T>)>) {
+    let w = T::WIRE_WORDS;
+    out.extend(words.chunks_exact(wire_words::<T>()).map(|e| {
+        let key = Key {
+            board: e[0],
+            ancillas: u128::from(e[1]) | u128::from(e[2]) << 64,
+        };
+        let (re, im) = e[3..].split_at(w);
+        (key, Complex::new(T::from_wire(re), T::from_wire(im)))
+    }));
+}
+
 /// Appends one entry as five words (board, ancillas low and high, re and im as `f64` bits):
-/// the wire form of the gather and of the streamed entry pass.
+/// the wire form of the streamed entry pass, whose read-outs are `f64`.
 pub(crate) fn push_entry<T: Amplitude>(out: &mut Vec<u64>, k: Key, a: Complex<T>) {
     out.extend_from_slice(&[
         k.board,
@@ -70,13 +98,6 @@ pub(crate) fn push_entry<T: Amplitude>(out: &mut Vec<u64>, k: Key, a: Complex<T>
         a.re.as_f64().to_bits(),
         a.im.as_f64().to_bits(),
     ]);
-}
-
-fn decode_entries<T: Amplitude>(words: &[u64], out: &mut Vec<(Key, Complex<T>)>) {
-    out.extend(words.chunks_exact(5).map(|w| {
-        let (k, a) = decode_entry(w);
-        (k, Complex::new(T::of_f64(a.re), T::of_f64(a.im)))
-    }));
 }
 
 /// The entry of five words written by [`push_entry`].
@@ -291,6 +312,8 @@ where
         // The piece as a list, read once; counts per new owner, plus a flag: 1 listed, 0 the
         // list could not be reserved, 2 the budget refused it.
         let n = self.local.len();
+        // Words one entry takes on the wire.
+        let ew = wire_words::<T>();
         let entry_size = std::mem::size_of::<(Key, Complex<T>)>();
         let piece = self.local.bytes();
         let budget = self.local.memory_budget();
@@ -322,7 +345,7 @@ where
                 states: row(r).iter().sum::<u64>() as usize,
             });
         }
-        let limit = crate::comm::MAX_MESSAGE_WORDS as u64 / 5;
+        let limit = (crate::comm::MAX_MESSAGE_WORDS / ew) as u64;
         if let Some(&big) = (0..ranks).flat_map(row).find(|&&c| c > limit) {
             return Err(SimError::CapExceeded {
                 needed: big as usize,
@@ -344,7 +367,7 @@ where
         let counts = row(me).to_vec();
         let incoming: u64 = (0..ranks).map(|from| row(from)[me]).sum();
         let (stay, incoming_n) = (counts[me] as usize, incoming as usize);
-        let (out_words, in_words) = ((n - stay) * 5, incoming_n.saturating_sub(stay) * 5);
+        let (out_words, in_words) = ((n - stay) * ew, incoming_n.saturating_sub(stay) * ew);
         let list = (n + incoming_n.saturating_sub(stay)).saturating_mul(entry_size);
         let staging = comm.all_to_all_staging_words(out_words, in_words);
         let rebuilt = incoming_n.saturating_mul(8 + std::mem::size_of::<Complex<T>>());
@@ -360,7 +383,7 @@ where
             && send
                 .iter_mut()
                 .enumerate()
-                .all(|(r, v)| r == me || v.try_reserve_exact(counts[r] as usize * 5).is_ok());
+                .all(|(r, v)| r == me || v.try_reserve_exact(counts[r] as usize * ew).is_ok());
         let flag = if !fits { 2 } else { u64::from(reserved) };
         let ok = comm.all_gather(&[flag]);
         if ok.contains(&2) {
@@ -378,7 +401,7 @@ where
         all.retain(|&(k, a)| {
             let r = plan::owner(k.board, new_mask, ranks);
             if r != me {
-                push_entry(&mut send[r], k, a);
+                push_wire(&mut send[r], k, a);
             }
             r == me
         });
@@ -390,15 +413,15 @@ where
         self.local = State::from_shard(Vec::new(), ancillas, cap)?;
         let received = comm.all_to_all(send).map_err(|e| match e {
             crate::comm::CommError::MessageTooLarge { words } => SimError::CapExceeded {
-                needed: words / 5,
-                cap: crate::comm::MAX_MESSAGE_WORDS / 5,
+                needed: words / ew,
+                cap: crate::comm::MAX_MESSAGE_WORDS / ew,
             },
         })?;
         // Peaks: old piece + list + send buffers; then (old piece freed) list + send +
         // receive buffers; then list + the rebuilt piece (24 or 16 bytes an entry).
         let recv_words: usize = received.iter().map(Vec::len).sum();
         let list = all.capacity() * entry_size;
-        let rebuilt = (all.len() + recv_words / 5) * (8 + std::mem::size_of::<Complex<T>>());
+        let rebuilt = (all.len() + recv_words / ew) * (8 + std::mem::size_of::<Complex<T>>());
         self.exchange_peak = self
             .exchange_peak
             .max(held)
@@ -411,8 +434,8 @@ where
         // The rebuilt piece keeps the piece's budget (a budget set on the state survives
         // its exchanges).
         self.local = State::from_shard(all, ancillas, cap)?.with_memory_budget(budget);
-        self.traffic.bytes_sent += sent_words / 5 * WIRE_BYTES_PER_ENTRY;
-        self.traffic.entries_sent += sent_words / 5;
+        self.traffic.bytes_sent += sent_words * 8;
+        self.traffic.entries_sent += sent_words / ew as u64;
         Ok(())
     }
 
@@ -689,15 +712,16 @@ where
         let total: usize = counts.iter().map(|&c| c as usize).sum();
         // The transport's limit (the same numbers on every rank): one rank's sends and the
         // words one rank receives.
-        let limit = crate::comm::MAX_MESSAGE_WORDS / 5;
+        let ew = wire_words::<T>();
+        let limit = crate::comm::MAX_MESSAGE_WORDS / ew;
         let most = counts.iter().map(|&c| c as usize).max().unwrap_or(0);
         let needed = most.saturating_mul(ranks).max(total);
         if needed > limit {
             return Err(SimError::CapExceeded { needed, cap: limit });
         }
-        let words = mine * 5;
+        let words = mine * ew;
         let entry = std::mem::size_of::<(Key, Complex<T>)>();
-        let (sent, received) = (words * ranks, total * 5);
+        let (sent, received) = (words * ranks, total * ew);
         let asked = sent
             .saturating_add(received)
             .saturating_add(comm.all_to_all_staging_words(sent, received))
@@ -735,7 +759,7 @@ where
         // From here nothing allocates beyond what was reserved (and the transport's staging).
         if let Some((first, rest)) = send.split_first_mut() {
             for (k, a) in self.local.entries() {
-                push_entry(first, k, a);
+                push_wire(first, k, a);
             }
             for v in rest {
                 v.extend_from_slice(first);
@@ -743,7 +767,7 @@ where
         }
         let got = comm.all_to_all(send).map_err(|e| match e {
             crate::comm::CommError::MessageTooLarge { words } => SimError::CapExceeded {
-                needed: words / 5,
+                needed: words / ew,
                 cap: limit,
             },
         })?;
@@ -882,6 +906,39 @@ mod tests {
     use crate::comm::ThreadComm;
 
     use crate::selftest::spread_state as spread;
+
+    /// An exact state's entries cross the ranks exactly: gates that exchange entries (their
+    /// qubits brought into the local set) and the gather leave the amplitudes equal, with
+    /// `==`, to the local exact state's.
+    #[test]
+    fn sharded_exact_exchanges_keep_the_amplitudes_exact() {
+        let pieces = [0u8, 9, 20, 40, 3, 17];
+        let mut global =
+            State::<qchess_sim::Exact>::classical(pieces.iter().map(|q| 1u64 << q).sum());
+        for q in pieces {
+            global.sqrt_iswap(q, q + 1, Controls::NONE).unwrap();
+        }
+        let mut local = global.clone();
+        let gates = [(1u8, 2u8), (21, 22), (41, 42), (10, 11), (2, 30), (22, 50)];
+        for (a, b) in gates {
+            local.sqrt_iswap(a, b, Controls::NONE).unwrap();
+        }
+        let want: Vec<_> = local.entries().collect();
+        let results = ThreadComm::run(3, |c| {
+            crate::comm::install(Rc::new(c), 8);
+            let mut s = ShardedState::from_state(&global, LocalSet::new(3, &[])).unwrap();
+            for (a, b) in gates {
+                s.sqrt_iswap(a, b, Controls::NONE).unwrap();
+            }
+            (s.traffic().exchanges, s.gather_entries().unwrap())
+        });
+        for (exchanges, got) in results {
+            assert!(exchanges > 0, "no exchange");
+            assert_eq!(got.len(), want.len());
+            let differ = got.iter().zip(&want).filter(|(g, w)| g != w).count();
+            assert_eq!(differ, 0, "entries differ from the local exact state");
+        }
+    }
 
     /// An exact state stays exact through a sharded measurement and board projection: each
     /// piece projects without the rounded `1/sqrt(mass)` (which overflowed the exact

@@ -41,6 +41,25 @@ impl Amplitude for Exact {
     const UNIT_TOLERANCE: f64 = 1e-12;
     const RENORMALIZES: bool = false;
     const CHEAP_ARITHMETIC: bool = false;
+    const WIRE_WORDS: usize = 5;
+    /// The coefficients `a`, `b` (low word, then high) and `k`; an overflowed value writes
+    /// `k = u32::MAX`, which [`Exact::new`] reads back as the poison value.
+    fn to_wire(self, out: &mut Vec<u64>) {
+        let (a, b, k) = self.parts().unwrap_or((0, 0, u32::MAX));
+        let (a, b) = (a as u128, b as u128);
+        out.extend_from_slice(&[
+            a as u64,
+            (a >> 64) as u64,
+            b as u64,
+            (b >> 64) as u64,
+            u64::from(k),
+        ]);
+    }
+    fn from_wire(w: &[u64]) -> Self {
+        let int = |lo: u64, hi: u64| (u128::from(lo) | u128::from(hi) << 64) as i128;
+        let k = u32::try_from(w[4]).unwrap_or(u32::MAX);
+        Exact::new(int(w[0], w[1]), int(w[2], w[3]), k)
+    }
     fn of_f64(x: f64) -> Self {
         Exact::from_f64(x)
     }
