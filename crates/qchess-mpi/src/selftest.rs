@@ -758,6 +758,68 @@ pub fn exchange_budget() -> Report {
     report
 }
 
+/// An exact state (`ShardedState<Exact>`) sharded with a local set of 3 qubits: gates that
+/// exchange entries leave every amplitude equal, with `==`, to the single-process exact
+/// state's (entries cross ranks in the exact wire form), and a forced outcome and a board
+/// projection after them keep its probabilities (pieces projected unscaled, none
+/// overflowed). Collective.
+pub fn exact_state() -> Report {
+    use qchess_sim::Exact;
+    let mut report = Report::default();
+    let pieces = [0u8, 9, 20, 40, 3, 17];
+    let mut local = State::<Exact>::classical(pieces.iter().map(|q| 1u64 << q).sum());
+    let result = (|| -> Result<(), String> {
+        for q in pieces {
+            local
+                .sqrt_iswap(q, q + 1, Controls::NONE)
+                .map_err(|e| e.to_string())?;
+        }
+        let mut dist =
+            ShardedState::from_state(&local, LocalSet::new(3, &[])).map_err(|e| e.to_string())?;
+        for (a, b) in [(1u8, 2u8), (21, 22), (41, 42), (10, 11), (2, 30), (22, 50)] {
+            local
+                .sqrt_iswap(a, b, Controls::NONE)
+                .map_err(|e| e.to_string())?;
+            dist.sqrt_iswap(a, b, Controls::NONE)
+                .map_err(|e| e.to_string())?;
+        }
+        let got = dist.gather_entries().map_err(|e| e.to_string())?;
+        if dist.traffic().exchanges == 0 {
+            return Err("no exchange".into());
+        }
+        if got != local.entries().collect::<Vec<_>>() {
+            return Err("exchanged exact amplitudes differ from the local state's".into());
+        }
+        local
+            .force_exact(Predicate::One(4), false)
+            .map_err(|e| e.to_string())?;
+        dist.force(Predicate::One(4), false)
+            .map_err(|e| e.to_string())?;
+        let keep = |b: u64| b >> 18 & 1 == 0;
+        local.project_boards(&keep).map_err(|e| e.to_string())?;
+        QuantumState::project_boards(&mut dist, &keep).map_err(|e| e.to_string())?;
+        for q in 0..64u8 {
+            let (g, w) = (
+                dist.probability(Predicate::One(q)),
+                local.probability(Predicate::One(q)),
+            );
+            if (g - w).abs() > TOLERANCE {
+                return Err(format!("P(qubit {q}) = {g} vs {w}"));
+            }
+        }
+        let got = dist.gather_entries().map_err(|e| e.to_string())?;
+        if got
+            .iter()
+            .any(|(_, a)| a.re.is_poisoned() || a.im.is_poisoned())
+        {
+            return Err("an exact amplitude overflowed".into());
+        }
+        Ok(())
+    })();
+    report.record("exact state across ranks", result);
+    report
+}
+
 /// The whole selftest: `seeds` random sequences of `steps` operations (local sets of 3, 4, 6
 /// and 64 qubits in turn), 12 operations on a random state of 2^15 entries (local set of 6)
 /// a knight walk of `splits` splits, and a Cantwell game of `splits` knight splits through
@@ -773,6 +835,7 @@ pub fn run(seeds: u64, steps: usize, splits: usize) -> Report {
     report.absorb(knight_walk(0x6b6e, splits, 3));
     report.absorb(cantwell_knight_game(0xca47, splits));
     report.absorb(exchange_budget());
+    report.absorb(exact_state());
     report
 }
 
