@@ -836,11 +836,21 @@ where
         all
     }
 
-    /// The amplitude of one key (from its owner rank).
+    /// The amplitude of one key (from its owner rank; exactly as stored, an exact one too).
     pub fn amplitude(&self, key: Key) -> Complex<T> {
+        let mut mine = Vec::with_capacity(1 + 2 * T::WIRE_WORDS);
         let a = self.local.amplitude(key);
-        let s = sum_f64(&*comm::current(), &[a.re.as_f64(), a.im.as_f64()]);
-        Complex::new(T::of_f64(s[0]), T::of_f64(s[1]))
+        // Whether this rank holds the key, then the amplitude in its wire form.
+        mine.push(u64::from(a != Complex::new(T::zero(), T::zero())));
+        a.re.to_wire(&mut mine);
+        a.im.to_wire(&mut mine);
+        let all = comm::current().all_gather(&mine);
+        all.chunks_exact(mine.len())
+            .find(|w| w[0] == 1)
+            .map_or(a, |w| {
+                let (re, im) = w[1..].split_at(T::WIRE_WORDS);
+                Complex::new(T::from_wire(re), T::from_wire(im))
+            })
     }
 
     /// Draws one basis state with probability `|amplitude|^2` from one global draw: rank 0's
@@ -908,8 +918,8 @@ mod tests {
     use crate::selftest::spread_state as spread;
 
     /// An exact state's entries cross the ranks exactly: gates that exchange entries (their
-    /// qubits brought into the local set) and the gather leave the amplitudes equal, with
-    /// `==`, to the local exact state's.
+    /// qubits brought into the local set), the gather and `amplitude` leave the amplitudes
+    /// equal, with `==`, to the local exact state's.
     #[test]
     fn sharded_exact_exchanges_keep_the_amplitudes_exact() {
         let pieces = [0u8, 9, 20, 40, 3, 17];
@@ -930,9 +940,27 @@ mod tests {
             for (a, b) in gates {
                 s.sqrt_iswap(a, b, Controls::NONE).unwrap();
             }
-            (s.traffic().exchanges, s.gather_entries().unwrap())
+            // Each amplitude read from its owner, exactly, on every rank; an absent key 0.
+            let read: Vec<_> = want
+                .iter()
+                .step_by(37)
+                .map(|(k, _)| s.amplitude(*k))
+                .collect();
+            let absent = s.amplitude(Key::board(0b11));
+            (
+                s.traffic().exchanges,
+                s.gather_entries().unwrap(),
+                read,
+                absent,
+            )
         });
-        for (exchanges, got) in results {
+        let read_want: Vec<_> = want.iter().step_by(37).map(|(_, a)| *a).collect();
+        for (exchanges, got, read, absent) in results {
+            assert_eq!(read, read_want);
+            assert_eq!(
+                absent,
+                Complex::new(qchess_sim::Exact::ZERO, qchess_sim::Exact::ZERO)
+            );
             assert!(exchanges > 0, "no exchange");
             assert_eq!(got.len(), want.len());
             let differ = got.iter().zip(&want).filter(|(g, w)| g != w).count();
