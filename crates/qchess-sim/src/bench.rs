@@ -718,13 +718,7 @@ fn run_shaped<T: Amplitude>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Every entry's key and amplitude bits.
-    fn bits(s: &State<f64>) -> Vec<(u64, u64, u64)> {
-        s.entries()
-            .map(|(k, a)| (k.board, a.re.to_bits(), a.im.to_bits()))
-            .collect()
-    }
+    use crate::test_states::entry_bits as bits;
 
     /// `op` applied to a copy of `input`, on the qubits of `shape`.
     fn applied(op: BenchOp, input: &State<f64>, n: usize, shape: Shape) -> State<f64> {

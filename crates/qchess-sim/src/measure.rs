@@ -411,11 +411,7 @@ mod tests {
                 let (yes, _) = s0.masses(Predicate::One(q)).unwrap();
                 pool.install(|| given.project_onto(Predicate::One(q), true, yes))
                     .unwrap();
-                let bits = |s: &State<f64>| -> Vec<(u64, u64, u64)> {
-                    s.entries()
-                        .map(|(k, a)| (k.board, a.re.to_bits(), a.im.to_bits()))
-                        .collect()
-                };
+                let bits = crate::test_states::entry_bits;
                 assert_eq!(bits(&given), bits(&s), "qubit {q}, {threads} threads");
                 assert_eq!(given.state_bytes(), got.len() * 24);
                 // `measure` with the same draw picks the same outcome and entries.
