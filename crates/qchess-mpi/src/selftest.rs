@@ -705,6 +705,19 @@ pub(crate) fn spread_state() -> State<f64> {
     s
 }
 
+/// Six pieces (on squares 0, 3, 9, 17, 20, 40), each half on its square and half on the next
+/// (`sqrt_iswap`), in exact arithmetic: 64 entries whose every forced outcome on those
+/// squares has mass 1/2, the input of the exact-state checks.
+pub(crate) fn exact_pieces_state() -> State<qchess_sim::Exact> {
+    let pieces = [0u8, 9, 20, 40, 3, 17];
+    let mut s = State::<qchess_sim::Exact>::classical(pieces.iter().map(|q| 1u64 << q).sum());
+    for q in pieces {
+        // A two-qubit gate without controls on a small state cannot fail.
+        let _ = s.sqrt_iswap(q, q + 1, Controls::NONE);
+    }
+    s
+}
+
 /// An exchange refused by the last rank's memory budget (issue 10, Deliver 5): on more than
 /// one rank a gate on qubits outside L, with the last rank's budget at its piece plus 16
 /// bytes, is `StateTooLarge` on every rank, and the state and its local set are unchanged;
@@ -764,16 +777,9 @@ pub fn exchange_budget() -> Report {
 /// projection after them keep its probabilities (pieces projected unscaled, none
 /// overflowed). Collective.
 pub fn exact_state() -> Report {
-    use qchess_sim::Exact;
     let mut report = Report::default();
-    let pieces = [0u8, 9, 20, 40, 3, 17];
-    let mut local = State::<Exact>::classical(pieces.iter().map(|q| 1u64 << q).sum());
+    let mut local = exact_pieces_state();
     let result = (|| -> Result<(), String> {
-        for q in pieces {
-            local
-                .sqrt_iswap(q, q + 1, Controls::NONE)
-                .map_err(|e| e.to_string())?;
-        }
         let mut dist =
             ShardedState::from_state(&local, LocalSet::new(3, &[])).map_err(|e| e.to_string())?;
         for (a, b) in [(1u8, 2u8), (21, 22), (41, 42), (10, 11), (2, 30), (22, 50)] {

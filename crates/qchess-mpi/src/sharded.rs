@@ -922,12 +922,7 @@ mod tests {
     /// equal, with `==`, to the local exact state's.
     #[test]
     fn sharded_exact_exchanges_keep_the_amplitudes_exact() {
-        let pieces = [0u8, 9, 20, 40, 3, 17];
-        let mut global =
-            State::<qchess_sim::Exact>::classical(pieces.iter().map(|q| 1u64 << q).sum());
-        for q in pieces {
-            global.sqrt_iswap(q, q + 1, Controls::NONE).unwrap();
-        }
+        let global = crate::selftest::exact_pieces_state();
         let mut local = global.clone();
         let gates = [(1u8, 2u8), (21, 22), (41, 42), (10, 11), (2, 30), (22, 50)];
         for (a, b) in gates {
@@ -974,13 +969,8 @@ mod tests {
     /// exact state.
     #[test]
     fn sharded_exact_projections_keep_the_local_exact_probabilities() {
-        let pieces = [0u8, 9, 20, 40, 3, 17];
-        let mut global =
-            State::<qchess_sim::Exact>::classical(pieces.iter().map(|q| 1u64 << q).sum());
-        // Each piece half on its square, half on the next: every forced outcome has mass 1/2.
-        for q in pieces {
-            global.sqrt_iswap(q, q + 1, Controls::NONE).unwrap();
-        }
+        // Every forced outcome on the pieces' squares has mass 1/2.
+        let global = crate::selftest::exact_pieces_state();
         let mut local = global.clone();
         // Forced outcomes on two qubits, then board projections (a capture slide's step) on
         // four more.
