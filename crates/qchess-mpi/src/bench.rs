@@ -29,7 +29,8 @@ pub struct MpiBenchResult {
 }
 
 /// Applies `op` with the qubits of `qchess_sim::bench::apply_op` for `n` states; `given` is
-/// [`BenchOp::Project`]'s outcome and mass, read before the clock ([`projection_given`]).
+/// [`BenchOp::Project`]'s outcome and mass when read before the clock (else read here,
+/// [`projection_given`]).
 fn apply<T: Amplitude>(
     op: BenchOp,
     s: &mut ShardedState<T>,
@@ -40,9 +41,6 @@ where
     State<T>: QuantumState,
 {
     let (lo, mid, hi) = qubits(n);
-    if let Some((outcome, mass)) = given {
-        return s.project_onto(Predicate::One(mid), outcome, mass);
-    }
     match op {
         BenchOp::Iswap => s.iswap(lo, hi, Controls::NONE),
         BenchOp::SlideIswap => s.iswap(lo, hi, Controls::empty_path(1 << mid)),
@@ -55,8 +53,8 @@ where
             )
             .map(|_| ()),
         BenchOp::Project => {
-            let given = projection_given(s, mid)?;
-            s.project_onto(Predicate::One(mid), given.0, given.1)
+            let (outcome, mass) = given.map_or_else(|| projection_given(s, mid), Ok)?;
+            s.project_onto(Predicate::One(mid), outcome, mass)
         }
     }
 }
@@ -68,10 +66,8 @@ where
     State<T>: QuantumState,
 {
     let (yes, all) = s.masses(Predicate::One(q))?;
-    let p = if all > 0.0 { yes / all } else { 0.0 };
     let r = rand::Rng::random(&mut rand_chacha::ChaCha8Rng::seed_from_u64(0x5eed));
-    let outcome = State::<T>::pick_outcome(p, r);
-    Ok((outcome, if outcome { yes } else { all - yes }))
+    Ok(State::<T>::pick_outcome_of_masses(yes, all, r))
 }
 
 /// Times `op` on `qchess_sim::bench::random_state(n)` sharded over the ranks, with a local

@@ -63,28 +63,37 @@ impl<T: Amplitude> std::fmt::Debug for ShardedState<T> {
 /// Words one entry of amplitude type `T` takes in [`push_wire`]'s form: the board, the
 /// ancillas' low and high words, then the real and imaginary parts
 /// ([`Amplitude::WIRE_WORDS`] each): 5 for `f64` and `f32`, 13 for an exact amplitude.
-pub(crate) fn wire_words<T: Amplitude>() -> usize {
+fn wire_words<T: Amplitude>() -> usize {
     3 + 2 * T::WIRE_WORDS
+}
+
+/// Appends an amplitude's real and imaginary parts in their wire form.
+fn push_amplitude<T: Amplitude>(out: &mut Vec<u64>, a: Complex<T>) {
+    a.re.to_wire(out);
+    a.im.to_wire(out);
+}
+
+/// The amplitude [`push_amplitude`] wrote to `words` (`2 * T::WIRE_WORDS` of them).
+fn read_amplitude<T: Amplitude>(words: &[u64]) -> Complex<T> {
+    let (re, im) = words.split_at(T::WIRE_WORDS);
+    Complex::new(T::from_wire(re), T::from_wire(im))
 }
 
 /// Appends one entry in the wire form of the exchange and the gather ([`wire_words`] words):
 /// the amplitude exactly as stored, so an exact state stays exact across ranks.
 fn push_wire<T: Amplitude>(out: &mut Vec<u64>, k: Key, a: Complex<T>) {
     out.extend_from_slice(&[k.board, k.ancillas as u64, (k.ancillas >> 64) as u64]);
-    a.re.to_wire(out);
-    a.im.to_wire(out);
+    push_amplitude(out, a);
 }
 
 /// The entries [`push_wire`] wrote to `words`, appended to `out`.
 fn decode_entries<T: Amplitude>(words: &[u64], out: &mut Vec<(Key, Complex<T>)>) {
-    let w = T::WIRE_WORDS;
     out.extend(words.chunks_exact(wire_words::<T>()).map(|e| {
         let key = Key {
             board: e[0],
             ancillas: u128::from(e[1]) | u128::from(e[2]) << 64,
         };
-        let (re, im) = e[3..].split_at(w);
-        (key, Complex::new(T::from_wire(re), T::from_wire(im)))
+        (key, read_amplitude(&e[3..]))
     }));
 }
 
@@ -635,10 +644,8 @@ where
         rng: &mut R,
     ) -> Result<bool, SimError> {
         let (yes, all) = self.masses(pred)?;
-        let p = if all > 0.0 { yes / all } else { 0.0 };
         let r = broadcast_f64(&*comm::current(), rng.random::<f64>());
-        let outcome = State::<T>::pick_outcome(p, r);
-        let mass = if outcome { yes } else { all - yes };
+        let (outcome, mass) = State::<T>::pick_outcome_of_masses(yes, all, r);
         self.project_onto(pred, outcome, mass)?;
         Ok(outcome)
     }
@@ -838,19 +845,13 @@ where
 
     /// The amplitude of one key (from its owner rank; exactly as stored, an exact one too).
     pub fn amplitude(&self, key: Key) -> Complex<T> {
-        let mut mine = Vec::with_capacity(1 + 2 * T::WIRE_WORDS);
-        let a = self.local.amplitude(key);
-        // Whether this rank holds the key, then the amplitude in its wire form.
-        mine.push(u64::from(a != Complex::new(T::zero(), T::zero())));
-        a.re.to_wire(&mut mine);
-        a.im.to_wire(&mut mine);
+        // Every rank's stored amplitude (0 where it does not hold the key), summed exactly.
+        let mut mine = Vec::with_capacity(2 * T::WIRE_WORDS);
+        push_amplitude(&mut mine, self.local.amplitude(key));
         let all = comm::current().all_gather(&mine);
         all.chunks_exact(mine.len())
-            .find(|w| w[0] == 1)
-            .map_or(a, |w| {
-                let (re, im) = w[1..].split_at(T::WIRE_WORDS);
-                Complex::new(T::from_wire(re), T::from_wire(im))
-            })
+            .map(read_amplitude::<T>)
+            .fold(Complex::new(T::zero(), T::zero()), |x, y| x + y)
     }
 
     /// Draws one basis state with probability `|amplitude|^2` from one global draw: rank 0's

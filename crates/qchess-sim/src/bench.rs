@@ -317,9 +317,8 @@ pub fn apply_op<T: Amplitude>(op: BenchOp, s: &mut State<T>, n: usize) -> Result
 /// ```
 pub fn projection_given<T: Amplitude>(s: &State<T>, q: u8) -> Result<(bool, f64), SimError> {
     let (yes, all) = s.masses(Predicate::One(q))?;
-    let p = if all > 0.0 { yes / all } else { 0.0 };
-    let outcome = State::<T>::pick_outcome(p, rand::Rng::random(&mut SplitMix(0x5eed)));
-    Ok((outcome, if outcome { yes } else { all - yes }))
+    let r = rand::Rng::random(&mut SplitMix(0x5eed));
+    Ok(State::<T>::pick_outcome_of_masses(yes, all, r))
 }
 
 /// [`BenchOp::Project`] with its outcome and mass already read ([`projection_given`]).

@@ -86,10 +86,7 @@ impl<T: Amplitude> State<T> {
             return s.measure_exact_outcome(pred, rng).map(|(o, _)| o);
         }
         let (yes, all, holds) = self.phys_masses_counted(mask, value)?;
-        let p = if all > 0.0 { yes / all } else { 0.0 };
-        let r: f64 = rng.random();
-        let outcome = Self::pick_outcome(p, r);
-        let mass = if outcome { yes } else { all - yes };
+        let (outcome, mass) = Self::pick_outcome_of_masses(yes, all, rng.random());
         self.project(mask, value, outcome, mass, Some(&holds));
         Ok(outcome)
     }
@@ -151,6 +148,22 @@ impl<T: Amplitude> State<T> {
             outcome = !outcome;
         }
         outcome
+    }
+
+    /// [`State::pick_outcome`] for the masses `(yes, all)` that [`State::masses`] returns
+    /// (probability `yes / all`, 0 when `all` is not positive) and the draw `r`, with the
+    /// chosen outcome's mass (`yes` or `all - yes`): the one decision of [`State::measure`]
+    /// and of a distributed state's measurement, which passes the global masses.
+    ///
+    /// ```
+    /// use qchess_sim::State;
+    /// assert_eq!(State::<f64>::pick_outcome_of_masses(0.25, 1.0, 0.1), (true, 0.25));
+    /// assert_eq!(State::<f64>::pick_outcome_of_masses(0.25, 1.0, 0.9), (false, 0.75));
+    /// ```
+    pub fn pick_outcome_of_masses(yes: f64, all: f64, r: f64) -> (bool, f64) {
+        let p = if all > 0.0 { yes / all } else { 0.0 };
+        let outcome = Self::pick_outcome(p, r);
+        (outcome, if outcome { yes } else { all - yes })
     }
 
     /// `(mass where pred holds, total mass)`: the unnormalised squared norms [`State::measure`]
